@@ -1,0 +1,332 @@
+package core
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core/internal/wire"
+)
+
+// Version is this product's version, sent in the User-Agent header.
+const Version = "0.1.0"
+
+// UserAgent is the User-Agent header sent to DeepSeek.
+const UserAgent = "deepseek-web-retrieval/" + Version
+
+// Env carries what the engine must not read by itself: the clock and a
+// source of randomness. The zero Env is usable: without Now, an HTTP-date
+// Retry-After is ignored in favour of backoff; without Random, backoff has
+// no jitter (as if Random returned 0.5).
+type Env struct {
+	// Now returns the current time; used only to turn an HTTP-date
+	// Retry-After into a delay.
+	Now func() time.Time
+	// Random returns a number in [0, 1); used only for backoff jitter.
+	Random func() float64
+}
+
+// Engine runs operations as step machines. It performs no I/O: [Engine.Start]
+// and [Engine.Resume] return the next [Step], and the host executes any
+// request it names. An Engine is safe for concurrent use; many operations may
+// be in flight at once, each under its own [Handle].
+type Engine struct {
+	env  Env
+	mu   sync.Mutex
+	next Handle
+	ops  map[Handle]*operation
+}
+
+// NewEngine returns an engine with no operations in flight.
+func NewEngine(env Env) *Engine {
+	return &Engine{env: env, ops: make(map[Handle]*operation)}
+}
+
+// InFlight returns the number of operations not yet done.
+func (e *Engine) InFlight() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return len(e.ops)
+}
+
+type operation struct {
+	kind    Kind
+	name    string // "DeepSeek Search" or "DeepSeek Fetch"
+	cfg     *Config
+	key     string
+	request Request // the first attempt, with Attempt advanced to the one in flight; retries copy it
+	query   string  // final query (search)
+	url     string  // page URL (fetch)
+}
+
+// defaultConfig is the Config of zero Options.
+var defaultConfig = func() *Config {
+	c, _, err := NewConfig(Options{})
+	if err != nil {
+		panic(err)
+	}
+	return c
+}()
+
+// Start begins op. The returned step either asks for the first request or,
+// when the input is unusable or the key is missing, is already done.
+func (e *Engine) Start(op Operation) Step {
+	o, err := prepare(op)
+	if err != nil {
+		// Inputs echoed in the message (a format, a refused URL, a kind)
+		// may hold the key.
+		err.Message = mask(err.Message, strings.TrimSpace(op.APIKey))
+		return Step{Done: true, Err: err}
+	}
+	e.mu.Lock()
+	e.next++
+	if e.next == 0 {
+		e.next = 1
+	}
+	h := e.next
+	e.ops[h] = o
+	e.mu.Unlock()
+	req := o.request
+	return Step{Handle: h, Request: &req}
+}
+
+// Resume hands the engine the outcome of the request its last step asked
+// for. Resuming an unknown or finished handle returns a done step with a
+// CodeInternal error.
+func (e *Engine) Resume(h Handle, r Reply) Step {
+	e.mu.Lock()
+	o := e.ops[h]
+	e.mu.Unlock()
+	if o == nil {
+		return Step{Handle: h, Done: true, Err: &Error{Code: CodeInternal, Message: fmt.Sprintf("deepseek-web-retrieval: operation %d is not in flight", h)}}
+	}
+	step := o.resume(r, e.env)
+	step.Handle = h
+	if step.Done {
+		e.mu.Lock()
+		delete(e.ops, h)
+		e.mu.Unlock()
+	}
+	return step
+}
+
+// Cancel ends the operation: the host has stopped any request in flight or
+// pending delay. It returns the done step with a CodeCancelled error, also
+// for a handle that already finished.
+func (e *Engine) Cancel(h Handle) Step {
+	e.mu.Lock()
+	o := e.ops[h]
+	delete(e.ops, h)
+	e.mu.Unlock()
+	name := "DeepSeek request"
+	if o != nil {
+		name = o.name
+	}
+	return Step{Handle: h, Done: true, Err: cancelled(name)}
+}
+
+func cancelled(name string) *Error {
+	return &Error{Code: CodeCancelled, Message: name + " cancelled"}
+}
+
+// prepare validates op and builds its first request.
+func prepare(op Operation) (*operation, *Error) {
+	cfg := op.Config
+	if cfg == nil {
+		cfg = defaultConfig
+	}
+	o := &operation{kind: op.Kind, cfg: cfg}
+	var path string
+	var body any
+	switch op.Kind {
+	case KindSearch:
+		o.name = "DeepSeek Search"
+		q, err := buildQuery(op.Query, cfg)
+		if err != nil {
+			return nil, err
+		}
+		o.query = q
+		path = "/v1/tools/search"
+		body = searchBody{
+			Query:       q,
+			Count:       cfg.MaxResults,
+			NeedContent: false,
+			OriQuestion: clip(strings.TrimSpace(op.OriQuestion), MaxOriQuestionChars),
+			Location:    cfg.Localization,
+		}
+	case KindFetch:
+		o.name = "DeepSeek Fetch"
+		u, err := checkFetch(op.URL, op.Format, cfg)
+		if err != nil {
+			return nil, err
+		}
+		o.url = u
+		path = "/v1/tools/fetch"
+		body = fetchBody{URL: u}
+	default:
+		return nil, &Error{Code: CodeInvalidInput, Message: fmt.Sprintf("deepseek-web-retrieval: unknown operation kind %q", clip(string(op.Kind), 40))}
+	}
+	key := strings.TrimSpace(op.APIKey)
+	if key == "" {
+		return nil, &Error{Code: CodeMissingKey, Message: cfg.MissingKeyMessage()}
+	}
+	if !validKey(key) {
+		return nil, &Error{Code: CodeMissingKey, Message: fmt.Sprintf("DeepSeek API key in %s is unusable: it contains spaces or control characters", cfg.APIKeyEnv)}
+	}
+	o.key = key
+	// A query or URL carrying the key would send it somewhere else: in the
+	// request body to DeepSeek's index, or to a third-party page.
+	if strings.Contains(o.query, key) || strings.Contains(op.URL, key) {
+		what := "query"
+		if op.Kind == KindFetch {
+			what = "URL"
+		}
+		return nil, &Error{Code: CodeInvalidInput, Message: fmt.Sprintf("%s: the %s contains the API key; it was not sent", o.name, what)}
+	}
+	if sb, ok := body.(searchBody); ok && strings.Contains(op.OriQuestion, key) {
+		sb.OriQuestion = ""
+		body = sb
+	}
+	data, jerr := json.Marshal(body)
+	if jerr != nil {
+		return nil, &Error{Code: CodeInternal, Message: "deepseek-web-retrieval: encode request: " + jerr.Error()}
+	}
+	o.request = Request{
+		Method: "POST",
+		URL:    cfg.BaseURL + path,
+		Header: []HeaderField{
+			{"Authorization", "Bearer " + key},
+			{"Content-Type", "application/json"},
+			{"Accept", "application/json"},
+			{"User-Agent", UserAgent},
+		},
+		Body:      data,
+		TimeoutMs: int64(cfg.TimeoutMs),
+		MaxBytes:  MaxResponseBytes,
+		Attempt:   1,
+	}
+	return o, nil
+}
+
+type searchBody struct {
+	Query       string `json:"query"`
+	Count       int    `json:"count"`
+	NeedContent bool   `json:"need_content"`
+	OriQuestion string `json:"ori_question,omitempty"`
+	Location    string `json:"localization,omitempty"`
+}
+
+type fetchBody struct {
+	URL string `json:"url"`
+}
+
+// resume decides what follows one attempt.
+func (o *operation) resume(r Reply, env Env) Step {
+	fail := func(code Code, status int, format string, args ...any) Step {
+		msg := o.name + " failed: " + fmt.Sprintf(format, args...)
+		return Step{Done: true, Err: &Error{Code: code, Status: status, Message: mask(msg, o.key)}}
+	}
+	timeout := o.request.TimeoutMs
+	switch r.Kind {
+	case ReplyCancelled:
+		return Step{Done: true, Err: cancelled(o.name)}
+	case ReplyTimeout:
+		return fail(CodeTimeout, 0, "timed out after %d ms", timeout)
+	case ReplyNetwork:
+		if m := strings.TrimSpace(r.Message); m != "" {
+			return fail(CodeNetwork, 0, "network error: %s", clip(collapse(m), 300))
+		}
+		return fail(CodeNetwork, 0, "network error")
+	case ReplyTooLarge:
+		return fail(CodeTooLarge, 0, "the response is larger than 5 MiB (%d bytes) and was not read", int64(MaxResponseBytes))
+	case ReplyResponse:
+	default:
+		return Step{Done: true, Err: &Error{Code: CodeInternal, Message: mask(fmt.Sprintf("deepseek-web-retrieval: the host reported an unknown reply kind %q", clip(string(r.Kind), 40)), o.key)}}
+	}
+	if int64(len(r.Body)) > o.request.MaxBytes {
+		return fail(CodeTooLarge, 0, "the response is larger than 5 MiB (%d bytes) and was not read", int64(MaxResponseBytes))
+	}
+	switch s := r.Status; {
+	case s >= 200 && s < 300:
+		return o.success(r.Body)
+	case s >= 300 && s < 400:
+		return fail(CodeRedirect, s, "HTTP %d: DeepSeek answered with a redirect, which is never followed", s)
+	case s < 100 || s > 599:
+		return fail(CodeMalformed, 0, "the response has an invalid HTTP status %d", s)
+	}
+	attempt := o.request.Attempt
+	if retryable(r.Status) && attempt <= o.cfg.MaxRetries {
+		next := o.request
+		next.Attempt = attempt + 1
+		next.DelayMs = retryDelay(attempt, r.Get("Retry-After"), env)
+		o.request.Attempt = next.Attempt // the attempt now in flight
+		return Step{Request: &next, Result: nil}
+	}
+	msg := mask(wire.ErrorMessage(r.Body), o.key)
+	if msg == "" && o.kind == KindFetch && r.Status == 404 {
+		msg = "DeepSeek could not retrieve the page"
+	}
+	text := fmt.Sprintf("HTTP %d", r.Status)
+	if msg != "" {
+		text += ": " + msg
+	}
+	if r.Status == 401 {
+		text += fmt.Sprintf(" (check the API key in %s)", o.cfg.APIKeyEnv)
+	}
+	if attempt > 1 {
+		text += fmt.Sprintf(" (gave up after %d attempts)", attempt)
+	}
+	return fail(CodeAPI, r.Status, "%s", text)
+}
+
+// retryable reports whether a status is worth another attempt (SPEC §4).
+func retryable(status int) bool {
+	return status == 408 || status == 425 || status == 429 || status >= 500 && status <= 599
+}
+
+func (o *operation) success(body []byte) Step {
+	switch o.kind {
+	case KindSearch:
+		res, err := processSearch(body, o.query, o.cfg)
+		if err != nil {
+			return Step{Done: true, Err: &Error{Code: CodeMalformed, Message: mask(o.name+" failed: malformed response: "+err.Error(), o.key)}}
+		}
+		maskSearch(res, o.key)
+		return Step{Done: true, Result: &Result{Search: res}}
+	default:
+		res, err := processFetch(body, o.url, o.cfg)
+		if err != nil {
+			err.Message = mask(err.Message, o.key)
+			return Step{Done: true, Err: err}
+		}
+		res.Title = mask(res.Title, o.key)
+		if strings.Contains(res.Text, o.key) {
+			res.Text = mask(res.Text, o.key)
+			res.Chars = runeCount(res.Text)
+		}
+		return Step{Done: true, Result: &Result{Fetch: res}}
+	}
+}
+
+// keyMask replaces the API key wherever a server echoes it.
+const keyMask = "[redacted]"
+
+func mask(s, key string) string {
+	if key == "" || !strings.Contains(s, key) {
+		return s
+	}
+	return strings.ReplaceAll(s, key, keyMask)
+}
+
+func maskSearch(r *SearchResult, key string) {
+	for i := range r.Hits {
+		h := &r.Hits[i]
+		h.URL = mask(h.URL, key)
+		h.Title = mask(h.Title, key)
+		h.Text = mask(h.Text, key)
+		h.Site = mask(h.Site, key)
+		h.Date = mask(h.Date, key)
+	}
+}

@@ -1,0 +1,121 @@
+package core
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core/internal/wire"
+)
+
+// truncationMarker ends fetched text that was cut to FetchMaxChars.
+const truncationMarker = "[content truncated]"
+
+// checkFetch applies the format rule and the URL policy (SPEC §3.1–3.4) and
+// returns the URL to send.
+func checkFetch(raw, format string, cfg *Config) (string, *Error) {
+	switch f := strings.ToLower(strings.TrimSpace(format)); f {
+	case "", "markdown":
+	case "text", "html":
+		return "", &Error{Code: CodeInvalidInput, Message: fmt.Sprintf("DeepSeek Fetch: format %q is not available; DeepSeek Fetch returns Markdown only (use \"markdown\" or leave format out)", f)}
+	default:
+		return "", &Error{Code: CodeInvalidInput, Message: fmt.Sprintf("DeepSeek Fetch: unknown format %q; DeepSeek Fetch returns Markdown only (use \"markdown\" or leave format out)", clip(format, 40))}
+	}
+	raw = strings.TrimSpace(raw)
+	if raw == "" {
+		return "", &Error{Code: CodeInvalidInput, Message: "DeepSeek Fetch: the URL is empty"}
+	}
+	if _, err := CheckFetchURL(raw, cfg.AllowedDomains, cfg.BlockedDomains); err != nil {
+		code := CodeInvalidInput
+		if errors.Is(err, ErrURLRefused) {
+			code = CodeURLRefused
+		}
+		return "", &Error{Code: code, Message: "DeepSeek Fetch: " + err.Error()}
+	}
+	return raw, nil
+}
+
+// processFetch decodes a fetch response and formats it.
+func processFetch(body []byte, pageURL string, cfg *Config) (*FetchResult, *Error) {
+	page, err := wire.DecodeFetch(body)
+	if err != nil {
+		return nil, &Error{Code: CodeMalformed, Message: "DeepSeek Fetch failed: malformed response: " + err.Error()}
+	}
+	if strings.TrimSpace(page.Content) == "" {
+		return nil, &Error{Code: CodeNoContent, Message: fmt.Sprintf("DeepSeek Fetch failed: no readable content at %s", clip(pageURL, 200))}
+	}
+	r := FormatFetch(page.Title, page.Content, cfg.FetchMaxChars)
+	r.URL = pageURL
+	return &r, nil
+}
+
+// FormatFetch renders a fetched page for the model (SPEC §3.5): "# title",
+// a blank line and the content, unless the title is empty or the content
+// already opens with that heading; cut to maxChars code points with
+// "[content truncated]" on its own line when there is room for it. maxChars
+// <= 0 means DefaultFetchMaxChars.
+func FormatFetch(title, content string, maxChars int) FetchResult {
+	if maxChars <= 0 {
+		maxChars = DefaultFetchMaxChars
+	}
+	title = collapse(title)
+	content = strings.TrimRightFunc(strings.ReplaceAll(content, "\r\n", "\n"), unicode.IsSpace)
+	content = strings.TrimLeft(content, "\n")
+	text := content
+	if title != "" && !opensWithHeading(content, title) {
+		text = "# " + title + "\n\n" + content
+	}
+	r := FetchResult{Title: title}
+	cut, n, fits := prefixRunes(text, maxChars)
+	if fits {
+		r.Text, r.Chars = text, n
+		return r
+	}
+	r.Truncated = true
+	room := maxChars - runeCount(truncationMarker) - 1 // the marker and its newline
+	if room <= 0 {
+		r.Text, r.Chars = cut, maxChars
+		return r
+	}
+	head, _, _ := prefixRunes(text, room)
+	head = strings.TrimRightFunc(head, unicode.IsSpace)
+	r.Text = head + "\n" + truncationMarker
+	r.Chars = runeCount(r.Text)
+	return r
+}
+
+// opensWithHeading reports whether the first non-blank line of content is
+// "# title" (trimmed, case-insensitive).
+func opensWithHeading(content, title string) bool {
+	for len(content) > 0 {
+		line := content
+		if i := strings.IndexByte(content, '\n'); i >= 0 {
+			line, content = content[:i], content[i+1:]
+		} else {
+			content = ""
+		}
+		if line = strings.TrimSpace(line); line == "" {
+			continue
+		}
+		return strings.EqualFold(collapse(line), "# "+title)
+	}
+	return false
+}
+
+// prefixRunes returns the first n code points of s, the count, and whether
+// s fits entirely. It stops scanning at n+1 code points, so a long s costs
+// only what is kept.
+func prefixRunes(s string, n int) (string, int, bool) {
+	count := 0
+	for i := 0; i < len(s); {
+		if count == n {
+			return s[:i], count, false
+		}
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		count++
+	}
+	return s, count, true
+}

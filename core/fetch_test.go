@@ -1,0 +1,190 @@
+package core
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestFormatFetch(t *testing.T) {
+	tests := []struct {
+		name, title, content string
+		max                  int
+		want                 string
+		truncated            bool
+	}{
+		{name: "title heading added", title: "Go", content: "Body text.", max: 1000, want: "# Go\n\nBody text."},
+		{name: "empty title", title: "", content: "Body text.", max: 1000, want: "Body text."},
+		{name: "blank title", title: " \n ", content: "Body text.", max: 1000, want: "Body text."},
+		{name: "title collapsed", title: " The\n Go  Blog ", content: "x", max: 1000, want: "# The Go Blog\n\nx"},
+		{name: "existing heading kept", title: "Go", content: "# Go\n\nBody.", max: 1000, want: "# Go\n\nBody."},
+		{name: "existing heading case-insensitive", title: "The Go Blog", content: "#   the go BLOG  \nBody.", max: 1000, want: "#   the go BLOG  \nBody."},
+		{name: "existing heading after blank lines", title: "Go", content: "\n\n  \n# Go\nBody.", max: 1000, want: "  \n# Go\nBody."},
+		{name: "level-2 heading is not the title", title: "Go", content: "## Go\nBody.", max: 1000, want: "# Go\n\n## Go\nBody."},
+		{name: "other heading", title: "Go", content: "# Rust\nBody.", max: 1000, want: "# Go\n\n# Rust\nBody."},
+		{name: "heading not first line", title: "Go", content: "intro\n# Go", max: 1000, want: "# Go\n\nintro\n# Go"},
+		{name: "CRLF normalised", title: "T", content: "a\r\nb\r\n\r\nc\r\n", max: 1000, want: "# T\n\na\nb\n\nc"},
+		{name: "CRLF heading recognised", title: "T", content: "# T\r\nbody", max: 1000, want: "# T\nbody"},
+		{name: "trailing white space trimmed", title: "", content: "body \n\n\t ", max: 1000, want: "body"},
+		{name: "exactly the limit", title: "", content: strings.Repeat("a", 200), max: 200, want: strings.Repeat("a", 200)},
+		{name: "title counts toward the limit", title: "T", content: strings.Repeat("a", 195), max: 200, want: "# T\n\n" + strings.Repeat("a", 195)},
+		{name: "cut with marker inside the limit", title: "T", content: strings.Repeat("a", 196), max: 200,
+			want: "# T\n\n" + strings.Repeat("a", 200-20-5) + "\n[content truncated]", truncated: true},
+		{name: "cut trims white space before marker", title: "", content: strings.Repeat("a", 170) + "          " + strings.Repeat("b", 100), max: 200,
+			want: strings.Repeat("a", 170) + "\n[content truncated]", truncated: true},
+		{name: "cut CJK never splits", title: "", content: strings.Repeat("语", 300), max: 200,
+			want: strings.Repeat("语", 180) + "\n[content truncated]", truncated: true},
+		{name: "cut emoji never splits", title: "", content: strings.Repeat("😀", 300), max: 200,
+			want: strings.Repeat("😀", 180) + "\n[content truncated]", truncated: true},
+		{name: "multi-byte at the boundary", title: "", content: strings.Repeat("a", 179) + "é😀语" + strings.Repeat("z", 50), max: 200,
+			want: strings.Repeat("a", 179) + "é\n[content truncated]", truncated: true},
+		{name: "limit too small for the marker", title: "", content: strings.Repeat("é", 50), max: 10,
+			want: strings.Repeat("é", 10), truncated: true},
+		{name: "limit exactly marker and newline", title: "", content: strings.Repeat("x", 50), max: 20,
+			want: strings.Repeat("x", 20), truncated: true},
+		{name: "limit one above marker", title: "", content: strings.Repeat("x", 50), max: 21,
+			want: "x\n[content truncated]", truncated: true},
+		{name: "default limit", title: "", content: strings.Repeat("a", 16001), max: 0,
+			want: strings.Repeat("a", 16000-20) + "\n[content truncated]", truncated: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := FormatFetch(tt.title, tt.content, tt.max)
+			require.Equal(t, tt.want, r.Text)
+			require.Equal(t, tt.truncated, r.Truncated)
+			require.Equal(t, utf8.RuneCountInString(r.Text), r.Chars)
+			max := tt.max
+			if max <= 0 {
+				max = DefaultFetchMaxChars
+			}
+			require.LessOrEqual(t, r.Chars, max)
+			require.True(t, utf8.ValidString(r.Text))
+			require.Equal(t, strings.Join(strings.Fields(tt.title), " "), r.Title)
+		})
+	}
+}
+
+func TestFetchThroughEngine(t *testing.T) {
+	cfg := mustConfig(t, Options{FetchMaxChars: 200})
+	s := fetch(t, cfg, " https://go.dev/doc/ ", okReply(fetchBodyJSON(t, "Documentation", strings.Repeat("语", 250))))
+	require.Nil(t, s.Err)
+	require.Nil(t, s.Result.Search)
+	r := s.Result.Fetch
+	require.Equal(t, "https://go.dev/doc/", r.URL)
+	require.Equal(t, "Documentation", r.Title)
+	require.True(t, r.Truncated)
+	require.Equal(t, 200, r.Chars)
+	require.Equal(t, "# Documentation\n\n"+strings.Repeat("语", 200-20-17)+"\n[content truncated]", r.Text)
+
+	s = fetch(t, nil, "https://go.dev/", okReply(`{"title":"Go","content":"# go\n\nHello"}`))
+	require.Nil(t, s.Err)
+	require.Equal(t, &FetchResult{URL: "https://go.dev/", Title: "Go", Text: "# go\n\nHello", Chars: 11}, s.Result.Fetch)
+}
+
+func TestFetchRequest(t *testing.T) {
+	e := NewEngine(testEnv())
+	s := e.Start(Operation{Kind: KindFetch, URL: "https://go.dev/doc/?a=1&b=<2>", Format: "Markdown", APIKey: testKey})
+	require.False(t, s.Done)
+	require.Equal(t, "https://api.deepseek.com/v1/tools/fetch", s.Request.URL)
+	require.Equal(t, `{"url":"https://go.dev/doc/?a=1\u0026b=\u003c2\u003e"}`, string(s.Request.Body))
+	require.JSONEq(t, `{"url":"https://go.dev/doc/?a=1&b=<2>"}`, string(s.Request.Body))
+	e.Cancel(s.Handle)
+}
+
+func TestFetchFormats(t *testing.T) {
+	for _, f := range []string{"", "markdown", "Markdown", " MARKDOWN "} {
+		t.Run("accepted "+f, func(t *testing.T) {
+			s := NewEngine(testEnv()).Start(Operation{Kind: KindFetch, URL: "https://go.dev/", Format: f, APIKey: testKey})
+			require.False(t, s.Done)
+			require.NotNil(t, s.Request)
+		})
+	}
+	tests := []struct{ format, want string }{
+		{"text", `DeepSeek Fetch: format "text" is not available; DeepSeek Fetch returns Markdown only (use "markdown" or leave format out)`},
+		{"html", `DeepSeek Fetch: format "html" is not available; DeepSeek Fetch returns Markdown only (use "markdown" or leave format out)`},
+		{" HTML ", `DeepSeek Fetch: format "html" is not available; DeepSeek Fetch returns Markdown only (use "markdown" or leave format out)`},
+		{"pdf", `DeepSeek Fetch: unknown format "pdf"; DeepSeek Fetch returns Markdown only (use "markdown" or leave format out)`},
+	}
+	for _, tt := range tests {
+		t.Run("rejected "+tt.format, func(t *testing.T) {
+			e := NewEngine(testEnv())
+			s := e.Start(Operation{Kind: KindFetch, URL: "https://go.dev/", Format: tt.format, APIKey: testKey})
+			require.True(t, s.Done)
+			require.Nil(t, s.Request)
+			require.EqualError(t, s.Err, tt.want)
+			require.ErrorIs(t, s.Err, ErrInvalidInput)
+			require.Zero(t, e.InFlight())
+		})
+	}
+}
+
+func TestFetchEmptyURL(t *testing.T) {
+	s := NewEngine(testEnv()).Start(Operation{Kind: KindFetch, URL: "  ", APIKey: testKey})
+	require.True(t, s.Done)
+	require.EqualError(t, s.Err, "DeepSeek Fetch: the URL is empty")
+	require.ErrorIs(t, s.Err, ErrInvalidInput)
+}
+
+// The URL policy itself is tested in urlpolicy_test.go; here only that the
+// engine applies it before any request and reports its codes.
+func TestFetchURLPolicyApplied(t *testing.T) {
+	e := NewEngine(testEnv())
+	for _, u := range []string{"http://localhost/", "http://127.0.0.1/admin", "http://169.254.169.254/latest/meta-data"} {
+		s := e.Start(Operation{Kind: KindFetch, URL: u, APIKey: testKey})
+		require.True(t, s.Done, u)
+		require.Nil(t, s.Request)
+		require.ErrorIs(t, s.Err, ErrURLRefused)
+		require.Equal(t, CodeURLRefused, s.Err.Code)
+		require.True(t, strings.HasPrefix(s.Err.Message, "DeepSeek Fetch: "), s.Err.Message)
+	}
+	for _, u := range []string{"ftp://go.dev/", "go.dev/doc", "/relative"} {
+		s := e.Start(Operation{Kind: KindFetch, URL: u, APIKey: testKey})
+		require.True(t, s.Done, u)
+		require.Nil(t, s.Request)
+		require.NotNil(t, s.Err)
+		require.Contains(t, []Code{CodeInvalidInput, CodeURLRefused}, s.Err.Code)
+	}
+	cfg := mustConfig(t, Options{BlockedDomains: []string{"spam.example"}, AllowedDomains: []string{"go.dev"}})
+	for _, u := range []string{"https://spam.example/", "https://www.spam.example/x", "https://golang.org/"} {
+		s := e.Start(Operation{Kind: KindFetch, URL: u, Config: cfg, APIKey: testKey})
+		require.True(t, s.Done, u)
+		require.Equal(t, CodeURLRefused, s.Err.Code, u)
+	}
+	s := e.Start(Operation{Kind: KindFetch, URL: "https://pkg.go.dev/net", Config: cfg, APIKey: testKey})
+	require.False(t, s.Done)
+	e.Cancel(s.Handle)
+	require.Zero(t, e.InFlight())
+}
+
+func TestFetchNoContent(t *testing.T) {
+	for _, body := range []string{`{"title":"T","content":""}`, `{"title":"T","content":" \n\t "}`, `{"title":"T"}`, `{"content":null}`, `{"content":5}`} {
+		t.Run(body, func(t *testing.T) {
+			s := fetch(t, nil, "https://go.dev/x", okReply(body))
+			require.Nil(t, s.Result)
+			require.ErrorIs(t, s.Err, ErrNoContent)
+			require.EqualError(t, s.Err, "DeepSeek Fetch failed: no readable content at https://go.dev/x")
+		})
+	}
+}
+
+func TestFetchMalformed(t *testing.T) {
+	for _, body := range []string{``, `[]`, `"content"`, `<html>`, `{"content":`} {
+		t.Run(body, func(t *testing.T) {
+			s := fetch(t, nil, "https://go.dev/x", okReply(body))
+			require.ErrorIs(t, s.Err, ErrMalformed)
+			require.True(t, strings.HasPrefix(s.Err.Message, "DeepSeek Fetch failed: malformed response: "), s.Err.Message)
+		})
+	}
+}
+
+func TestFetch404(t *testing.T) {
+	s := fetch(t, nil, "https://go.dev/x", statusReply(404, ``))
+	require.EqualError(t, s.Err, "DeepSeek Fetch failed: HTTP 404: DeepSeek could not retrieve the page")
+	require.Equal(t, 404, s.Err.Status)
+	s = fetch(t, nil, "https://go.dev/x", statusReply(404, `{"error":{"message":"Page not reachable"}}`))
+	require.EqualError(t, s.Err, "DeepSeek Fetch failed: HTTP 404: Page not reachable")
+	s = search(t, nil, "q", statusReply(404, ``))
+	require.EqualError(t, s.Err, "DeepSeek Search failed: HTTP 404")
+}

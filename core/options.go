@@ -1,0 +1,557 @@
+package core
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"net/netip"
+	"net/url"
+	"sort"
+	"strings"
+)
+
+// Tier says how strongly a capability (search or fetch) is offered to the
+// model on a host. See SPEC §5.
+type Tier string
+
+// The four tiers, weakest first.
+const (
+	// TierOff registers nothing.
+	TierOff Tier = "off"
+	// TierOptional registers the capability beside what the host has.
+	TierOptional Tier = "optional"
+	// TierPreferred registers it and makes it the default.
+	TierPreferred Tier = "preferred"
+	// TierForced makes it the default and exclusive, or fails setup.
+	TierForced Tier = "forced"
+)
+
+// Valid reports whether t is one of the four tiers.
+func (t Tier) Valid() bool {
+	switch t {
+	case TierOff, TierOptional, TierPreferred, TierForced:
+		return true
+	}
+	return false
+}
+
+// Defaults and limits of the options in SPEC §5.
+const (
+	DefaultBaseURL         = "https://api.deepseek.com"
+	DefaultAPIKeyEnv       = "DEEPSEEK_API_KEY"
+	DefaultMaxResults      = 10
+	DefaultMaxSummaryChars = 1200
+	DefaultFetchMaxChars   = 16000
+	DefaultTimeoutMs       = 30000
+	DefaultMaxRetries      = 2
+
+	// MaxResponseBytes is the largest response body accepted (5 MiB).
+	MaxResponseBytes = 5 << 20
+	// MaxQueryChars is DeepSeek's limit on the final query, in code points.
+	MaxQueryChars = 128
+	// MaxOriQuestionChars is the clamp applied to ori_question, in code points.
+	MaxOriQuestionChars = 128
+	// MaxURLChars is the longest fetch URL accepted, in characters.
+	MaxURLChars = 8192
+	// MaxRetryAfterMs caps any Retry-After or backoff delay, in milliseconds.
+	MaxRetryAfterMs = 10000
+	// BaseBackoffMs is the first exponential backoff delay, in milliseconds.
+	BaseBackoffMs = 500
+)
+
+// Options is the flat, JSON-shaped set of options of SPEC §5, as a user
+// writes them in OpenCode's `options` object. A zero field means "use the
+// default"; fields whose zero value is a meaningful setting (maxRetries 0,
+// allowUnknownAuthority false) are pointers.
+//
+// Options are not used directly: [NewConfig] validates them and fills in the
+// defaults.
+type Options struct {
+	// Search and Fetch are the tiers; default preferred and optional.
+	Search Tier `json:"search,omitempty"`
+	Fetch  Tier `json:"fetch,omitempty"`
+	// APIKeyEnv names the environment variable holding the key; default
+	// DEEPSEEK_API_KEY.
+	APIKeyEnv string `json:"apiKeyEnv,omitempty"`
+	// APIKey is a `${VAR}` or `{env:VAR}` reference or, discouraged, a
+	// literal key.
+	APIKey string `json:"apiKey,omitempty"`
+	// BaseURL is DeepSeek's origin; default https://api.deepseek.com. It
+	// must be https unless the host is loopback.
+	BaseURL string `json:"baseURL,omitempty"`
+	// MaxResults caps the results returned (1–50); default 10.
+	MaxResults int `json:"maxResults,omitempty"`
+	// MaxSummaryChars caps each result's text, in code points; default 1200.
+	MaxSummaryChars int `json:"maxSummaryChars,omitempty"`
+	// MinRerank drops results scored below it (0–3); default 0 (off).
+	MinRerank float64 `json:"minRerank,omitempty"`
+	// MinAuthority drops results below this authority (0–4); default 0.
+	MinAuthority float64 `json:"minAuthority,omitempty"`
+	// AllowUnknownAuthority lets results of unknown authority pass a
+	// non-zero MinAuthority; nil means true.
+	AllowUnknownAuthority *bool `json:"allowUnknownAuthority,omitempty"`
+	// IncludeDomains restricts search to these domains (site: operators).
+	IncludeDomains []string `json:"includeDomains,omitempty"`
+	// AllowedDomains restricts fetch to these domains and their subdomains.
+	AllowedDomains []string `json:"allowedDomains,omitempty"`
+	// BlockedDomains are excluded from search and refused by fetch.
+	BlockedDomains []string `json:"blockedDomains,omitempty"`
+	// Language adds a lang: operator, e.g. "zh,en".
+	Language string `json:"language,omitempty"`
+	// Localization is an IPv4 or IPv6 address sent to prefer local results.
+	Localization string `json:"localization,omitempty"`
+	// FetchMaxChars caps fetched text, in code points; default 16000.
+	FetchMaxChars int `json:"fetchMaxChars,omitempty"`
+	// TimeoutMs is the per-attempt timeout (1000–120000); default 30000.
+	TimeoutMs int `json:"timeoutMs,omitempty"`
+	// MaxRetries is the number of retries (0–5); nil means 2.
+	MaxRetries *int `json:"maxRetries,omitempty"`
+}
+
+// Limits on options that SPEC §5 leaves open; see RATIONALE.md.
+const (
+	minSummaryChars  = 20
+	maxSummaryChars  = 20000
+	minFetchMaxChars = 200
+	maxFetchMaxChars = 1000000
+	minTimeoutMs     = 1000
+	maxTimeoutMs     = 120000
+	maxMaxRetries    = 5
+	maxMaxResults    = 50
+	maxDomainEntries = 100
+)
+
+// optionNames lists every known option, for unknown-name warnings.
+var optionNames = []string{
+	"search", "fetch", "apiKeyEnv", "apiKey", "baseURL", "maxResults",
+	"maxSummaryChars", "minRerank", "minAuthority", "allowUnknownAuthority",
+	"includeDomains", "allowedDomains", "blockedDomains", "language",
+	"localization", "fetchMaxChars", "timeoutMs", "maxRetries",
+}
+
+// ParseOptions decodes a JSON options object. Unknown option names are
+// ignored with a warning; a value of the wrong type is an error naming the
+// option. JSON null for any option means "default". An empty or `null`
+// input yields zero Options.
+func ParseOptions(data []byte) (Options, []string, error) {
+	var o Options
+	data = bytes.TrimSpace(data)
+	if len(data) == 0 || string(data) == "null" {
+		return o, nil, nil
+	}
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return o, nil, fmt.Errorf("options: not a JSON object: %w", err)
+	}
+	keys := make([]string, 0, len(raw))
+	for k := range raw {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var warnings []string
+	for _, k := range keys {
+		v := raw[k]
+		if string(bytes.TrimSpace(v)) == "null" {
+			continue
+		}
+		var err error
+		switch k {
+		case "search":
+			err = decodeString(v, (*string)(&o.Search))
+		case "fetch":
+			err = decodeString(v, (*string)(&o.Fetch))
+		case "apiKeyEnv":
+			err = decodeString(v, &o.APIKeyEnv)
+		case "apiKey":
+			// Never echo the value: it may be a literal key.
+			if json.Unmarshal(v, &o.APIKey) != nil {
+				err = fmt.Errorf("want a string such as \"${DEEPSEEK_API_KEY}\"")
+			}
+		case "baseURL":
+			err = decodeString(v, &o.BaseURL)
+		case "maxResults":
+			err = decodeInt(v, &o.MaxResults)
+		case "maxSummaryChars":
+			err = decodeInt(v, &o.MaxSummaryChars)
+		case "minRerank":
+			err = decodeNumber(v, &o.MinRerank)
+		case "minAuthority":
+			err = decodeNumber(v, &o.MinAuthority)
+		case "allowUnknownAuthority":
+			var b bool
+			if json.Unmarshal(v, &b) != nil {
+				err = fmt.Errorf("want true or false, got %s", quoteRaw(v))
+			}
+			o.AllowUnknownAuthority = &b
+		case "includeDomains":
+			err = decodeStrings(v, &o.IncludeDomains)
+		case "allowedDomains":
+			err = decodeStrings(v, &o.AllowedDomains)
+		case "blockedDomains":
+			err = decodeStrings(v, &o.BlockedDomains)
+		case "language":
+			err = decodeString(v, &o.Language)
+		case "localization":
+			err = decodeString(v, &o.Localization)
+		case "fetchMaxChars":
+			err = decodeInt(v, &o.FetchMaxChars)
+		case "timeoutMs":
+			err = decodeInt(v, &o.TimeoutMs)
+		case "maxRetries":
+			var n int
+			err = decodeInt(v, &n)
+			o.MaxRetries = &n
+		default:
+			warnings = append(warnings, unknownOptionWarning(k))
+			continue
+		}
+		if err != nil {
+			return Options{}, nil, fmt.Errorf("option %q: %w", k, err)
+		}
+	}
+	return o, warnings, nil
+}
+
+func unknownOptionWarning(name string) string {
+	for _, known := range optionNames {
+		if strings.EqualFold(known, name) {
+			return fmt.Sprintf("unknown option %q ignored (did you mean %q?)", clip(name, 60), known)
+		}
+	}
+	return fmt.Sprintf("unknown option %q ignored", clip(name, 60))
+}
+
+func quoteRaw(v json.RawMessage) string { return clip(string(bytes.TrimSpace(v)), 40) }
+
+func decodeString(v json.RawMessage, dst *string) error {
+	if json.Unmarshal(v, dst) != nil {
+		return fmt.Errorf("want a string, got %s", quoteRaw(v))
+	}
+	return nil
+}
+
+func decodeNumber(v json.RawMessage, dst *float64) error {
+	if json.Unmarshal(v, dst) != nil {
+		return fmt.Errorf("want a number, got %s", quoteRaw(v))
+	}
+	return nil
+}
+
+func decodeInt(v json.RawMessage, dst *int) error {
+	var f float64
+	if json.Unmarshal(v, &f) != nil || f != math.Trunc(f) || math.Abs(f) > 1e9 {
+		return fmt.Errorf("want a whole number, got %s", quoteRaw(v))
+	}
+	*dst = int(f)
+	return nil
+}
+
+func decodeStrings(v json.RawMessage, dst *[]string) error {
+	if json.Unmarshal(v, dst) == nil {
+		return nil
+	}
+	// A single string is accepted as a one-entry list, or as a
+	// comma-separated list, the way flags and env vars spell lists.
+	var s string
+	if json.Unmarshal(v, &s) == nil {
+		*dst = splitList(s)
+		return nil
+	}
+	return fmt.Errorf("want a list of domain names, got %s", quoteRaw(v))
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, part := range strings.Split(s, ",") {
+		if part = strings.TrimSpace(part); part != "" {
+			out = append(out, part)
+		}
+	}
+	return out
+}
+
+// Config is a validated, defaulted set of options. Make one with
+// [NewConfig]; the zero Config is not valid.
+type Config struct {
+	Search, Fetch         Tier
+	APIKeyEnv             string // variable holding the key, when no literal key is set
+	literalKey            string // a literal apiKey option; never printed
+	BaseURL               string // origin and optional path prefix, no trailing slash
+	MaxResults            int
+	MaxSummaryChars       int
+	MinRerank             float64
+	MinAuthority          float64
+	AllowUnknownAuthority bool
+	IncludeDomains        []string // normalized
+	AllowedDomains        []string // normalized
+	BlockedDomains        []string // normalized
+	Language              string
+	Localization          string // a valid IP address or ""
+	FetchMaxChars         int
+	TimeoutMs             int
+	MaxRetries            int
+}
+
+// HasLiteralKey reports whether the options held a literal API key rather
+// than a reference to an environment variable.
+func (c *Config) HasLiteralKey() bool { return c.literalKey != "" }
+
+// ResolveKey returns the API key for a call, reading the environment through
+// getenv at call time. It returns "" when no key is set.
+func (c *Config) ResolveKey(getenv func(string) string) string {
+	if c.literalKey != "" {
+		return c.literalKey
+	}
+	if getenv == nil {
+		return ""
+	}
+	return strings.TrimSpace(getenv(c.APIKeyEnv))
+}
+
+// MissingKeyMessage is the one sentence every surface shows when no key is
+// available for c.
+func (c *Config) MissingKeyMessage() string {
+	return fmt.Sprintf("DeepSeek API key not found: set the %s environment variable", c.APIKeyEnv)
+}
+
+// NewConfig validates o and fills in defaults. Invalid values are errors that
+// name the option; values that are dropped (an invalid localization, a
+// literal apiKey) produce warnings.
+func NewConfig(o Options) (*Config, []string, error) {
+	c := &Config{
+		Search:                TierPreferred,
+		Fetch:                 TierOptional,
+		APIKeyEnv:             DefaultAPIKeyEnv,
+		BaseURL:               DefaultBaseURL,
+		MaxResults:            DefaultMaxResults,
+		MaxSummaryChars:       DefaultMaxSummaryChars,
+		AllowUnknownAuthority: true,
+		FetchMaxChars:         DefaultFetchMaxChars,
+		TimeoutMs:             DefaultTimeoutMs,
+		MaxRetries:            DefaultMaxRetries,
+	}
+	var warnings []string
+	fail := func(name, format string, args ...any) (*Config, []string, error) {
+		return nil, nil, fmt.Errorf("option %q: %s", name, fmt.Sprintf(format, args...))
+	}
+	for _, t := range []struct {
+		name string
+		in   Tier
+		out  *Tier
+	}{{"search", o.Search, &c.Search}, {"fetch", o.Fetch, &c.Fetch}} {
+		if t.in == "" {
+			continue
+		}
+		if !t.in.Valid() {
+			return fail(t.name, "want off, optional, preferred or forced, got %q", clip(string(t.in), 40))
+		}
+		*t.out = t.in
+	}
+	if o.APIKeyEnv != "" {
+		if !validEnvName(o.APIKeyEnv) {
+			return fail("apiKeyEnv", "%q is not an environment variable name", clip(o.APIKeyEnv, 60))
+		}
+		c.APIKeyEnv = o.APIKeyEnv
+	}
+	if k := strings.TrimSpace(o.APIKey); k != "" {
+		if name, ok := envReference(k); ok {
+			if !validEnvName(name) {
+				return fail("apiKey", "the reference names %q, which is not an environment variable name", clip(name, 60))
+			}
+			c.APIKeyEnv = name
+		} else {
+			if !validKey(k) {
+				return fail("apiKey", "the literal key contains spaces or control characters")
+			}
+			c.literalKey = k
+			warnings = append(warnings, `option "apiKey" holds a literal key; prefer "{env:DEEPSEEK_API_KEY}" so no secret sits in a config file`)
+		}
+	}
+	if o.BaseURL != "" {
+		u, err := checkBaseURL(o.BaseURL)
+		if err != nil {
+			return fail("baseURL", "%s", err)
+		}
+		c.BaseURL = u
+	}
+	for _, f := range []struct {
+		name   string
+		in     int
+		lo, hi int
+		out    *int
+	}{
+		{"maxResults", o.MaxResults, 1, maxMaxResults, &c.MaxResults},
+		{"maxSummaryChars", o.MaxSummaryChars, minSummaryChars, maxSummaryChars, &c.MaxSummaryChars},
+		{"fetchMaxChars", o.FetchMaxChars, minFetchMaxChars, maxFetchMaxChars, &c.FetchMaxChars},
+		{"timeoutMs", o.TimeoutMs, minTimeoutMs, maxTimeoutMs, &c.TimeoutMs},
+	} {
+		if f.in == 0 {
+			continue
+		}
+		if f.in < f.lo || f.in > f.hi {
+			return fail(f.name, "want a whole number from %d to %d, got %d", f.lo, f.hi, f.in)
+		}
+		*f.out = f.in
+	}
+	if o.MaxRetries != nil {
+		if n := *o.MaxRetries; n < 0 || n > maxMaxRetries {
+			return fail("maxRetries", "want a whole number from 0 to %d, got %d", maxMaxRetries, n)
+		}
+		c.MaxRetries = *o.MaxRetries
+	}
+	if o.MinRerank < 0 || o.MinRerank > 3 || math.IsNaN(o.MinRerank) {
+		return fail("minRerank", "want a number from 0 to 3, got %g", o.MinRerank)
+	}
+	c.MinRerank = o.MinRerank
+	if o.MinAuthority < 0 || o.MinAuthority > 4 || math.IsNaN(o.MinAuthority) {
+		return fail("minAuthority", "want a number from 0 to 4, got %g", o.MinAuthority)
+	}
+	c.MinAuthority = o.MinAuthority
+	if o.AllowUnknownAuthority != nil {
+		c.AllowUnknownAuthority = *o.AllowUnknownAuthority
+	}
+	for _, l := range []struct {
+		name string
+		in   []string
+		out  *[]string
+	}{
+		{"includeDomains", o.IncludeDomains, &c.IncludeDomains},
+		{"allowedDomains", o.AllowedDomains, &c.AllowedDomains},
+		{"blockedDomains", o.BlockedDomains, &c.BlockedDomains},
+	} {
+		if len(l.in) > maxDomainEntries {
+			return fail(l.name, "at most %d entries, got %d", maxDomainEntries, len(l.in))
+		}
+		for i, d := range l.in {
+			n, err := normalizeDomain(d)
+			if err != nil {
+				return fail(l.name, "entry %d: %s", i+1, err)
+			}
+			if !containsString(*l.out, n) {
+				*l.out = append(*l.out, n)
+			}
+		}
+	}
+	if lang := strings.TrimSpace(o.Language); lang != "" {
+		if !validLanguage(lang) {
+			return fail("language", "want language codes separated by commas, such as \"zh,en\", got %q", clip(lang, 40))
+		}
+		c.Language = lang
+	}
+	if loc := strings.TrimSpace(o.Localization); loc != "" {
+		if a, err := netip.ParseAddr(loc); err == nil && a.Zone() == "" {
+			c.Localization = a.String()
+		} else {
+			warnings = append(warnings, fmt.Sprintf("option \"localization\": %q is not an IPv4 or IPv6 address; it is not sent", clip(loc, 60)))
+		}
+	}
+	return c, warnings, nil
+}
+
+func containsString(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// envReference recognises `${VAR}` and `{env:VAR}`.
+func envReference(s string) (string, bool) {
+	switch {
+	case strings.HasPrefix(s, "${") && strings.HasSuffix(s, "}"):
+		return strings.TrimSpace(s[2 : len(s)-1]), true
+	case strings.HasPrefix(s, "{env:") && strings.HasSuffix(s, "}"):
+		return strings.TrimSpace(s[5 : len(s)-1]), true
+	}
+	return "", false
+}
+
+// IsEnvReference reports whether s is a `${VAR}` or `{env:VAR}` reference
+// rather than a literal value.
+func IsEnvReference(s string) bool {
+	name, ok := envReference(strings.TrimSpace(s))
+	return ok && validEnvName(name)
+}
+
+func validEnvName(s string) bool {
+	if s == "" || len(s) > 128 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '_', c >= 'A' && c <= 'Z', c >= 'a' && c <= 'z':
+		case c >= '0' && c <= '9' && i > 0:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// validKey rejects keys that could break an HTTP header.
+func validKey(k string) bool {
+	if k == "" || len(k) > 4096 {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		if k[i] <= ' ' || k[i] >= 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+func validLanguage(s string) bool {
+	if len(s) > 64 {
+		return false
+	}
+	for _, part := range strings.Split(s, ",") {
+		if part == "" {
+			return false
+		}
+		for _, r := range part {
+			if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// checkBaseURL validates a baseURL option and returns it without a trailing
+// slash.
+func checkBaseURL(s string) (string, error) {
+	u, err := url.Parse(strings.TrimSpace(s))
+	if err != nil || u.Host == "" || u.Opaque != "" {
+		return "", fmt.Errorf("%q is not an absolute URL", clip(s, 80))
+	}
+	if u.User != nil {
+		return "", fmt.Errorf("must not contain a user name or password")
+	}
+	if u.RawQuery != "" || u.Fragment != "" {
+		return "", fmt.Errorf("must not contain a query or fragment")
+	}
+	switch u.Scheme {
+	case "https":
+	case "http":
+		if !isLoopbackHost(u.Hostname()) {
+			return "", fmt.Errorf("must use https (plain http is allowed only for loopback hosts), got %q", clip(s, 80))
+		}
+	default:
+		return "", fmt.Errorf("must use https, got %q", clip(s, 80))
+	}
+	return strings.TrimRight(u.Scheme+"://"+u.Host+u.EscapedPath(), "/"), nil
+}
+
+func isLoopbackHost(h string) bool {
+	h = strings.ToLower(strings.TrimSuffix(h, "."))
+	if h == "localhost" || strings.HasSuffix(h, ".localhost") {
+		return true
+	}
+	a, err := netip.ParseAddr(h)
+	return err == nil && a.Unmap().IsLoopback()
+}

@@ -1,0 +1,364 @@
+package core
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestNewConfigDefaults(t *testing.T) {
+	cfg, warnings, err := NewConfig(Options{})
+	require.NoError(t, err)
+	require.Empty(t, warnings)
+	require.Equal(t, &Config{
+		Search:                TierPreferred,
+		Fetch:                 TierOptional,
+		APIKeyEnv:             "DEEPSEEK_API_KEY",
+		BaseURL:               "https://api.deepseek.com",
+		MaxResults:            10,
+		MaxSummaryChars:       1200,
+		MinRerank:             0,
+		MinAuthority:          0,
+		AllowUnknownAuthority: true,
+		FetchMaxChars:         16000,
+		TimeoutMs:             30000,
+		MaxRetries:            2,
+	}, cfg)
+	require.False(t, cfg.HasLiteralKey())
+	require.Equal(t, "DeepSeek API key not found: set the DEEPSEEK_API_KEY environment variable", cfg.MissingKeyMessage())
+}
+
+func TestNewConfigValues(t *testing.T) {
+	tests := []struct {
+		name  string
+		in    Options
+		check func(t *testing.T, c *Config)
+	}{
+		{"search tier off", Options{Search: TierOff}, func(t *testing.T, c *Config) { require.Equal(t, TierOff, c.Search) }},
+		{"search tier forced", Options{Search: TierForced}, func(t *testing.T, c *Config) { require.Equal(t, TierForced, c.Search) }},
+		{"fetch tier preferred", Options{Fetch: TierPreferred}, func(t *testing.T, c *Config) { require.Equal(t, TierPreferred, c.Fetch) }},
+		{"fetch tier optional", Options{Fetch: TierOptional}, func(t *testing.T, c *Config) { require.Equal(t, TierOptional, c.Fetch) }},
+		{"apiKeyEnv", Options{APIKeyEnv: "MY_KEY_2"}, func(t *testing.T, c *Config) {
+			require.Equal(t, "MY_KEY_2", c.APIKeyEnv)
+			require.Equal(t, "DeepSeek API key not found: set the MY_KEY_2 environment variable", c.MissingKeyMessage())
+		}},
+		{"apiKey ${VAR}", Options{APIKey: "${OTHER_KEY}"}, func(t *testing.T, c *Config) {
+			require.Equal(t, "OTHER_KEY", c.APIKeyEnv)
+			require.False(t, c.HasLiteralKey())
+		}},
+		{"apiKey {env:VAR}", Options{APIKey: " {env:OTHER_KEY} "}, func(t *testing.T, c *Config) {
+			require.Equal(t, "OTHER_KEY", c.APIKeyEnv)
+			require.False(t, c.HasLiteralKey())
+		}},
+		{"apiKey reference wins over apiKeyEnv", Options{APIKeyEnv: "A", APIKey: "{env:B}"}, func(t *testing.T, c *Config) {
+			require.Equal(t, "B", c.APIKeyEnv)
+		}},
+		{"baseURL https with path", Options{BaseURL: "https://proxy.example.com/deepseek/"}, func(t *testing.T, c *Config) {
+			require.Equal(t, "https://proxy.example.com/deepseek", c.BaseURL)
+		}},
+		{"baseURL trailing slash", Options{BaseURL: " https://api.deepseek.com/ "}, func(t *testing.T, c *Config) {
+			require.Equal(t, "https://api.deepseek.com", c.BaseURL)
+		}},
+		{"baseURL http localhost", Options{BaseURL: "http://localhost:8080"}, func(t *testing.T, c *Config) {
+			require.Equal(t, "http://localhost:8080", c.BaseURL)
+		}},
+		{"baseURL http sub.localhost", Options{BaseURL: "http://api.localhost."}, func(t *testing.T, c *Config) {
+			require.Equal(t, "http://api.localhost.", c.BaseURL)
+		}},
+		{"baseURL http 127.0.0.1", Options{BaseURL: "http://127.0.0.1:9/"}, func(t *testing.T, c *Config) {
+			require.Equal(t, "http://127.0.0.1:9", c.BaseURL)
+		}},
+		{"baseURL http 127.8.9.10", Options{BaseURL: "http://127.8.9.10"}, func(t *testing.T, c *Config) {
+			require.Equal(t, "http://127.8.9.10", c.BaseURL)
+		}},
+		{"baseURL http [::1]", Options{BaseURL: "http://[::1]:3000/v"}, func(t *testing.T, c *Config) {
+			require.Equal(t, "http://[::1]:3000/v", c.BaseURL)
+		}},
+		{"baseURL http mapped loopback", Options{BaseURL: "http://[::ffff:127.0.0.1]"}, func(t *testing.T, c *Config) {
+			require.Equal(t, "http://[::ffff:127.0.0.1]", c.BaseURL)
+		}},
+		{"maxResults bounds", Options{MaxResults: 50}, func(t *testing.T, c *Config) { require.Equal(t, 50, c.MaxResults) }},
+		{"maxResults 1", Options{MaxResults: 1}, func(t *testing.T, c *Config) { require.Equal(t, 1, c.MaxResults) }},
+		{"maxSummaryChars", Options{MaxSummaryChars: 20}, func(t *testing.T, c *Config) { require.Equal(t, 20, c.MaxSummaryChars) }},
+		{"minRerank", Options{MinRerank: 1.5}, func(t *testing.T, c *Config) { require.Equal(t, 1.5, c.MinRerank) }},
+		{"minAuthority", Options{MinAuthority: 4}, func(t *testing.T, c *Config) { require.Equal(t, 4.0, c.MinAuthority) }},
+		{"allowUnknownAuthority false", Options{AllowUnknownAuthority: boolPtr(false)}, func(t *testing.T, c *Config) {
+			require.False(t, c.AllowUnknownAuthority)
+		}},
+		{"allowUnknownAuthority true", Options{AllowUnknownAuthority: boolPtr(true)}, func(t *testing.T, c *Config) {
+			require.True(t, c.AllowUnknownAuthority)
+		}},
+		{"domain lists deduplicated", Options{IncludeDomains: []string{"go.dev", "go.dev"}, BlockedDomains: []string{"spam.example"}, AllowedDomains: []string{"docs.example"}}, func(t *testing.T, c *Config) {
+			require.Equal(t, []string{"go.dev"}, c.IncludeDomains)
+			require.Equal(t, []string{"spam.example"}, c.BlockedDomains)
+			require.Equal(t, []string{"docs.example"}, c.AllowedDomains)
+		}},
+		{"language", Options{Language: " zh,en "}, func(t *testing.T, c *Config) { require.Equal(t, "zh,en", c.Language) }},
+		{"language with region", Options{Language: "zh-CN,en_US"}, func(t *testing.T, c *Config) { require.Equal(t, "zh-CN,en_US", c.Language) }},
+		{"localization IPv4", Options{Localization: " 203.0.113.7 "}, func(t *testing.T, c *Config) { require.Equal(t, "203.0.113.7", c.Localization) }},
+		{"localization IPv6 canonical", Options{Localization: "2001:DB8:0::1"}, func(t *testing.T, c *Config) { require.Equal(t, "2001:db8::1", c.Localization) }},
+		{"fetchMaxChars", Options{FetchMaxChars: 200}, func(t *testing.T, c *Config) { require.Equal(t, 200, c.FetchMaxChars) }},
+		{"fetchMaxChars max", Options{FetchMaxChars: 1000000}, func(t *testing.T, c *Config) { require.Equal(t, 1000000, c.FetchMaxChars) }},
+		{"timeoutMs low", Options{TimeoutMs: 1000}, func(t *testing.T, c *Config) { require.Equal(t, 1000, c.TimeoutMs) }},
+		{"timeoutMs high", Options{TimeoutMs: 120000}, func(t *testing.T, c *Config) { require.Equal(t, 120000, c.TimeoutMs) }},
+		{"maxRetries 0", Options{MaxRetries: intPtr(0)}, func(t *testing.T, c *Config) { require.Equal(t, 0, c.MaxRetries) }},
+		{"maxRetries 5", Options{MaxRetries: intPtr(5)}, func(t *testing.T, c *Config) { require.Equal(t, 5, c.MaxRetries) }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, warnings, err := NewConfig(tt.in)
+			require.NoError(t, err)
+			require.Empty(t, warnings)
+			tt.check(t, c)
+		})
+	}
+}
+
+func TestNewConfigErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		in   Options
+		want string
+	}{
+		{"search tier", Options{Search: "always"}, `option "search": want off, optional, preferred or forced, got "always"`},
+		{"fetch tier", Options{Fetch: "Preferred"}, `option "fetch": want off, optional, preferred or forced, got "Preferred"`},
+		{"apiKeyEnv", Options{APIKeyEnv: "1BAD"}, `option "apiKeyEnv": "1BAD" is not an environment variable name`},
+		{"apiKeyEnv dash", Options{APIKeyEnv: "MY-KEY"}, `option "apiKeyEnv": "MY-KEY" is not an environment variable name`},
+		{"apiKey bad reference", Options{APIKey: "${MY KEY}"}, `option "apiKey": the reference names "MY KEY", which is not an environment variable name`},
+		{"apiKey empty reference", Options{APIKey: "{env:}"}, `option "apiKey": the reference names "", which is not an environment variable name`},
+		{"apiKey literal with space", Options{APIKey: "sk-abc def"}, `option "apiKey": the literal key contains spaces or control characters`},
+		{"baseURL http remote", Options{BaseURL: "http://api.deepseek.com"}, `option "baseURL": must use https (plain http is allowed only for loopback hosts), got "http://api.deepseek.com"`},
+		{"baseURL http private", Options{BaseURL: "http://10.0.0.1"}, `option "baseURL": must use https (plain http is allowed only for loopback hosts), got "http://10.0.0.1"`},
+		{"baseURL http localhost lookalike", Options{BaseURL: "http://localhost.example.com"}, `option "baseURL": must use https (plain http is allowed only for loopback hosts), got "http://localhost.example.com"`},
+		{"baseURL ftp", Options{BaseURL: "ftp://api.deepseek.com"}, `option "baseURL": must use https, got "ftp://api.deepseek.com"`},
+		{"baseURL no scheme", Options{BaseURL: "api.deepseek.com"}, `option "baseURL": "api.deepseek.com" is not an absolute URL`},
+		{"baseURL unparsable", Options{BaseURL: "https://[::1"}, `option "baseURL": "https://[::1" is not an absolute URL`},
+		{"baseURL user", Options{BaseURL: "https://u:p@api.deepseek.com"}, `option "baseURL": must not contain a user name or password`},
+		{"baseURL query", Options{BaseURL: "https://api.deepseek.com/?x=1"}, `option "baseURL": must not contain a query or fragment`},
+		{"baseURL fragment", Options{BaseURL: "https://api.deepseek.com/#x"}, `option "baseURL": must not contain a query or fragment`},
+		{"maxResults high", Options{MaxResults: 51}, `option "maxResults": want a whole number from 1 to 50, got 51`},
+		{"maxResults negative", Options{MaxResults: -1}, `option "maxResults": want a whole number from 1 to 50, got -1`},
+		{"maxSummaryChars low", Options{MaxSummaryChars: 19}, `option "maxSummaryChars": want a whole number from 20 to 20000, got 19`},
+		{"maxSummaryChars high", Options{MaxSummaryChars: 20001}, `option "maxSummaryChars": want a whole number from 20 to 20000, got 20001`},
+		{"fetchMaxChars low", Options{FetchMaxChars: 199}, `option "fetchMaxChars": want a whole number from 200 to 1000000, got 199`},
+		{"fetchMaxChars high", Options{FetchMaxChars: 1000001}, `option "fetchMaxChars": want a whole number from 200 to 1000000, got 1000001`},
+		{"timeoutMs low", Options{TimeoutMs: 999}, `option "timeoutMs": want a whole number from 1000 to 120000, got 999`},
+		{"timeoutMs high", Options{TimeoutMs: 120001}, `option "timeoutMs": want a whole number from 1000 to 120000, got 120001`},
+		{"maxRetries high", Options{MaxRetries: intPtr(6)}, `option "maxRetries": want a whole number from 0 to 5, got 6`},
+		{"maxRetries negative", Options{MaxRetries: intPtr(-1)}, `option "maxRetries": want a whole number from 0 to 5, got -1`},
+		{"minRerank high", Options{MinRerank: 3.5}, `option "minRerank": want a number from 0 to 3, got 3.5`},
+		{"minRerank negative", Options{MinRerank: -0.1}, `option "minRerank": want a number from 0 to 3, got -0.1`},
+		{"minAuthority high", Options{MinAuthority: 5}, `option "minAuthority": want a number from 0 to 4, got 5`},
+		{"minAuthority negative", Options{MinAuthority: -1}, `option "minAuthority": want a number from 0 to 4, got -1`},
+		{"language spaces", Options{Language: "zh en"}, `option "language": want language codes separated by commas, such as "zh,en", got "zh en"`},
+		{"language empty part", Options{Language: "zh,,en"}, `option "language": want language codes separated by commas, such as "zh,en", got "zh,,en"`},
+		{"language too long", Options{Language: strings.Repeat("a", 65)}, `option "language": want language codes separated by commas, such as "zh,en", got "` + strings.Repeat("a", 40) + `"`},
+		{"includeDomains too many", Options{IncludeDomains: make([]string, 101)}, `option "includeDomains": at most 100 entries, got 101`},
+		{"blockedDomains too many", Options{BlockedDomains: make([]string, 101)}, `option "blockedDomains": at most 100 entries, got 101`},
+		{"allowedDomains too many", Options{AllowedDomains: make([]string, 101)}, `option "allowedDomains": at most 100 entries, got 101`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, warnings, err := NewConfig(tt.in)
+			require.EqualError(t, err, tt.want)
+			require.Nil(t, c)
+			require.Nil(t, warnings)
+		})
+	}
+}
+
+func TestNewConfigDomainEntryErrorsNameTheOption(t *testing.T) {
+	for _, name := range []string{"includeDomains", "allowedDomains", "blockedDomains"} {
+		var o Options
+		list := []string{"go.dev", ""}
+		switch name {
+		case "includeDomains":
+			o.IncludeDomains = list
+		case "allowedDomains":
+			o.AllowedDomains = list
+		case "blockedDomains":
+			o.BlockedDomains = list
+		}
+		_, _, err := NewConfig(o)
+		require.ErrorContains(t, err, `option "`+name+`": entry 2: `)
+	}
+}
+
+func TestNewConfigWarnings(t *testing.T) {
+	t.Run("literal key", func(t *testing.T) {
+		c, warnings, err := NewConfig(Options{APIKey: " " + testKey + " "})
+		require.NoError(t, err)
+		require.Equal(t, []string{`option "apiKey" holds a literal key; prefer "{env:DEEPSEEK_API_KEY}" so no secret sits in a config file`}, warnings)
+		require.True(t, c.HasLiteralKey())
+		require.Equal(t, testKey, c.ResolveKey(nil))
+		require.Equal(t, testKey, c.ResolveKey(func(string) string { return "other" }))
+		for _, w := range warnings {
+			require.NotContains(t, w, testKey)
+		}
+	})
+	t.Run("unterminated reference is a literal", func(t *testing.T) {
+		c, warnings, err := NewConfig(Options{APIKey: "${DEEPSEEK_API_KEY"})
+		require.NoError(t, err)
+		require.Len(t, warnings, 1)
+		require.True(t, c.HasLiteralKey())
+	})
+	for _, loc := range []string{"not-an-ip", "fe80::1%eth0", "1.2.3", "203.0.113.7/24"} {
+		t.Run("localization "+loc, func(t *testing.T) {
+			c, warnings, err := NewConfig(Options{Localization: loc})
+			require.NoError(t, err)
+			require.Equal(t, []string{`option "localization": "` + loc + `" is not an IPv4 or IPv6 address; it is not sent`}, warnings)
+			require.Empty(t, c.Localization)
+		})
+	}
+	t.Run("blank localization is silent", func(t *testing.T) {
+		c, warnings, err := NewConfig(Options{Localization: "  "})
+		require.NoError(t, err)
+		require.Empty(t, warnings)
+		require.Empty(t, c.Localization)
+	})
+}
+
+func TestResolveKey(t *testing.T) {
+	env := map[string]string{"DEEPSEEK_API_KEY": " " + testKey + "\n", "OTHER": "sk-other"}
+	getenv := func(k string) string { return env[k] }
+	require.Equal(t, testKey, mustConfig(t, Options{}).ResolveKey(getenv))
+	require.Equal(t, "sk-other", mustConfig(t, Options{APIKey: "${OTHER}"}).ResolveKey(getenv))
+	require.Equal(t, "sk-other", mustConfig(t, Options{APIKeyEnv: "OTHER"}).ResolveKey(getenv))
+	require.Equal(t, "", mustConfig(t, Options{APIKey: "{env:UNSET}"}).ResolveKey(getenv))
+	require.Equal(t, "", mustConfig(t, Options{}).ResolveKey(nil))
+	// Read at call time: a later change is seen.
+	c := mustConfig(t, Options{})
+	env["DEEPSEEK_API_KEY"] = "sk-new"
+	require.Equal(t, "sk-new", c.ResolveKey(getenv))
+}
+
+func TestIsEnvReference(t *testing.T) {
+	for s, want := range map[string]bool{
+		"${DEEPSEEK_API_KEY}":                 true,
+		"{env:DEEPSEEK_API_KEY}":              true,
+		" {env: X_1 } ":                       true,
+		"${}":                                 false,
+		"${1X}":                               false,
+		"{env:A B}":                           false,
+		"sk-0123":                             false,
+		"$DEEPSEEK_API_KEY":                   false,
+		"{DEEPSEEK_API_KEY}":                  false,
+		"${" + strings.Repeat("A", 129) + "}": false,
+	} {
+		require.Equal(t, want, IsEnvReference(s), s)
+	}
+}
+
+func TestTierValid(t *testing.T) {
+	for _, tier := range []Tier{TierOff, TierOptional, TierPreferred, TierForced} {
+		require.True(t, tier.Valid(), tier)
+	}
+	for _, tier := range []Tier{"", "OFF", "default", "exclusive"} {
+		require.False(t, tier.Valid(), tier)
+	}
+}
+
+func TestParseOptions(t *testing.T) {
+	t.Run("every option", func(t *testing.T) {
+		o, warnings, err := ParseOptions([]byte(`{
+			"search": "forced", "fetch": "off", "apiKeyEnv": "K", "apiKey": "{env:K2}",
+			"baseURL": "https://x.example", "maxResults": 5, "maxSummaryChars": 300.0,
+			"minRerank": 1.5, "minAuthority": 2, "allowUnknownAuthority": false,
+			"includeDomains": ["go.dev"], "allowedDomains": "a.example, b.example ,",
+			"blockedDomains": "spam.example", "language": "zh,en", "localization": "1.2.3.4",
+			"fetchMaxChars": 5000, "timeoutMs": 2000, "maxRetries": 0}`))
+		require.NoError(t, err)
+		require.Empty(t, warnings)
+		require.Equal(t, Options{
+			Search: TierForced, Fetch: TierOff, APIKeyEnv: "K", APIKey: "{env:K2}",
+			BaseURL: "https://x.example", MaxResults: 5, MaxSummaryChars: 300,
+			MinRerank: 1.5, MinAuthority: 2, AllowUnknownAuthority: boolPtr(false),
+			IncludeDomains: []string{"go.dev"}, AllowedDomains: []string{"a.example", "b.example"},
+			BlockedDomains: []string{"spam.example"}, Language: "zh,en", Localization: "1.2.3.4",
+			FetchMaxChars: 5000, TimeoutMs: 2000, MaxRetries: intPtr(0),
+		}, o)
+	})
+	for _, in := range []string{``, `  `, `null`, ` null `, `{}`} {
+		t.Run("empty "+in, func(t *testing.T) {
+			o, warnings, err := ParseOptions([]byte(in))
+			require.NoError(t, err)
+			require.Empty(t, warnings)
+			require.Equal(t, Options{}, o)
+		})
+	}
+	t.Run("null values mean default", func(t *testing.T) {
+		o, warnings, err := ParseOptions([]byte(`{"maxResults":null,"maxRetries":null,"allowUnknownAuthority":null,"search":null}`))
+		require.NoError(t, err)
+		require.Empty(t, warnings)
+		require.Equal(t, Options{}, o)
+	})
+	t.Run("unknown names warn, sorted", func(t *testing.T) {
+		o, warnings, err := ParseOptions([]byte(`{"maxresults":3,"zeta":1,"BaseUrl":"x","maxResults":4}`))
+		require.NoError(t, err)
+		require.Equal(t, []string{
+			`unknown option "BaseUrl" ignored (did you mean "baseURL"?)`,
+			`unknown option "maxresults" ignored (did you mean "maxResults"?)`,
+			`unknown option "zeta" ignored`,
+		}, warnings)
+		require.Equal(t, Options{MaxResults: 4}, o)
+	})
+	t.Run("long unknown name is clipped", func(t *testing.T) {
+		_, warnings, err := ParseOptions([]byte(`{"` + strings.Repeat("x", 100) + `":1}`))
+		require.NoError(t, err)
+		require.Equal(t, []string{`unknown option "` + strings.Repeat("x", 60) + `" ignored`}, warnings)
+	})
+}
+
+func TestParseOptionsTypeErrors(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{`[1]`, "options: not a JSON object: "},
+		{`"x"`, "options: not a JSON object: "},
+		{`{"search":1}`, `option "search": want a string, got 1`},
+		{`{"fetch":true}`, `option "fetch": want a string, got true`},
+		{`{"apiKeyEnv":["A"]}`, `option "apiKeyEnv": want a string, got ["A"]`},
+		{`{"baseURL":{}}`, `option "baseURL": want a string, got {}`},
+		{`{"maxResults":"10"}`, `option "maxResults": want a whole number, got "10"`},
+		{`{"maxResults":2.5}`, `option "maxResults": want a whole number, got 2.5`},
+		{`{"maxSummaryChars":1e10}`, `option "maxSummaryChars": want a whole number, got 1e10`},
+		{`{"minRerank":"1"}`, `option "minRerank": want a number, got "1"`},
+		{`{"minAuthority":[]}`, `option "minAuthority": want a number, got []`},
+		{`{"allowUnknownAuthority":"yes"}`, `option "allowUnknownAuthority": want true or false, got "yes"`},
+		{`{"includeDomains":3}`, `option "includeDomains": want a list of domain names, got 3`},
+		{`{"allowedDomains":[1]}`, `option "allowedDomains": want a list of domain names, got [1]`},
+		{`{"blockedDomains":{"a":1}}`, `option "blockedDomains": want a list of domain names, got {"a":1}`},
+		{`{"language":1}`, `option "language": want a string, got 1`},
+		{`{"localization":1}`, `option "localization": want a string, got 1`},
+		{`{"fetchMaxChars":false}`, `option "fetchMaxChars": want a whole number, got false`},
+		{`{"timeoutMs":"30s"}`, `option "timeoutMs": want a whole number, got "30s"`},
+		{`{"maxRetries":1.5}`, `option "maxRetries": want a whole number, got 1.5`},
+		{`{"maxResults":"` + strings.Repeat("9", 60) + `"}`, `option "maxResults": want a whole number, got "` + strings.Repeat("9", 39)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			o, warnings, err := ParseOptions([]byte(tt.in))
+			require.Error(t, err)
+			require.True(t, strings.HasPrefix(err.Error(), tt.want), "got %q, want prefix %q", err, tt.want)
+			require.Equal(t, Options{}, o)
+			require.Nil(t, warnings)
+		})
+	}
+	t.Run("apiKey of wrong type never echoes the value", func(t *testing.T) {
+		_, _, err := ParseOptions([]byte(`{"apiKey":["` + testKey + `"]}`))
+		require.EqualError(t, err, `option "apiKey": want a string such as "${DEEPSEEK_API_KEY}"`)
+		require.NotContains(t, err.Error(), testKey)
+	})
+}
+
+// ParseOptions and NewConfig together, the path every host takes.
+func TestParseOptionsThenNewConfig(t *testing.T) {
+	o, warnings, err := ParseOptions([]byte(`{"apiKey":"${MY_DS_KEY}","localization":"nowhere","blockedDomains":"a.example,b.example","maxRetries":0}`))
+	require.NoError(t, err)
+	require.Empty(t, warnings)
+	c, warnings, err := NewConfig(o)
+	require.NoError(t, err)
+	require.Equal(t, []string{`option "localization": "nowhere" is not an IPv4 or IPv6 address; it is not sent`}, warnings)
+	require.Equal(t, "MY_DS_KEY", c.APIKeyEnv)
+	require.Equal(t, []string{"a.example", "b.example"}, c.BlockedDomains)
+	require.Equal(t, 0, c.MaxRetries)
+}

@@ -1,0 +1,48 @@
+package core
+
+import (
+	"fmt"
+	"strings"
+)
+
+// BuildQuery returns the query DeepSeek receives for q under cfg: q trimmed,
+// then each includeDomains entry as site:D, each blockedDomains entry as
+// -site:D, then lang:L (SPEC §2.2). It fails without a request when q is
+// blank or the result is over 128 code points. A nil cfg means defaults.
+func BuildQuery(q string, cfg *Config) (string, error) {
+	s, err := buildQuery(q, cfg)
+	if err != nil {
+		return "", err
+	}
+	return s, nil
+}
+
+func buildQuery(q string, cfg *Config) (string, *Error) {
+	if cfg == nil {
+		cfg = defaultConfig
+	}
+	q = strings.TrimSpace(q)
+	if q == "" {
+		return "", &Error{Code: CodeInvalidInput, Message: "DeepSeek Search: the query is empty"}
+	}
+	var b strings.Builder
+	b.WriteString(q)
+	for _, d := range cfg.IncludeDomains {
+		b.WriteString(" site:" + d)
+	}
+	for _, d := range cfg.BlockedDomains {
+		b.WriteString(" -site:" + d)
+	}
+	if cfg.Language != "" {
+		b.WriteString(" lang:" + cfg.Language)
+	}
+	full := b.String()
+	if n := runeCount(full); n > MaxQueryChars {
+		qn := runeCount(q)
+		if qn == n {
+			return "", &Error{Code: CodeInvalidInput, Message: fmt.Sprintf("DeepSeek Search: the query is %d characters long; DeepSeek accepts at most %d. Shorten the query", n, MaxQueryChars)}
+		}
+		return "", &Error{Code: CodeInvalidInput, Message: fmt.Sprintf("DeepSeek Search: the query is %d characters long with the configured site:/lang: operators (%d without them); DeepSeek accepts at most %d. Shorten the query", n, qn, MaxQueryChars)}
+	}
+	return full, nil
+}

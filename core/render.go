@@ -1,0 +1,92 @@
+package core
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Marker returns the hit's quality marker (SPEC §2.6), e.g.
+// "[rerank 2.1 · authority 3 · Site Name]": rerank with one decimal,
+// authority as a whole number or "unknown" for -1, then the site name. Parts
+// that are missing are left out; with none, Marker returns "".
+func (h Hit) Marker() string {
+	parts := make([]string, 0, 3)
+	if h.Rerank != nil {
+		parts = append(parts, "rerank "+strconv.FormatFloat(*h.Rerank, 'f', 1, 64))
+	}
+	if h.Authority != nil {
+		a := *h.Authority
+		if a == -1 {
+			parts = append(parts, "authority unknown")
+		} else {
+			parts = append(parts, "authority "+strconv.FormatFloat(a, 'f', -1, 64))
+		}
+	}
+	if h.Site != "" {
+		parts = append(parts, h.Site)
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "[" + strings.Join(parts, " · ") + "]"
+}
+
+// PublishedMs returns the publication time as Unix epoch milliseconds, and
+// false when the date is missing or does not parse.
+func (h Hit) PublishedMs() (int64, bool) {
+	if h.Published.IsZero() {
+		return 0, false
+	}
+	return h.Published.UnixMilli(), true
+}
+
+// ProviderContent is the content of a websearch provider result (SPEC §6):
+// the marker, a newline, and the text; just the text when there is no
+// marker.
+func (h Hit) ProviderContent() string {
+	m := h.Marker()
+	switch {
+	case m == "":
+		return h.Text
+	case h.Text == "":
+		return m
+	}
+	return m + "\n" + h.Text
+}
+
+// Text renders the results as a search tool's text for hosts without a
+// websearch-provider API (SPEC §6): per result "N. Title", the URL, the
+// marker and date line, the summary, with a blank line between results.
+func (r *SearchResult) Text() string {
+	if len(r.Hits) == 0 {
+		return fmt.Sprintf("No results found for %q.", r.Query)
+	}
+	var b strings.Builder
+	for i, h := range r.Hits {
+		if i > 0 {
+			b.WriteString("\n\n")
+		}
+		title := h.Title
+		if title == "" {
+			title = h.URL
+		}
+		fmt.Fprintf(&b, "%d. %s\n%s", i+1, title, h.URL)
+		meta := h.Marker()
+		if !h.Published.IsZero() {
+			date := "published " + h.Published.UTC().Format("2006-01-02")
+			if meta != "" {
+				meta += " · " + date
+			} else {
+				meta = date
+			}
+		}
+		if meta != "" {
+			b.WriteString("\n" + meta)
+		}
+		if h.Text != "" {
+			b.WriteString("\n" + h.Text)
+		}
+	}
+	return b.String()
+}

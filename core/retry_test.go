@@ -1,0 +1,98 @@
+package core
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestBackoff(t *testing.T) {
+	tests := []struct {
+		attempt int
+		r       float64
+		want    int64
+	}{
+		{1, 0.5, 500},
+		{2, 0.5, 1000},
+		{3, 0.5, 2000},
+		{4, 0.5, 4000},
+		{5, 0.5, 8000},
+		{6, 0.5, 10000},
+		{100, 0.5, 10000},
+		{0, 0.5, 500},
+		{-3, 0.5, 500},
+		{1, 0, 250},
+		{1, 0.999, 749},
+		{2, 0.25, 750},
+		{4, 0.75, 5000},
+		{5, 0.9, 10000},
+	}
+	for _, tt := range tests {
+		require.Equal(t, tt.want, Backoff(tt.attempt, tt.r), "attempt %d r %g", tt.attempt, tt.r)
+	}
+}
+
+func TestParseRetryAfter(t *testing.T) {
+	now := pinnedNow // Tue, 04 Mar 2025 05:06:07 GMT
+	tests := []struct {
+		name  string
+		v     string
+		now   time.Time
+		want  int64
+		valid bool
+	}{
+		{"empty", "", now, 0, false},
+		{"blank", "  ", now, 0, false},
+		{"zero", "0", now, 0, true},
+		{"one second", "1", now, 1000, true},
+		{"padded", " 3 ", now, 3000, true},
+		{"leading zeros", "007", now, 7000, true},
+		{"ten", "10", now, 10000, true},
+		{"eleven capped", "11", now, 10000, true},
+		{"huge capped", "99999999999999999999999999", now, 10000, true},
+		{"negative", "-1", now, 0, false},
+		{"fraction", "1.5", now, 0, false},
+		{"digits and text", "5s", now, 0, false},
+		{"very long number capped", strings.Repeat("1", 65), now, 10000, true},
+		{"very long date", "Tue, 04 Mar 2025 05:06:10 GMT" + strings.Repeat(" ", 40) + "x", now, 0, false},
+		{"http-date in 3 s", "Tue, 04 Mar 2025 05:06:10 GMT", now, 3000, true},
+		{"http-date far future capped", "Wed, 05 Mar 2025 05:06:10 GMT", now, 10000, true},
+		{"http-date now", "Tue, 04 Mar 2025 05:06:07 GMT", now, 0, true},
+		{"http-date in the past", "Mon, 03 Mar 2025 05:06:07 GMT", now, 0, true},
+		{"http-date under a millisecond", "Tue, 04 Mar 2025 05:06:08 GMT", now.Add(999999500 * time.Nanosecond), 1, true},
+		{"rfc 850 date", "Tuesday, 04-Mar-25 05:06:12 GMT", now, 5000, true},
+		{"asctime date", "Tue Mar  4 05:06:09 2025", now, 2000, true},
+		{"http-date without clock", "Tue, 04 Mar 2025 05:06:10 GMT", time.Time{}, 0, false},
+		{"garbage", "soon", now, 0, false},
+		{"wrong zone", "Tue, 04 Mar 2025 05:06:10 PST", now, 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := ParseRetryAfter(tt.v, tt.now)
+			require.Equal(t, tt.valid, ok)
+			require.Equal(t, tt.want, got)
+		})
+	}
+}
+
+func TestRetryDelay(t *testing.T) {
+	seq := func(vals ...float64) func() float64 {
+		return func() float64 { v := vals[0]; vals = vals[1:]; return v }
+	}
+	env := Env{Now: func() time.Time { return pinnedNow }, Random: seq(0.25)}
+	require.Equal(t, int64(375), retryDelay(1, "", env))
+	// Retry-After wins over backoff and draws no randomness.
+	env.Random = func() float64 { panic("no jitter with Retry-After") }
+	require.Equal(t, int64(4000), retryDelay(3, "4", env))
+	require.Equal(t, int64(3000), retryDelay(1, "Tue, 04 Mar 2025 05:06:10 GMT", env))
+	// Invalid Retry-After falls back to backoff.
+	require.Equal(t, int64(1000), retryDelay(2, "later", Env{}))
+	// Zero Env: no clock (dates ignored), no jitter.
+	require.Equal(t, int64(2000), retryDelay(3, "Tue, 04 Mar 2025 05:06:10 GMT", Env{}))
+	// Random out of [0, 1) is treated as 0.5.
+	for _, r := range []float64{-0.1, 1, 7} {
+		require.Equal(t, int64(500), retryDelay(1, "", Env{Random: func() float64 { return r }}))
+	}
+}

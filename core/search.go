@@ -1,0 +1,153 @@
+package core
+
+import (
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core/internal/host"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core/internal/wire"
+)
+
+// processSearch turns a search response body into results (SPEC §2.4–2.5).
+func processSearch(body []byte, query string, cfg *Config) (*SearchResult, error) {
+	items, err := wire.DecodeSearch(body)
+	if err != nil {
+		return nil, err
+	}
+	res := &SearchResult{Query: query, Hits: make([]Hit, 0, min(len(items), cfg.MaxResults))}
+	seen := make(map[string]struct{}, len(items))
+	for _, it := range items {
+		if len(res.Hits) == cfg.MaxResults {
+			break
+		}
+		u, host, ok := resultURL(it.URL)
+		if !ok {
+			continue
+		}
+		key := dedupKey(u)
+		if _, dup := seen[key]; dup {
+			continue
+		}
+		seen[key] = struct{}{}
+		if !domainAllowed(host, cfg.IncludeDomains, cfg.BlockedDomains) {
+			continue
+		}
+		if !passesThresholds(it, cfg) {
+			continue
+		}
+		h := Hit{
+			URL:   strings.TrimSpace(it.URL),
+			Title: collapse(it.Title),
+			Site:  collapse(it.SiteName),
+			Date:  strings.TrimSpace(it.Date),
+		}
+		text := it.Summary
+		if strings.TrimSpace(text) == "" {
+			text = it.Snippet
+		}
+		h.Text = ellipsize(collapse(text), cfg.MaxSummaryChars)
+		if it.HasRerank {
+			r := it.Rerank
+			h.Rerank = &r
+		}
+		if it.HasAuthority {
+			a := it.Authority
+			h.Authority = &a
+		}
+		h.Published = parseDate(h.Date)
+		res.Hits = append(res.Hits, h)
+	}
+	return res, nil
+}
+
+// resultURL accepts absolute http(s) URLs with a host.
+func resultURL(raw string) (*url.URL, string, bool) {
+	raw = strings.TrimSpace(raw)
+	if raw == "" || len(raw) > MaxURLChars {
+		return nil, "", false
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Opaque != "" {
+		return nil, "", false
+	}
+	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
+	if host == "" {
+		return nil, "", false
+	}
+	return u, canonicalHost(host), true
+}
+
+// canonicalHost spells a result's host the way normalizeDomain spells domain
+// list entries (Punycode names, canonical addresses), so that blockedDomains
+// and includeDomains match every spelling; a host the WHATWG parser rejects
+// is compared as it is.
+func canonicalHost(h string) string {
+	in := h
+	if strings.Contains(h, ":") {
+		in = "[" + h + "]"
+	}
+	p, err := host.Parse(in)
+	switch {
+	case err != nil:
+		return h
+	case p.IsAddr():
+		return p.Addr().String()
+	}
+	return p.Name()
+}
+
+// dedupKey is the URL with scheme and host lower-cased and no fragment.
+func dedupKey(u *url.URL) string {
+	c := *u
+	c.Scheme = strings.ToLower(c.Scheme)
+	c.Host = strings.ToLower(c.Host)
+	c.Fragment, c.RawFragment = "", ""
+	return c.String()
+}
+
+// domainAllowed applies blockedDomains and, when set, includeDomains.
+func domainAllowed(host string, include, blocked []string) bool {
+	for _, d := range blocked {
+		if matchDomain(host, d) {
+			return false
+		}
+	}
+	if len(include) == 0 {
+		return true
+	}
+	for _, d := range include {
+		if matchDomain(host, d) {
+			return true
+		}
+	}
+	return false
+}
+
+func passesThresholds(it wire.SearchItem, cfg *Config) bool {
+	if cfg.MinRerank > 0 && (!it.HasRerank || it.Rerank < cfg.MinRerank) {
+		return false
+	}
+	if cfg.MinAuthority > 0 {
+		unknown := !it.HasAuthority || it.Authority == -1
+		if unknown {
+			return cfg.AllowUnknownAuthority
+		}
+		return it.Authority >= cfg.MinAuthority
+	}
+	return true
+}
+
+// parseDate reads an RFC 3339 date, also accepting a bare date or a
+// space instead of the T. It returns the zero time when nothing parses.
+func parseDate(s string) time.Time {
+	if s == "" {
+		return time.Time{}
+	}
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02 15:04:05Z07:00", "2006-01-02 15:04:05", "2006-01-02"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t
+		}
+	}
+	return time.Time{}
+}

@@ -1,0 +1,310 @@
+package core
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestSearchDropsInvalidURLs(t *testing.T) {
+	body := resultsBody(t,
+		item{URL: "https://ok.example/a"},
+		item{},                                                     // missing
+		item{URL: nil, Title: "no url"},                            // missing
+		item{URL: 42},                                              // wrong type
+		item{URL: "   "},                                           // blank
+		item{URL: "/relative/path"},                                // relative
+		item{URL: "//cdn.example/x"},                               // scheme-relative
+		item{URL: "ftp://files.example/x"},                         // not http(s)
+		item{URL: "javascript:alert(1)"},                           // not http(s)
+		item{URL: "mailto:a@b.example"},                            // opaque
+		item{URL: "http:opaque.example"},                           // opaque http
+		item{URL: "https://"},                                      // no host
+		item{URL: "https://:443/x"},                                // empty host name
+		item{URL: "https://bad host/"},                             // unparsable
+		item{URL: "https://x/" + strings.Repeat("a", MaxURLChars)}, // too long
+		item{URL: " HTTP://Ok.Example/b "},                         // upper-case scheme, trimmed
+	)
+	hits := searchHits(t, mustConfig(t, Options{}), body)
+	require.Equal(t, []string{"https://ok.example/a", "HTTP://Ok.Example/b"}, hitURLs(hits))
+}
+
+func TestSearchNullFieldsInRawJSON(t *testing.T) {
+	body := `{"results":[{"url":"https://a.example/","title":null,"snippet":null,"summary":null,"content":null,"rerank_score":null,"authority":null,"date":null,"site_name":null,"site_icon":null}]}`
+	hits := searchHits(t, mustConfig(t, Options{}), body)
+	require.Equal(t, []Hit{{URL: "https://a.example/"}}, hits)
+	require.Equal(t, "", hits[0].Marker())
+	// null authority is unknown, not 0: it passes minAuthority when unknown is allowed.
+	hits = searchHits(t, mustConfig(t, Options{MinAuthority: 2}), body)
+	require.Len(t, hits, 1)
+	hits = searchHits(t, mustConfig(t, Options{MinAuthority: 2, AllowUnknownAuthority: boolPtr(false)}), body)
+	require.Empty(t, hits)
+}
+
+func TestSearchWrongTypedFields(t *testing.T) {
+	body := `{"results":[{"url":"https://a.example/","title":7,"snippet":["x"],"summary":{},"rerank_score":true,"authority":"high","date":20240101,"site_name":[]}]}`
+	hits := searchHits(t, mustConfig(t, Options{}), body)
+	require.Equal(t, []Hit{{URL: "https://a.example/"}}, hits)
+}
+
+func TestSearchNumbersAsStrings(t *testing.T) {
+	body := `{"results":[{"url":"https://a.example/","rerank_score":"2.14","authority":"3"}]}`
+	hits := searchHits(t, mustConfig(t, Options{}), body)
+	require.Len(t, hits, 1)
+	require.Equal(t, "[rerank 2.1 · authority 3]", hits[0].Marker())
+}
+
+func TestSearchDeduplicates(t *testing.T) {
+	body := resultsBody(t,
+		item{URL: "https://Go.Dev/doc#intro", Title: "first"},
+		item{URL: "https://go.dev/doc", Title: "same without fragment"},
+		item{URL: "HTTPS://GO.DEV/doc#other", Title: "same, upper-case scheme and host"},
+		item{URL: "https://go.dev/Doc", Title: "path case differs"},
+		item{URL: "http://go.dev/doc", Title: "scheme differs"},
+		item{URL: "https://go.dev/doc?x=1", Title: "query differs"},
+		item{URL: "https://go.dev/doc?x=1#f", Title: "same query, fragment"},
+	)
+	hits := searchHits(t, mustConfig(t, Options{}), body)
+	require.Equal(t, []string{"https://Go.Dev/doc#intro", "https://go.dev/Doc", "http://go.dev/doc", "https://go.dev/doc?x=1"}, hitURLs(hits))
+	require.Equal(t, "first", hits[0].Title)
+}
+
+func TestSearchDomainFilters(t *testing.T) {
+	body := resultsBody(t,
+		item{URL: "https://go.dev/a"},
+		item{URL: "https://pkg.go.dev/b"},
+		item{URL: "https://spam.example/c"},
+		item{URL: "https://www.spam.example/d"},
+		item{URL: "https://notspam.example/e"},
+		item{URL: "https://GO.DEV./f"},
+		item{URL: "https://golang.org/g"},
+	)
+	tests := []struct {
+		name string
+		opts Options
+		want []string
+	}{
+		{"none", Options{}, []string{"https://go.dev/a", "https://pkg.go.dev/b", "https://spam.example/c", "https://www.spam.example/d", "https://notspam.example/e", "https://GO.DEV./f", "https://golang.org/g"}},
+		{"blocked with subdomains", Options{BlockedDomains: []string{"spam.example"}}, []string{"https://go.dev/a", "https://pkg.go.dev/b", "https://notspam.example/e", "https://GO.DEV./f", "https://golang.org/g"}},
+		{"include", Options{IncludeDomains: []string{"go.dev"}}, []string{"https://go.dev/a", "https://pkg.go.dev/b", "https://GO.DEV./f"}},
+		{"include two", Options{IncludeDomains: []string{"golang.org", "notspam.example"}}, []string{"https://notspam.example/e", "https://golang.org/g"}},
+		{"blocked wins over include", Options{IncludeDomains: []string{"go.dev"}, BlockedDomains: []string{"pkg.go.dev"}}, []string{"https://go.dev/a", "https://GO.DEV./f"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			hits := searchHits(t, mustConfig(t, tt.opts), body)
+			require.Equal(t, tt.want, hitURLs(hits))
+		})
+	}
+}
+
+func TestSearchThresholds(t *testing.T) {
+	body := resultsBody(t,
+		item{URL: "https://a.example/r3-a4", Rerank: 3, Authority: 4},
+		item{URL: "https://a.example/r1.5-a3", Rerank: 1.5, Authority: 3},
+		item{URL: "https://a.example/r1.49-a2", Rerank: 1.49, Authority: 2},
+		item{URL: "https://a.example/r0-a0", Rerank: 0, Authority: 0},
+		item{URL: "https://a.example/r2-unknown", Rerank: 2, Authority: -1},
+		item{URL: "https://a.example/r2-missing", Rerank: 2},
+		item{URL: "https://a.example/norerank-a4", Authority: 4},
+	)
+	all := []string{"r3-a4", "r1.5-a3", "r1.49-a2", "r0-a0", "r2-unknown", "r2-missing", "norerank-a4"}
+	tests := []struct {
+		name string
+		opts Options
+		want []string
+	}{
+		{"defaults keep all", Options{}, all},
+		{"minRerank 1.5", Options{MinRerank: 1.5}, []string{"r3-a4", "r1.5-a3", "r2-unknown", "r2-missing"}},
+		{"minAuthority 3 allows unknown", Options{MinAuthority: 3}, []string{"r3-a4", "r1.5-a3", "r2-unknown", "r2-missing", "norerank-a4"}},
+		{"minAuthority 3 refuses unknown", Options{MinAuthority: 3, AllowUnknownAuthority: boolPtr(false)}, []string{"r3-a4", "r1.5-a3", "norerank-a4"}},
+		{"allowUnknownAuthority false alone changes nothing", Options{AllowUnknownAuthority: boolPtr(false)}, all},
+		{"both", Options{MinRerank: 2, MinAuthority: 4, AllowUnknownAuthority: boolPtr(false)}, []string{"r3-a4"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			hits := searchHits(t, mustConfig(t, tt.opts), body)
+			var got []string
+			for _, h := range hits {
+				got = append(got, strings.TrimPrefix(h.URL, "https://a.example/"))
+			}
+			require.Equal(t, tt.want, got)
+		})
+	}
+}
+
+func TestSearchMaxResults(t *testing.T) {
+	var items []item
+	for i := range 60 {
+		items = append(items, item{URL: fmt.Sprintf("https://a.example/%d", i)})
+	}
+	body := resultsBody(t, items...)
+	require.Len(t, searchHits(t, mustConfig(t, Options{}), body), 10)
+	require.Len(t, searchHits(t, mustConfig(t, Options{MaxResults: 50}), body), 50)
+	hits := searchHits(t, mustConfig(t, Options{MaxResults: 3}), body)
+	require.Equal(t, []string{"https://a.example/0", "https://a.example/1", "https://a.example/2"}, hitURLs(hits))
+
+	// The cap counts kept results, after filtering.
+	items = []item{{URL: "https://x.example/0", Rerank: 0.1}, {URL: "https://x.example/1", Rerank: 2}, {URL: "https://x.example/2", Rerank: 2}, {URL: "https://x.example/3", Rerank: 2}}
+	hits = searchHits(t, mustConfig(t, Options{MaxResults: 2, MinRerank: 1}), resultsBody(t, items...))
+	require.Equal(t, []string{"https://x.example/1", "https://x.example/2"}, hitURLs(hits))
+}
+
+func TestSearchCountIsMaxResults(t *testing.T) {
+	e := NewEngine(testEnv())
+	s := e.Start(Operation{Kind: KindSearch, Query: "q", Config: mustConfig(t, Options{MaxResults: 37}), APIKey: testKey})
+	require.JSONEq(t, `{"query":"q","count":37,"need_content":false}`, string(s.Request.Body))
+	e.Cancel(s.Handle)
+}
+
+func TestSearchText(t *testing.T) {
+	long := strings.Repeat("word ", 400) // 2000 code points
+	tests := []struct {
+		name string
+		it   item
+		opts Options
+		want string
+	}{
+		{"summary preferred", item{Summary: "the summary", Snippet: "the snippet"}, Options{}, "the summary"},
+		{"snippet when summary missing", item{Snippet: "the snippet"}, Options{}, "the snippet"},
+		{"snippet when summary blank", item{Summary: " \n\t", Snippet: "the snippet"}, Options{}, "the snippet"},
+		{"snippet when summary wrong type", item{Summary: 5, Snippet: "the snippet"}, Options{}, "the snippet"},
+		{"neither", item{Title: "t"}, Options{}, ""},
+		{"white space collapsed", item{Summary: "  a\n\n b\t\tc \u00a0 d\r\n"}, Options{}, "a b c d"},
+		{"content never used", item{Content: "full page", Snippet: "snip"}, Options{}, "snip"},
+		{"exactly the limit kept", item{Summary: strings.Repeat("é", 20)}, Options{MaxSummaryChars: 20}, strings.Repeat("é", 20)},
+		{"cut with ellipsis inside the limit", item{Summary: strings.Repeat("é", 21)}, Options{MaxSummaryChars: 20}, strings.Repeat("é", 19) + "…"},
+		{"cut CJK", item{Summary: strings.Repeat("语", 30)}, Options{MaxSummaryChars: 20}, strings.Repeat("语", 19) + "…"},
+		{"cut emoji", item{Summary: strings.Repeat("😀", 30)}, Options{MaxSummaryChars: 20}, strings.Repeat("😀", 19) + "…"},
+		{"no space before ellipsis", item{Summary: "aaaaaaaaaaaaaaaaaa bbbbbb"}, Options{MaxSummaryChars: 20}, "aaaaaaaaaaaaaaaaaa…"},
+		{"default limit 1200", item{Summary: long}, Options{}, strings.TrimSpace(long[:1199]) + "…"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.it.URL = "https://a.example/"
+			hits := searchHits(t, mustConfig(t, tt.opts), resultsBody(t, tt.it))
+			require.Len(t, hits, 1)
+			require.Equal(t, tt.want, hits[0].Text)
+			max := tt.opts.MaxSummaryChars
+			if max == 0 {
+				max = DefaultMaxSummaryChars
+			}
+			require.LessOrEqual(t, utf8.RuneCountInString(hits[0].Text), max)
+		})
+	}
+}
+
+func TestSearchHitFields(t *testing.T) {
+	body := resultsBody(t, item{
+		URL: "  https://go.dev/blog/  ", Title: " The Go\n Blog ", Summary: "s", Rerank: 2.1, Authority: 3,
+		Date: " 2024-05-01T10:20:30+02:00 ", SiteName: "  Go  Site ",
+	})
+	hits := searchHits(t, mustConfig(t, Options{}), body)
+	require.Len(t, hits, 1)
+	h := hits[0]
+	require.Equal(t, "https://go.dev/blog/", h.URL)
+	require.Equal(t, "The Go Blog", h.Title)
+	require.Equal(t, "Go Site", h.Site)
+	require.Equal(t, "2024-05-01T10:20:30+02:00", h.Date)
+	require.Equal(t, 2.1, *h.Rerank)
+	require.Equal(t, 3.0, *h.Authority)
+	ms, ok := h.PublishedMs()
+	require.True(t, ok)
+	require.Equal(t, time.Date(2024, 5, 1, 8, 20, 30, 0, time.UTC).UnixMilli(), ms)
+	require.Equal(t, int64(1714551630000), ms)
+}
+
+func TestSearchPublishedDate(t *testing.T) {
+	tests := []struct {
+		date string
+		want int64 // epoch ms; 0 = does not parse
+	}{
+		{"2024-05-01T00:00:00Z", 1714521600000},
+		{"2024-05-01T00:00:00.123Z", 1714521600123},
+		{"2024-05-01T08:00:00+08:00", 1714521600000},
+		{"2024-05-01T00:00:00", 1714521600000},
+		{"2024-05-01 00:00:00", 1714521600000},
+		{"2024-05-01 08:00:00+08:00", 1714521600000},
+		{"2024-05-01", 1714521600000},
+		{"yesterday", 0},
+		{"01/05/2024", 0},
+		{"", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.date, func(t *testing.T) {
+			hits := searchHits(t, mustConfig(t, Options{}), resultsBody(t, item{URL: "https://a.example/", Date: tt.date}))
+			require.Len(t, hits, 1)
+			ms, ok := hits[0].PublishedMs()
+			require.Equal(t, tt.want != 0, ok)
+			require.Equal(t, tt.want, ms)
+			require.Equal(t, tt.date, hits[0].Date)
+		})
+	}
+}
+
+func TestSearchEmptyIsSuccess(t *testing.T) {
+	for _, body := range []string{`{"results":[]}`, `{}`, `{"results":null}`, `{"results":[{"title":"no url"}]}`, `{"results":[1,2]}`} {
+		t.Run(body, func(t *testing.T) {
+			s := search(t, mustConfig(t, Options{}), " go ", okReply(body))
+			require.Nil(t, s.Err)
+			require.Equal(t, &SearchResult{Query: "go", Hits: []Hit{}}, s.Result.Search)
+			require.Equal(t, `No results found for "go".`, s.Result.Search.Text())
+		})
+	}
+}
+
+func TestSearchMalformed(t *testing.T) {
+	for _, body := range []string{``, `[]`, `<html>oops</html>`, `{"results":{}}`, `{"results":"x"}`, `{"results":[`} {
+		t.Run(body, func(t *testing.T) {
+			s := search(t, mustConfig(t, Options{}), "go", okReply(body))
+			require.Nil(t, s.Result)
+			require.ErrorIs(t, s.Err, ErrMalformed)
+			require.True(t, strings.HasPrefix(s.Err.Message, "DeepSeek Search failed: malformed response: "), s.Err.Message)
+		})
+	}
+}
+
+func TestSearchResultQueryIsFinal(t *testing.T) {
+	s := search(t, mustConfig(t, Options{IncludeDomains: []string{"go.dev"}}), " generics ", okReply(`{"results":[]}`))
+	require.Equal(t, "generics site:go.dev", s.Result.Search.Query)
+}
+
+// Result hosts are compared in the form domain list entries are normalized
+// to (WHATWG host parsing): Unicode names as Punycode, full-width dots,
+// numeric IPv4 spellings.
+func TestSearchDomainFiltersCanonicalHosts(t *testing.T) {
+	body := resultsBody(t,
+		item{URL: "https://www.BÜCHER.example/a"},
+		item{URL: "https://xn--bcher-kva.example/b"},
+		item{URL: "https://spam。example/c"},
+		item{URL: "https://2130706433/d"},
+		item{URL: "https://[::1]:8443/e"},
+		item{URL: "https://ok.example/f"},
+	)
+	tests := []struct {
+		name string
+		opts Options
+		want []string
+	}{
+		{"blocked Unicode name", Options{BlockedDomains: []string{"bücher.example"}},
+			[]string{"https://spam。example/c", "https://2130706433/d", "https://[::1]:8443/e", "https://ok.example/f"}},
+		{"blocked Punycode name", Options{BlockedDomains: []string{"xn--bcher-kva.example"}},
+			[]string{"https://spam。example/c", "https://2130706433/d", "https://[::1]:8443/e", "https://ok.example/f"}},
+		{"blocked full-width dot", Options{BlockedDomains: []string{"spam.example"}},
+			[]string{"https://www.BÜCHER.example/a", "https://xn--bcher-kva.example/b", "https://2130706433/d", "https://[::1]:8443/e", "https://ok.example/f"}},
+		{"blocked addresses", Options{BlockedDomains: []string{"127.0.0.1", "::1"}},
+			[]string{"https://www.BÜCHER.example/a", "https://xn--bcher-kva.example/b", "https://spam。example/c", "https://ok.example/f"}},
+		{"include Unicode name", Options{IncludeDomains: []string{"BÜCHER.example"}},
+			[]string{"https://www.BÜCHER.example/a", "https://xn--bcher-kva.example/b"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			hits := searchHits(t, mustConfig(t, tt.opts), body)
+			require.Equal(t, tt.want, hitURLs(hits))
+		})
+	}
+}

@@ -1,0 +1,164 @@
+package core
+
+import (
+	"strings"
+	"time"
+)
+
+// Kind names an operation.
+type Kind string
+
+// Operation kinds.
+const (
+	KindSearch Kind = "search"
+	KindFetch  Kind = "fetch"
+)
+
+// Handle identifies an operation in flight within one [Engine]. Handles are
+// never zero and are not reused while the engine lives.
+type Handle uint32
+
+// Operation is what a host asks the engine to do.
+type Operation struct {
+	Kind Kind
+	// Query is the search query (KindSearch).
+	Query string
+	// OriQuestion is the user's original question, when the host has it
+	// (KindSearch). It is trimmed, clamped to 128 code points and omitted
+	// when blank.
+	OriQuestion string
+	// URL is the page to fetch (KindFetch).
+	URL string
+	// Format is the requested fetch format; "" and "markdown" are accepted.
+	Format string
+	// Config holds the resolved options. Nil means all defaults.
+	Config *Config
+	// APIKey is the credential the host resolved for this call ("" when
+	// none is set). It is sent only in the Authorization header of requests
+	// to Config.BaseURL.
+	APIKey string
+}
+
+// Step is what the engine asks of the host next: either an HTTP request to
+// perform (Request non-nil) or the end of the operation (Done).
+type Step struct {
+	Handle Handle
+	// Request is non-nil when the host must perform it and call
+	// [Engine.Resume] with the outcome.
+	Request *Request
+	// Done is true when the operation has ended; its handle is released.
+	Done bool
+	// Result is set on success; Err on failure.
+	Result *Result
+	Err    *Error
+}
+
+// Request is one HTTP attempt the host must perform.
+type Request struct {
+	// DelayMs is how long to wait before sending, in milliseconds (0 for the
+	// first attempt; backoff or Retry-After on retries). A cancel during the
+	// wait ends the operation.
+	DelayMs int64
+	Method  string
+	URL     string
+	Header  []HeaderField
+	Body    []byte
+	// TimeoutMs bounds the whole attempt: connect, headers and body.
+	TimeoutMs int64
+	// MaxBytes is the largest body the host may read; a larger body must be
+	// reported as [ReplyTooLarge] without buffering past the cap.
+	MaxBytes int64
+	// FollowRedirects is always false: a 3xx is reported as it is.
+	FollowRedirects bool
+	// Attempt counts from 1.
+	Attempt int
+}
+
+// HeaderField is one request or response header.
+type HeaderField struct {
+	Name, Value string
+}
+
+// ReplyKind says how an HTTP attempt ended.
+type ReplyKind string
+
+// How an attempt can end.
+const (
+	// ReplyResponse: a response arrived (any status), body read in full.
+	ReplyResponse ReplyKind = "response"
+	// ReplyNetwork: connecting, sending or reading failed.
+	ReplyNetwork ReplyKind = "network"
+	// ReplyTimeout: the attempt's TimeoutMs ran out.
+	ReplyTimeout ReplyKind = "timeout"
+	// ReplyTooLarge: the body exceeded MaxBytes.
+	ReplyTooLarge ReplyKind = "too_large"
+	// ReplyCancelled: the host cancelled the call.
+	ReplyCancelled ReplyKind = "cancelled"
+)
+
+// Reply is the host's account of one HTTP attempt.
+type Reply struct {
+	Kind ReplyKind
+	// Status, Header and Body describe the response (ReplyResponse).
+	Status int
+	Header []HeaderField
+	Body   []byte
+	// Message describes a network failure (ReplyNetwork); optional.
+	Message string
+}
+
+// Get returns the first value of the named header (case-insensitive).
+func (r *Reply) Get(name string) string {
+	for _, h := range r.Header {
+		if strings.EqualFold(h.Name, name) {
+			return h.Value
+		}
+	}
+	return ""
+}
+
+// Result is a successful operation's outcome. Exactly one field is set.
+type Result struct {
+	Search *SearchResult
+	Fetch  *FetchResult
+}
+
+// SearchResult is the processed answer to a search.
+type SearchResult struct {
+	// Query is the query as sent, operators included.
+	Query string
+	// Hits keep DeepSeek's order after de-duplication and filtering.
+	Hits []Hit
+}
+
+// Hit is one search result.
+type Hit struct {
+	URL   string
+	Title string
+	// Text is the summary (or snippet), whitespace-collapsed and cut to
+	// MaxSummaryChars code points.
+	Text string
+	// Rerank is DeepSeek's 0–3 score; nil when missing.
+	Rerank *float64
+	// Authority is 0–4, -1 for unknown; nil when missing.
+	Authority *float64
+	// Site is site_name; "" when missing.
+	Site string
+	// Date is the raw date string; Published its parsed value (zero when it
+	// does not parse).
+	Date      string
+	Published time.Time
+}
+
+// FetchResult is a fetched page, formatted for the model.
+type FetchResult struct {
+	URL   string
+	Title string
+	// Text is the formatted page: title heading, content, and
+	// "[content truncated]" when cut.
+	Text string
+	// Chars is the length of Text in code points.
+	Chars int
+	// Truncated is true when the content was cut to FetchMaxChars.
+	Truncated bool
+}
