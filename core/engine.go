@@ -3,6 +3,7 @@ package core
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -88,8 +89,7 @@ func (e *Engine) Start(op Operation) Step {
 	h := e.next
 	e.ops[h] = o
 	e.mu.Unlock()
-	req := o.request
-	return Step{Handle: h, Request: &req}
+	return Step{Handle: h, Request: o.attempt(1, 0)}
 }
 
 // Resume hands the engine the outcome of the request its last step asked
@@ -210,6 +210,16 @@ func prepare(op Operation) (*operation, *Error) {
 	return o, nil
 }
 
+// attempt returns the request for attempt n after delayMs. Each step owns
+// its slices: a host may edit what it is handed.
+func (o *operation) attempt(n int, delayMs int64) *Request {
+	r := o.request
+	r.Header = slices.Clone(o.request.Header)
+	r.Body = slices.Clone(o.request.Body)
+	r.Attempt, r.DelayMs = n, delayMs
+	return &r
+}
+
 type searchBody struct {
 	Query       string `json:"query"`
 	Count       int    `json:"count"`
@@ -258,11 +268,8 @@ func (o *operation) resume(r Reply, env Env) Step {
 	}
 	attempt := o.request.Attempt
 	if retryable(r.Status) && attempt <= o.cfg.MaxRetries {
-		next := o.request
-		next.Attempt = attempt + 1
-		next.DelayMs = retryDelay(attempt, r.Get("Retry-After"), env)
-		o.request.Attempt = next.Attempt // the attempt now in flight
-		return Step{Request: &next, Result: nil}
+		o.request.Attempt = attempt + 1 // the attempt now in flight
+		return Step{Request: o.attempt(attempt+1, retryDelay(attempt, r.Get("Retry-After"), env))}
 	}
 	msg := mask(wire.ErrorMessage(r.Body), o.key)
 	if msg == "" && o.kind == KindFetch && r.Status == 404 {

@@ -61,7 +61,14 @@ func FormatFetch(title, content string, maxChars int) FetchResult {
 		maxChars = DefaultFetchMaxChars
 	}
 	title = collapse(title)
-	content = strings.TrimRightFunc(strings.ReplaceAll(content, "\r\n", "\n"), unicode.IsSpace)
+	// Only a bounded prefix can reach the output: CRLF → LF at most halves
+	// it, so 2·maxChars+2 code points are enough to decide and to cut, and a
+	// 5 MiB page costs no more than a short one.
+	content, _, whole := prefixRunes(content, 2*maxChars+2)
+	content = strings.ReplaceAll(content, "\r\n", "\n")
+	if whole {
+		content = strings.TrimRightFunc(content, unicode.IsSpace)
+	}
 	content = strings.TrimLeft(content, "\n")
 	text := content
 	if title != "" && !opensWithHeading(content, title) {
@@ -69,7 +76,7 @@ func FormatFetch(title, content string, maxChars int) FetchResult {
 	}
 	r := FetchResult{Title: title}
 	cut, n, fits := prefixRunes(text, maxChars)
-	if fits {
+	if fits && whole {
 		r.Text, r.Chars = text, n
 		return r
 	}
@@ -98,6 +105,9 @@ func opensWithHeading(content, title string) bool {
 		}
 		if line = strings.TrimSpace(line); line == "" {
 			continue
+		}
+		if line[0] != '#' || len(line) > 4*len(title)+64 {
+			return false // not a heading, or far too long to be this one
 		}
 		return strings.EqualFold(collapse(line), "# "+title)
 	}

@@ -38,6 +38,22 @@ type rawItem struct {
 // is an empty list; a results field that is not an array is an error.
 // Entries that are not objects are skipped.
 func DecodeSearch(body []byte) ([]SearchItem, error) {
+	// Fast path: one pass when every field has the type DeepSeek sends;
+	// anything odder (numbers as strings, non-object entries) takes the
+	// lenient path below.
+	var fast struct {
+		Results []typedItem `json:"results"`
+	}
+	if b := bytes.TrimSpace(body); len(b) > 0 && b[0] == '{' && json.Unmarshal(b, &fast) == nil {
+		if fast.Results == nil {
+			return nil, nil
+		}
+		items := make([]SearchItem, len(fast.Results))
+		for i, t := range fast.Results {
+			items[i] = t.item()
+		}
+		return items, nil
+	}
 	var top struct {
 		Results json.RawMessage `json:"results"`
 	}
@@ -61,19 +77,56 @@ func DecodeSearch(body []byte) ([]SearchItem, error) {
 		if e = bytes.TrimSpace(e); len(e) == 0 || e[0] != '{' || json.Unmarshal(e, &raw) != nil {
 			continue
 		}
-		it := SearchItem{
-			URL:      str(raw.URL),
-			Title:    str(raw.Title),
-			Snippet:  str(raw.Snippet),
-			Summary:  str(raw.Summary),
-			Date:     str(raw.Date),
-			SiteName: str(raw.SiteName),
-		}
-		it.Rerank, it.HasRerank = num(raw.Rerank)
-		it.Authority, it.HasAuthority = num(raw.Authority)
-		items = append(items, it)
+		items = append(items, raw.item())
 	}
 	return items, nil
+}
+
+// typedItem is a result entry as DeepSeek sends it; null fields stay nil.
+type typedItem struct {
+	URL       *string  `json:"url"`
+	Title     *string  `json:"title"`
+	Snippet   *string  `json:"snippet"`
+	Summary   *string  `json:"summary"`
+	Date      *string  `json:"date"`
+	SiteName  *string  `json:"site_name"`
+	Rerank    *float64 `json:"rerank_score"`
+	Authority *float64 `json:"authority"`
+}
+
+func (t typedItem) item() SearchItem {
+	it := SearchItem{
+		URL: deref(t.URL), Title: deref(t.Title), Snippet: deref(t.Snippet),
+		Summary: deref(t.Summary), Date: deref(t.Date), SiteName: deref(t.SiteName),
+	}
+	if t.Rerank != nil {
+		it.Rerank, it.HasRerank = *t.Rerank, true
+	}
+	if t.Authority != nil {
+		it.Authority, it.HasAuthority = *t.Authority, true
+	}
+	return it
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+func (raw *rawItem) item() SearchItem {
+	it := SearchItem{
+		URL:      str(raw.URL),
+		Title:    str(raw.Title),
+		Snippet:  str(raw.Snippet),
+		Summary:  str(raw.Summary),
+		Date:     str(raw.Date),
+		SiteName: str(raw.SiteName),
+	}
+	it.Rerank, it.HasRerank = num(raw.Rerank)
+	it.Authority, it.HasAuthority = num(raw.Authority)
+	return it
 }
 
 // FetchPage is a decoded fetch response.
@@ -83,6 +136,13 @@ type FetchPage struct {
 
 // DecodeFetch decodes {"title", "content"}.
 func DecodeFetch(body []byte) (FetchPage, error) {
+	var fast struct {
+		Title   *string `json:"title"`
+		Content *string `json:"content"`
+	}
+	if b := bytes.TrimSpace(body); len(b) > 0 && b[0] == '{' && json.Unmarshal(b, &fast) == nil {
+		return FetchPage{Title: deref(fast.Title), Content: deref(fast.Content)}, nil
+	}
 	var raw struct {
 		Title   json.RawMessage `json:"title"`
 		Content json.RawMessage `json:"content"`

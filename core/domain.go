@@ -1,0 +1,117 @@
+package core
+
+import (
+	"errors"
+	"fmt"
+	"net/netip"
+	"strings"
+
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core/internal/host"
+)
+
+// normalizeDomain turns one user-configured domain list entry
+// (includeDomains, allowedDomains, blockedDomains) into the form
+// matchDomain compares: trimmed, lower-case, without a leading "*." or "."
+// and without one trailing dot, spelled the way host.Parse spells URL hosts
+// (full-width forms mapped, non-ASCII labels in Punycode, IPv4 in
+// dotted-decimal). An IP address entry is kept as the canonical address
+// ("93.184.216.34", "2606:4700::1111"; brackets are optional for IPv6).
+// Entries that are not a bare host name (a URL, a path, a port, user info,
+// spaces, wildcards other than a leading "*.") are errors that quote the
+// entry.
+func normalizeDomain(s string) (string, error) {
+	d := strings.ToLower(strings.TrimSpace(s))
+	if d == "" {
+		return "", fmt.Errorf("domain %q is empty", s)
+	}
+	if a, err := netip.ParseAddr(strings.TrimSuffix(strings.TrimPrefix(d, "["), "]")); err == nil && a.Is6() {
+		if a.Zone() != "" {
+			return "", fmt.Errorf("domain %q has an IPv6 zone, which cannot appear in a URL", clipEntry(s))
+		}
+		return a.String(), nil
+	}
+	if strings.Contains(d, "://") {
+		return "", fmt.Errorf("domain %q is a URL; write just the host name, like \"example.com\"", clipEntry(s))
+	}
+	switch {
+	case strings.HasPrefix(d, "*."):
+		d = d[2:]
+	case strings.HasPrefix(d, "."):
+		d = d[1:]
+	}
+	if strings.HasSuffix(d, ".") {
+		d = d[:len(d)-1]
+	}
+	if d == "" {
+		return "", fmt.Errorf("domain %q has no name in it", clipEntry(s))
+	}
+	for _, r := range d {
+		if bad := badDomainRune(r); bad != "" {
+			return "", fmt.Errorf("domain %q contains %s; write just the host name, like \"example.com\"", clipEntry(s), bad)
+		}
+	}
+	h, err := host.Parse(d)
+	if err != nil {
+		var he *host.Error
+		if errors.As(err, &he) {
+			return "", fmt.Errorf("domain %q is not a valid host name: %s", clipEntry(s), he.Reason)
+		}
+		return "", fmt.Errorf("domain %q is not a valid host name", clipEntry(s))
+	}
+	if h.IsAddr() {
+		return h.Addr().String(), nil
+	}
+	return h.Name(), nil
+}
+
+// badDomainRune describes a character that has no place in a domain list
+// entry, or returns "".
+func badDomainRune(r rune) string {
+	switch {
+	case r == ' ' || r == '\u3000':
+		return "a space"
+	case r < 0x20 || r == 0x7f:
+		return "a control character"
+	}
+	switch r {
+	case '/', ':', '@', '?', '#', '\\', '*', '%', '[', ']', '<', '>', '|', '^', '"', '\'', ',', ';', '=', '&', '!', '$', '(', ')', '+', '{', '}', '`', '~':
+		return fmt.Sprintf("%q", r)
+	}
+	if r >= 0x80 && strings.ContainsRune("\u00a0\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u202f\u205f", r) {
+		return "a space"
+	}
+	return ""
+}
+
+// clipEntry shortens a quoted entry or host to about 100 characters.
+func clipEntry(s string) string {
+	const max = 100
+	n := 0
+	for i := range s {
+		if n == max {
+			return s[:i] + "…"
+		}
+		n++
+	}
+	return s
+}
+
+// matchDomain reports whether host equals domain or is a subdomain of it.
+// Both must already be normalized (normalizeDomain, or a URL host
+// lower-cased without a trailing dot). An IP address host only matches an
+// identical entry: "10.1.2.3" is not a "subdomain" of "2.3".
+func matchDomain(host, domain string) bool {
+	if host == "" || domain == "" {
+		return false
+	}
+	if host == domain {
+		return true
+	}
+	if !strings.HasSuffix(host, domain) || host[len(host)-len(domain)-1] != '.' {
+		return false
+	}
+	if _, err := netip.ParseAddr(host); err == nil {
+		return false
+	}
+	return true
+}
