@@ -46,10 +46,11 @@ test-go:
 	$(GO) test -count=1 ./...
 
 js-deps:
-	cd $(JSDIR) && npm ci --no-audit --no-fund
+	cd $(JSDIR) && npm install --no-audit --no-fund
 
+# The same node:test files run under Node and under Bun 1.3.14 (OpenCode's runtime).
 test-js: js-deps
-	cd $(JSDIR) && npm test
+	cd $(JSDIR) && npm test && npm run test:bun
 
 bench: build
 	$(GO) test -run='^$$' -bench=. -benchmem ./core/... ./tests/...

@@ -1,0 +1,186 @@
+// Package abi holds the JSON envelopes that cross the WebAssembly boundary
+// between the module in wasm/ and its hosts (the JavaScript shim in plugin/,
+// the Go tests in tests/). wasm/doc.go describes the exports that carry them.
+//
+// Fields are only ever added (with omitempty), never renamed; Version changes
+// only for an incompatible change.
+package abi
+
+import (
+	"encoding/json"
+
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
+)
+
+// Version is the ABI version: the abi_version export returns it and every
+// envelope carries it as "v".
+const Version = 1
+
+// Operation kinds accepted by the start export.
+const (
+	KindSearch    = "search"             // input: SearchInput; result: SearchResult
+	KindFetch     = "fetch"              // input: FetchInput; result: FetchResult
+	KindPlan      = "opencode.plan"      // input: PlanInput; result: opencode.Plan (done at once)
+	KindWebsearch = "opencode.websearch" // input: WebsearchInput; result: WebsearchResult
+	KindTool      = "opencode.tool"      // input: ToolInput; result: ToolResult
+)
+
+// Start is the envelope passed to the start export.
+type Start struct {
+	V    int    `json:"v"`
+	Kind string `json:"kind"`
+	// Options is the plugin's options object as the user wrote it.
+	Options json.RawMessage `json:"options,omitempty"`
+	// APIKey is the key the host resolved from the environment variable the
+	// plan named; "" when unset.
+	APIKey string `json:"apiKey,omitempty"`
+	// Input is the kind's input object.
+	Input json.RawMessage `json:"input,omitempty"`
+}
+
+// SearchInput is the input of KindSearch.
+type SearchInput struct {
+	Query       string `json:"query"`
+	OriQuestion string `json:"oriQuestion,omitempty"`
+}
+
+// FetchInput is the input of KindFetch.
+type FetchInput struct {
+	URL    string `json:"url"`
+	Format string `json:"format,omitempty"`
+}
+
+// PlanInput is the input of KindPlan.
+type PlanInput struct {
+	// Host is "opencode2" or "opencode1".
+	Host string `json:"host"`
+}
+
+// WebsearchInput is the input of KindWebsearch: what OpenCode 2.x hands a
+// websearch provider.
+type WebsearchInput struct {
+	Query string `json:"query"`
+}
+
+// ToolInput is the input of KindTool.
+type ToolInput struct {
+	// Tool is the tool's name, e.g. "deepseek_fetch".
+	Tool string `json:"tool"`
+	// Args is the tool input the model wrote, unvalidated.
+	Args json.RawMessage `json:"args"`
+}
+
+// Reply is the metadata passed to the resume export; the response body
+// travels beside it as raw bytes.
+type Reply struct {
+	V int `json:"v"`
+	// Kind is "response", "network", "timeout", "too_large" or "cancelled".
+	Kind   string `json:"kind"`
+	Status int    `json:"status,omitempty"`
+	// Headers holds response headers; names are matched case-insensitively.
+	Headers map[string]string `json:"headers,omitempty"`
+	// Message describes a network failure.
+	Message string `json:"message,omitempty"`
+}
+
+// Step is what start, resume and cancel return.
+type Step struct {
+	V      int    `json:"v"`
+	Handle uint32 `json:"handle,omitempty"`
+	// Step is "http" (perform Request, then resume) or "done".
+	Step    string          `json:"step"`
+	Request *Request        `json:"request,omitempty"`
+	Result  json.RawMessage `json:"result,omitempty"`
+	Error   *Error          `json:"error,omitempty"`
+	// Warnings are option warnings the host should show the user.
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// Step names.
+const (
+	StepHTTP = "http"
+	StepDone = "done"
+)
+
+// Request is an HTTP attempt for the host to perform.
+type Request struct {
+	// DelayMs is the wait before sending, in milliseconds.
+	DelayMs int64  `json:"delayMs"`
+	Method  string `json:"method"`
+	URL     string `json:"url"`
+	// Headers in the order to send them.
+	Headers [][2]string `json:"headers"`
+	// Body is the request body (UTF-8 JSON text).
+	Body string `json:"body"`
+	// TimeoutMs bounds the attempt, body included.
+	TimeoutMs int64 `json:"timeoutMs"`
+	// MaxBytes is the body cap; a larger body is reported as "too_large".
+	MaxBytes int64 `json:"maxBytes"`
+	// Redirect is always "manual": a 3xx is reported, never followed.
+	Redirect string `json:"redirect"`
+	Attempt  int    `json:"attempt"`
+}
+
+// Error is a failed operation, or a malformed call.
+type Error struct {
+	// Code is one of core's codes, or "abi" for a malformed call.
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	Status  int    `json:"status,omitempty"`
+}
+
+// CodeABI marks a malformed call into the module: bad pointer or length,
+// invalid JSON, unknown kind or version.
+const CodeABI = "abi"
+
+// SearchResult is the result of KindSearch.
+type SearchResult struct {
+	Query   string `json:"query"`
+	Results []Hit  `json:"results"`
+	// Text is the rendering of SPEC §6 for tool-based hosts.
+	Text string `json:"text"`
+}
+
+// Hit is one search result.
+type Hit struct {
+	URL       string   `json:"url"`
+	Title     string   `json:"title"`
+	Text      string   `json:"text"`
+	Rerank    *float64 `json:"rerank,omitempty"`
+	Authority *float64 `json:"authority,omitempty"`
+	Site      string   `json:"site,omitempty"`
+	Date      string   `json:"date,omitempty"`
+	// Published is the date as Unix epoch milliseconds, when it parses.
+	Published *int64 `json:"published,omitempty"`
+	// Marker is the quality marker of SPEC §2.6, "" when there is none.
+	Marker string `json:"marker,omitempty"`
+}
+
+// FetchResult is the result of KindFetch.
+type FetchResult struct {
+	URL       string `json:"url"`
+	Title     string `json:"title"`
+	Text      string `json:"text"`
+	Chars     int    `json:"chars"`
+	Truncated bool   `json:"truncated"`
+}
+
+// FromSearch converts a core search result to its wire form.
+func FromSearch(s *core.SearchResult) SearchResult {
+	res := SearchResult{Query: s.Query, Results: make([]Hit, len(s.Hits)), Text: s.Text()}
+	for i, h := range s.Hits {
+		res.Results[i] = Hit{
+			URL: h.URL, Title: h.Title, Text: h.Text, Rerank: h.Rerank, Authority: h.Authority,
+			Site: h.Site, Date: h.Date, Marker: h.Marker(),
+		}
+		if ms, ok := h.PublishedMs(); ok {
+			res.Results[i].Published = &ms
+		}
+	}
+	return res
+}
+
+// FromFetch converts a core fetch result to its wire form.
+func FromFetch(f *core.FetchResult) FetchResult {
+	return FetchResult{URL: f.URL, Title: f.Title, Text: f.Text, Chars: f.Chars, Truncated: f.Truncated}
+}

@@ -1,0 +1,307 @@
+//go:build wasip1
+
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"time"
+	"unsafe"
+
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/opencode"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/wasm/abi"
+)
+
+// main never runs in a reactor; _initialize sets up the runtime.
+func main() {}
+
+// maxAlloc bounds one host buffer: a 5 MiB body plus generous slack.
+const maxAlloc = 64 << 20
+
+var (
+	engine = core.NewEngine(core.Env{Now: time.Now, Random: rand.Float64})
+	// buffers keeps host input buffers alive (Go's GC does not move them)
+	// until start or resume consumes them or the host frees them.
+	buffers = map[uint32][]byte{}
+	// out is the last reply; it stays valid until the next call.
+	out []byte
+	// kinds remembers which ABI kind started each handle, to render its
+	// result.
+	kinds = map[core.Handle]string{}
+	// configs caches resolved options by their JSON text.
+	configs = map[string]resolved{}
+)
+
+type resolved struct {
+	cfg      *core.Config
+	warnings []string
+	err      error
+}
+
+//go:wasmexport abi_version
+func abiVersion() uint32 { return abi.Version }
+
+//go:wasmexport in_flight
+func inFlight() uint32 { return uint32(engine.InFlight()) }
+
+//go:wasmexport alloc
+func alloc(size uint32) (ptr uint32) {
+	defer func() {
+		if recover() != nil {
+			ptr = 0
+		}
+	}()
+	if size > maxAlloc {
+		return 0
+	}
+	b := make([]byte, max(size, 1))
+	ptr = uint32(uintptr(unsafe.Pointer(&b[0])))
+	buffers[ptr] = b
+	return ptr
+}
+
+//go:wasmexport free
+func free(ptr uint32) { delete(buffers, ptr) }
+
+//go:wasmexport start
+func start(ptr, size uint32) (packed uint64) {
+	defer guard(&packed)
+	in, err := take(ptr, size)
+	if err != nil {
+		return emit(abiError(0, err.Error()))
+	}
+	var s abi.Start
+	if err := json.Unmarshal(in, &s); err != nil {
+		return emit(abiError(0, "start: invalid JSON: "+err.Error()))
+	}
+	if s.V != abi.Version {
+		return emit(abiError(0, fmt.Sprintf("start: unsupported ABI version %d (this module speaks %d)", s.V, abi.Version)))
+	}
+	return emit(startOp(&s))
+}
+
+func startOp(s *abi.Start) abi.Step {
+	r := resolve(s.Options)
+	if r.err != nil {
+		return done(0, nil, &abi.Error{Code: string(core.CodeInvalidInput), Message: "deepseek-web-retrieval: " + r.err.Error()})
+	}
+	key := r.cfg.ResolveKey(func(string) string { return s.APIKey })
+	var op core.Operation
+	switch s.Kind {
+	case abi.KindPlan:
+		var in abi.PlanInput
+		if err := decodeInput(s.Input, &in); err != nil {
+			return abiError(0, err.Error())
+		}
+		plan, err := opencode.NewPlan(in.Host, r.cfg, r.warnings)
+		if err != nil {
+			return done(0, nil, &abi.Error{Code: string(core.CodeInvalidInput), Message: err.Error()})
+		}
+		return done(0, plan, nil)
+	case abi.KindSearch:
+		var in abi.SearchInput
+		if err := decodeInput(s.Input, &in); err != nil {
+			return abiError(0, err.Error())
+		}
+		op = core.Operation{Kind: core.KindSearch, Query: in.Query, OriQuestion: in.OriQuestion}
+	case abi.KindFetch:
+		var in abi.FetchInput
+		if err := decodeInput(s.Input, &in); err != nil {
+			return abiError(0, err.Error())
+		}
+		op = core.Operation{Kind: core.KindFetch, URL: in.URL, Format: in.Format}
+	case abi.KindWebsearch:
+		var in abi.WebsearchInput
+		if err := decodeInput(s.Input, &in); err != nil {
+			return abiError(0, err.Error())
+		}
+		op = core.Operation{Kind: core.KindSearch, Query: in.Query}
+	case abi.KindTool:
+		var in abi.ToolInput
+		if err := decodeInput(s.Input, &in); err != nil {
+			return abiError(0, err.Error())
+		}
+		var err error
+		if op, err = opencode.ToolCall(in.Tool, in.Args, r.cfg); err != nil {
+			return done(0, nil, &abi.Error{Code: string(core.CodeInvalidInput), Message: err.Error()})
+		}
+	default:
+		return abiError(0, fmt.Sprintf("start: unknown kind %q", s.Kind))
+	}
+	op.Config, op.APIKey = r.cfg, key
+	step := engine.Start(op)
+	if !step.Done {
+		kinds[step.Handle] = s.Kind
+	}
+	return render(s.Kind, step)
+}
+
+//go:wasmexport resume
+func resume(handle, metaPtr, metaSize, bodyPtr, bodySize uint32) (packed uint64) {
+	defer guard(&packed)
+	meta, err := take(metaPtr, metaSize)
+	if err != nil {
+		return emit(abiError(handle, err.Error()))
+	}
+	var body []byte
+	if bodyPtr != 0 || bodySize != 0 {
+		if body, err = take(bodyPtr, bodySize); err != nil {
+			return emit(abiError(handle, err.Error()))
+		}
+	}
+	var rep abi.Reply
+	if err := json.Unmarshal(meta, &rep); err != nil {
+		return emit(abiError(handle, "resume: invalid JSON: "+err.Error()))
+	}
+	if rep.V != abi.Version {
+		return emit(abiError(handle, fmt.Sprintf("resume: unsupported ABI version %d (this module speaks %d)", rep.V, abi.Version)))
+	}
+	reply := core.Reply{Kind: core.ReplyKind(rep.Kind), Status: rep.Status, Body: body, Message: rep.Message}
+	for name, value := range rep.Headers {
+		reply.Header = append(reply.Header, core.HeaderField{Name: name, Value: value})
+	}
+	h := core.Handle(handle)
+	kind := kinds[h]
+	step := engine.Resume(h, reply)
+	if step.Done {
+		delete(kinds, h)
+	}
+	return emit(render(kind, step))
+}
+
+//go:wasmexport cancel
+func cancel(handle uint32) (packed uint64) {
+	defer guard(&packed)
+	h := core.Handle(handle)
+	kind := kinds[h]
+	delete(kinds, h)
+	return emit(render(kind, engine.Cancel(h)))
+}
+
+// resolve parses and validates options, caching by their text.
+func resolve(raw json.RawMessage) resolved {
+	k := string(raw)
+	if r, ok := configs[k]; ok {
+		return r
+	}
+	o, warnings, err := core.ParseOptions(raw)
+	r := resolved{err: err}
+	if err == nil {
+		var more []string
+		r.cfg, more, r.err = core.NewConfig(o)
+		r.warnings = append(warnings, more...)
+	}
+	if len(configs) >= 64 {
+		clear(configs)
+	}
+	configs[k] = r
+	return r
+}
+
+func decodeInput(raw json.RawMessage, v any) error {
+	if len(raw) == 0 {
+		return fmt.Errorf("start: missing input")
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		return fmt.Errorf("start: invalid input: %v", err)
+	}
+	return nil
+}
+
+// take claims a host buffer written through alloc.
+func take(ptr, size uint32) ([]byte, error) {
+	b, ok := buffers[ptr]
+	if !ok {
+		return nil, fmt.Errorf("no buffer was allocated at %d", ptr)
+	}
+	delete(buffers, ptr)
+	if int(size) > len(b) {
+		return nil, fmt.Errorf("length %d exceeds the %d-byte buffer at %d", size, len(b), ptr)
+	}
+	return b[:size], nil
+}
+
+func render(kind string, s core.Step) abi.Step {
+	h := uint32(s.Handle)
+	if !s.Done {
+		r := s.Request
+		req := &abi.Request{
+			DelayMs: r.DelayMs, Method: r.Method, URL: r.URL, Body: string(r.Body),
+			TimeoutMs: r.TimeoutMs, MaxBytes: r.MaxBytes, Redirect: "manual", Attempt: r.Attempt,
+			Headers: make([][2]string, len(r.Header)),
+		}
+		for i, f := range r.Header {
+			req.Headers[i] = [2]string{f.Name, f.Value}
+		}
+		return abi.Step{V: abi.Version, Handle: h, Step: abi.StepHTTP, Request: req}
+	}
+	if s.Err != nil {
+		return done(h, nil, &abi.Error{Code: string(s.Err.Code), Message: s.Err.Message, Status: s.Err.Status})
+	}
+	return done(h, resultFor(kind, s.Result), nil)
+}
+
+func resultFor(kind string, r *core.Result) any {
+	switch kind {
+	case abi.KindWebsearch:
+		return map[string]any{"results": opencode.ProviderResults(r.Search)}
+	case abi.KindTool:
+		return opencode.ResultFor(r)
+	}
+	if r.Fetch != nil {
+		return abi.FromFetch(r.Fetch)
+	}
+	return abi.FromSearch(r.Search)
+}
+
+func done(h uint32, result any, e *abi.Error) abi.Step {
+	s := abi.Step{V: abi.Version, Handle: h, Step: abi.StepDone, Error: e}
+	if result != nil {
+		b, err := json.Marshal(result)
+		if err != nil {
+			s.Error = &abi.Error{Code: string(core.CodeInternal), Message: "deepseek-web-retrieval: encode result: " + err.Error()}
+			return s
+		}
+		s.Result = b
+	}
+	return s
+}
+
+func abiError(h uint32, msg string) abi.Step {
+	return done(h, nil, &abi.Error{Code: abi.CodeABI, Message: "deepseek-web-retrieval ABI: " + msg})
+}
+
+// emit stores the reply and returns its packed address and length.
+func emit(s abi.Step) uint64 {
+	var b []byte
+	if s.Result != nil && s.Error == nil && s.Request == nil && s.Warnings == nil {
+		// The result is JSON already: wrap it instead of re-scanning it.
+		b = make([]byte, 0, len(s.Result)+48)
+		b = append(b, `{"v":`...)
+		b = strconv.AppendInt(b, int64(s.V), 10)
+		if s.Handle != 0 {
+			b = append(b, `,"handle":`...)
+			b = strconv.AppendUint(b, uint64(s.Handle), 10)
+		}
+		b = append(b, `,"step":"done","result":`...)
+		b = append(b, s.Result...)
+		b = append(b, '}')
+	} else {
+		var err error
+		if b, err = json.Marshal(s); err != nil {
+			b = []byte(`{"v":1,"step":"done","error":{"code":"internal","message":"deepseek-web-retrieval: encode step failed"}}`)
+		}
+	}
+	out = b
+	return uint64(uintptr(unsafe.Pointer(&out[0])))<<32 | uint64(len(out))
+}
+
+// guard turns a panic into an error step so no trap reaches the host.
+func guard(packed *uint64) {
+	if v := recover(); v != nil {
+		*packed = emit(done(0, nil, &abi.Error{Code: string(core.CodeInternal), Message: fmt.Sprintf("deepseek-web-retrieval: internal error: %v", v)}))
+	}
+}
