@@ -1,0 +1,2 @@
+// OpenCode probes <dir>/server then <dir>/index; both lead to the same plugin.
+export { default } from "./server.js"

@@ -1,0 +1,213 @@
+// plugin/runtime.js — loads core.wasm and runs its operations.
+//
+// Everything this file does is mechanical: compile the module once,
+// instantiate it once (and again after a trap), copy JSON and bytes across
+// the ABI documented in wasm/doc.go, and perform the HTTP requests the
+// module's steps name (the fetch bridge). Every decision — options, retries,
+// limits, error text, what the model sees — is made in Go.
+
+import { readFile } from "node:fs/promises"
+import { createWasi } from "./wasi.js"
+
+const ABI_VERSION = 1
+const encoder = new TextEncoder()
+const decoder = new TextDecoder()
+
+let compiled = null
+
+/** Compiles core.wasm once per process. */
+export function compileCore() {
+  compiled ??= readFile(new URL("./core.wasm", import.meta.url)).then((bytes) => WebAssembly.compile(bytes))
+  return compiled
+}
+
+/** A ModuleTrap means the instance died under a call; it has been replaced. */
+export class ModuleTrap extends Error {}
+
+/**
+ * Runtime owns one module instance and serves every call through it.
+ * `log(level, message)` receives module output and bridge notices.
+ */
+export class Runtime {
+  static async create(log = () => {}) {
+    const rt = new Runtime(await compileCore(), log)
+    await rt.#instantiate()
+    return rt
+  }
+
+  #module
+  #log
+  #exports = null
+  #generation = 0
+
+  constructor(module, log) {
+    this.#module = module
+    this.#log = log
+  }
+
+  async #instantiate() {
+    const wasi = createWasi({ write: (_fd, line) => this.#log("debug", line) })
+    const instance = await WebAssembly.instantiate(this.#module, wasi.imports)
+    wasi.initialize(instance)
+    const version = instance.exports.abi_version()
+    if (version !== ABI_VERSION) throw new Error(`deepseek-web-retrieval: core.wasm speaks ABI ${version}, this plugin ${ABI_VERSION}`)
+    this.#exports = instance.exports
+    this.#generation++
+  }
+
+  /** Operations not yet done inside the module (0 when idle). */
+  inFlight() {
+    return this.#call(() => this.#exports.in_flight())
+  }
+
+  // #call runs one export; a trap replaces the instance and throws ModuleTrap.
+  #call(fn) {
+    if (!this.#exports) throw new ModuleTrap("deepseek-web-retrieval: the module is being restarted; try again")
+    try {
+      return fn()
+    } catch (err) {
+      this.#exports = null
+      const gen = this.#generation
+      this.#log("error", `core.wasm trapped (${err?.message ?? err}); starting a fresh instance`)
+      this.#instantiate().catch((e) => this.#log("error", `core.wasm restart failed: ${e?.message ?? e}`))
+      throw new ModuleTrap(`deepseek-web-retrieval: the module failed (instance ${gen}) and was restarted; the call was abandoned`)
+    }
+  }
+
+  #write(bytes) {
+    const ptr = this.#exports.alloc(bytes.length)
+    if (ptr === 0) throw new Error("deepseek-web-retrieval: the module refused a buffer")
+    new Uint8Array(this.#exports.memory.buffer, ptr, bytes.length).set(bytes)
+    return ptr
+  }
+
+  #read(packed) {
+    const ptr = Number(BigInt.asUintN(64, packed) >> 32n)
+    const len = Number(BigInt.asUintN(64, packed) & 0xffffffffn)
+    return JSON.parse(decoder.decode(new Uint8Array(this.#exports.memory.buffer, ptr, len)))
+  }
+
+  start(envelope) {
+    const bytes = encoder.encode(JSON.stringify({ v: ABI_VERSION, ...envelope }))
+    return this.#call(() => this.#read(this.#exports.start(this.#write(bytes), bytes.length)))
+  }
+
+  resume(handle, reply, body) {
+    const meta = encoder.encode(JSON.stringify({ v: ABI_VERSION, ...reply }))
+    return this.#call(() => {
+      const metaPtr = this.#write(meta)
+      const bodyPtr = body && body.length > 0 ? this.#write(body) : 0
+      return this.#read(this.#exports.resume(handle, metaPtr, meta.length, bodyPtr, body ? body.length : 0))
+    })
+  }
+
+  cancel(handle) {
+    return this.#call(() => this.#read(this.#exports.cancel(handle)))
+  }
+
+  /**
+   * Runs one operation to its end. Returns the "done" step; never throws for
+   * API failures (they are in step.error). `signal` is the host's
+   * AbortSignal: aborting cancels the request in flight or the pending delay.
+   */
+  async run(envelope, signal) {
+    let step = this.start(envelope)
+    const generation = this.#generation
+    while (step.step === "http") {
+      const { reply, body } = await perform(step.request, signal)
+      if (generation !== this.#generation) throw new ModuleTrap("deepseek-web-retrieval: the module was restarted during the call; try again")
+      step = reply.kind === "cancelled" ? this.cancel(step.handle) : this.resume(step.handle, reply, body)
+    }
+    return step
+  }
+}
+
+/** Waits ms milliseconds; resolves false early when signal aborts. */
+function delay(ms, signal) {
+  if (ms <= 0) return Promise.resolve(!signal?.aborted)
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve(false)
+    const onAbort = () => {
+      clearTimeout(timer)
+      resolve(false)
+    }
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort)
+      resolve(true)
+    }, ms)
+    signal?.addEventListener("abort", onAbort, { once: true })
+  })
+}
+
+/**
+ * The fetch bridge: performs one "http" step and describes how it ended as
+ * an ABI reply — response, network, timeout, too_large or cancelled.
+ */
+export async function perform(req, signal) {
+  if (!(await delay(req.delayMs, signal))) return { reply: { kind: "cancelled" } }
+  const ctl = new AbortController()
+  let timedOut = false
+  const timer = setTimeout(() => {
+    timedOut = true
+    ctl.abort()
+  }, req.timeoutMs)
+  const onAbort = () => ctl.abort()
+  signal?.addEventListener("abort", onAbort, { once: true })
+  const ended = () => (signal?.aborted ? { reply: { kind: "cancelled" } } : timedOut ? { reply: { kind: "timeout" } } : null)
+  try {
+    if (signal?.aborted) return { reply: { kind: "cancelled" } }
+    const res = await fetch(req.url, {
+      method: req.method,
+      headers: req.headers,
+      body: req.body,
+      redirect: "manual",
+      signal: ctl.signal,
+    })
+    const headers = {}
+    res.headers.forEach((value, name) => {
+      headers[name.toLowerCase()] = value
+    })
+    const body = await readCapped(res, req.maxBytes)
+    if (body === null) {
+      ctl.abort()
+      return { reply: { kind: "too_large" } }
+    }
+    return { reply: { kind: "response", status: res.status, headers }, body }
+  } catch (err) {
+    return ended() ?? { reply: { kind: "network", message: String(err?.cause?.message ?? err?.message ?? err) } }
+  } finally {
+    clearTimeout(timer)
+    signal?.removeEventListener("abort", onAbort)
+  }
+}
+
+// readCapped reads the body as a stream; null when it passes maxBytes.
+async function readCapped(res, maxBytes) {
+  const declared = Number(res.headers.get("content-length"))
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    await res.body?.cancel().catch(() => {})
+    return null
+  }
+  if (!res.body) return new Uint8Array(0)
+  const reader = res.body.getReader()
+  const chunks = []
+  let total = 0
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    total += value.length
+    if (total > maxBytes) {
+      await reader.cancel().catch(() => {})
+      return null
+    }
+    chunks.push(value)
+  }
+  if (chunks.length === 1) return chunks[0]
+  const out = new Uint8Array(total)
+  let at = 0
+  for (const c of chunks) {
+    out.set(c, at)
+    at += c.length
+  }
+  return out
+}
