@@ -1,0 +1,147 @@
+// Command deepseek-web-retrieval installs the DeepSeek Search/Fetch plugin
+// into OpenCode (init, uninstall) and runs DeepSeek searches and fetches
+// from the shell (search, fetch).
+//
+// Usage:
+//
+//	deepseek-web-retrieval <command> [flags]
+//
+// Run `deepseek-web-retrieval help <command>` for a command's flags.
+//
+// Exit codes: 0 success (a plan printed or applied), 1 refused or failed,
+// 2 usage error.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime/debug"
+
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
+)
+
+// Exit codes.
+const (
+	exitOK     = 0 // done: a plan printed or applied, a result printed
+	exitFailed = 1 // refused or failed
+	exitUsage  = 2 // bad command line
+)
+
+// command is one subcommand. run gets the arguments after the command name.
+type command struct {
+	name    string
+	summary string
+	run     func(ctx context.Context, args []string, stdout, stderr io.Writer) int
+	usage   func(w io.Writer)
+}
+
+// commands lists the subcommands in the order help shows them.
+//
+// HOOK for further subcommands: search and fetch are implemented in
+// retrieve.go (runSearch, runFetch and their usage functions), which is
+// maintained separately from this file; add new subcommands to this list.
+func commands() []command {
+	return []command{
+		{"init", "install the OpenCode plugin (prints the plan; --yes applies it)", runInit, initUsage},
+		{"uninstall", "reverse exactly what init applied (prints the plan; --yes applies it)", runUninstall, uninstallUsage},
+		{"search", "search the web with DeepSeek Search", runSearch, searchUsage},
+		{"fetch", "fetch a web page as Markdown with DeepSeek Fetch", runFetch, fetchUsage},
+		{"version", "print the version", runVersion, nil},
+		{"help", "show help for a command", runHelp, nil},
+	}
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// run is the whole program minus the process: tests call it in-process.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		usage(stderr)
+		return exitUsage
+	}
+	switch args[0] {
+	case "-h", "-help", "--help":
+		usage(stdout)
+		return exitOK
+	case "-version", "--version":
+		return runVersion(ctx, nil, stdout, stderr)
+	}
+	for _, c := range commands() {
+		if c.name == args[0] {
+			return c.run(ctx, args[1:], stdout, stderr)
+		}
+	}
+	fmt.Fprintf(stderr, "deepseek-web-retrieval: unknown command %q\n\n", args[0])
+	usage(stderr)
+	return exitUsage
+}
+
+func usage(w io.Writer) {
+	fmt.Fprint(w, `deepseek-web-retrieval: DeepSeek Search and Fetch for coding agents.
+
+Usage:
+  deepseek-web-retrieval <command> [flags]
+
+Commands:
+`)
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
+	}
+	fmt.Fprint(w, `
+Example:
+  deepseek-web-retrieval init --scope global          # show what would change
+  deepseek-web-retrieval init --scope global --yes    # apply it
+
+Run "deepseek-web-retrieval help <command>" for a command's flags.
+`)
+}
+
+func runHelp(_ context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		usage(stdout)
+		return exitOK
+	}
+	for _, c := range commands() {
+		if c.name == args[0] {
+			if c.usage == nil {
+				fmt.Fprintf(stdout, "deepseek-web-retrieval %s: %s\n", c.name, c.summary)
+			} else {
+				c.usage(stdout)
+			}
+			return exitOK
+		}
+	}
+	fmt.Fprintf(stderr, "deepseek-web-retrieval help: unknown command %q\n", args[0])
+	return exitUsage
+}
+
+// version is the release version; -ldflags "-X main.version=…" overrides it.
+var version = ""
+
+func versionString() string {
+	if version != "" {
+		return version
+	}
+	v := core.Version
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		v += " (module " + bi.Main.Version + ")"
+	}
+	return v
+}
+
+func runVersion(_ context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		fmt.Fprintln(stderr, "deepseek-web-retrieval version: takes no arguments")
+		return exitUsage
+	}
+	fmt.Fprintf(stdout, "deepseek-web-retrieval %s\n", versionString())
+	return exitOK
+}

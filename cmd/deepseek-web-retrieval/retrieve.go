@@ -1,0 +1,191 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"time"
+
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/httpdriver"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/opencode/install"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/wasm/abi"
+)
+
+// Exit codes of search and fetch.
+const (
+	exitMissingKey  = 3   // no API key in the environment
+	exitAPI         = 4   // DeepSeek or the network failed
+	exitInterrupted = 130 // Ctrl-C
+)
+
+const retrieveFlags = `Flags (the plugin options of the README, in kebab-case):
+  --json                        print the structured result as JSON
+  --api-key-env NAME            variable holding the key (default DEEPSEEK_API_KEY)
+  --base-url URL                DeepSeek origin (default https://api.deepseek.com)
+  --timeout-ms N                per attempt, body included (default 30000)
+  --max-retries N               retries on 408/425/429/5xx (default 2)
+`
+
+func searchUsage(w io.Writer) {
+	fmt.Fprint(w, `Usage: deepseek-web-retrieval search [flags] QUERY
+
+Searches the web with DeepSeek Search and prints what a model would see: per
+result its title, URL, quality marker, date and summary.
+
+Example:
+  export DEEPSEEK_API_KEY=sk-...
+  deepseek-web-retrieval search --max-results 5 --blocked-domains pinterest.com "wasi preview 2 status"
+
+`+retrieveFlags+`  --question TEXT               the user's original question (sent as ori_question)
+  --max-results N               1-50 (default 10)
+  --max-summary-chars N         per result (default 1200)
+  --min-rerank X, --min-authority X, --allow-unknown-authority=BOOL
+  --include-domains a,b         search only these (site:)
+  --blocked-domains a,b         exclude these (-site:)
+  --language zh,en              lang: operator
+  --localization IP             prefer results local to this address
+
+Exit status: 0 success, 2 usage or input error, 3 missing key, 4 DeepSeek or network error, 130 interrupted.
+`)
+}
+
+func fetchUsage(w io.Writer) {
+	fmt.Fprint(w, `Usage: deepseek-web-retrieval fetch [flags] URL
+
+Fetches one public web page with DeepSeek Fetch and prints it as Markdown,
+titled and cut to --fetch-max-chars. Local and private addresses are refused
+before anything is sent.
+
+Example:
+  export DEEPSEEK_API_KEY=sk-...
+  deepseek-web-retrieval fetch https://go.dev/doc/go1.26
+
+`+retrieveFlags+`  --format markdown             the only format DeepSeek Fetch has
+  --fetch-max-chars N           cap in code points, title included (default 16000)
+  --allowed-domains a,b         fetch only these and their subdomains
+  --blocked-domains a,b         refuse these and their subdomains
+
+Exit status: 0 success, 2 usage or input error, 3 missing key, 4 DeepSeek or network error, 130 interrupted.
+`)
+}
+
+func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	var question string
+	return retrieve(ctx, "search", args, searchUsage, stdout, stderr,
+		func(fl *flag.FlagSet) { fl.StringVar(&question, "question", "", "") },
+		func(arg string) core.Operation {
+			return core.Operation{Kind: core.KindSearch, Query: arg, OriQuestion: question}
+		})
+}
+
+func runFetch(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	var format string
+	return retrieve(ctx, "fetch", args, fetchUsage, stdout, stderr,
+		func(fl *flag.FlagSet) { fl.StringVar(&format, "format", "", "") },
+		func(arg string) core.Operation {
+			return core.Operation{Kind: core.KindFetch, URL: arg, Format: format}
+		})
+}
+
+// retrieve is search and fetch: parse flags into options, run the operation
+// with net/http, print the result.
+func retrieve(ctx context.Context, name string, args []string, usage func(io.Writer), stdout, stderr io.Writer,
+	extra func(*flag.FlagSet), operation func(arg string) core.Operation) int {
+	fl := flag.NewFlagSet(name, flag.ContinueOnError)
+	fl.SetOutput(io.Discard)
+	var (
+		asJSON bool
+		o      install.Options
+	)
+	fl.BoolVar(&asJSON, "json", false, "")
+	bindOptionFlags(fl, &o)
+	extra(fl)
+	if code, done := parse(fl, args, usage, stdout, stderr); done {
+		return code
+	}
+	if fl.NArg() != 1 {
+		return usageErr(stderr, name, fmt.Sprintf("want exactly one %s argument (quote it), got %d", map[string]string{"search": "QUERY", "fetch": "URL"}[name], fl.NArg()))
+	}
+	cfg, err := configFrom(o)
+	if err != nil {
+		return usageErr(stderr, name, err.Error())
+	}
+	op := operation(fl.Arg(0))
+	op.Config, op.APIKey = cfg, cfg.ResolveKey(os.Getenv)
+
+	eng := core.NewEngine(core.Env{Now: time.Now, Random: rand.Float64})
+	step := httpdriver.Run(ctx, httpdriver.NewClient(), eng, op)
+	if step.Err != nil {
+		fmt.Fprintf(stderr, "deepseek-web-retrieval %s: %s\n", name, step.Err.Message)
+		return exitCode(step.Err)
+	}
+	var text string
+	var structured any
+	if r := step.Result.Search; r != nil {
+		text, structured = r.Text(), abi.FromSearch(r)
+	} else {
+		text, structured = step.Result.Fetch.Text, abi.FromFetch(step.Result.Fetch)
+	}
+	if asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(structured); err != nil {
+			fmt.Fprintf(stderr, "deepseek-web-retrieval %s: %v\n", name, err)
+			return exitFailed
+		}
+		return exitOK
+	}
+	fmt.Fprintln(stdout, text)
+	return exitOK
+}
+
+// configFrom validates flag-given options with the core, the same way the
+// plugin validates its options object.
+func configFrom(o install.Options) (*core.Config, error) {
+	data, err := json.Marshal(o)
+	if err != nil {
+		return nil, err
+	}
+	parsed, _, err := core.ParseOptions(data)
+	if err != nil {
+		return nil, flagError(err)
+	}
+	cfg, warnings, err := core.NewConfig(parsed)
+	if err != nil {
+		return nil, flagError(err)
+	}
+	for _, w := range warnings {
+		fmt.Fprintln(os.Stderr, "deepseek-web-retrieval: warning: "+w)
+	}
+	return cfg, nil
+}
+
+// flagError renames option "x" in a core error to its flag.
+func flagError(err error) error {
+	msg := err.Error()
+	for opt, fl := range optionFlags {
+		if prefix := fmt.Sprintf("option %q", opt); len(msg) >= len(prefix) && msg[:len(prefix)] == prefix {
+			return errors.New(fl + msg[len(prefix):])
+		}
+	}
+	return err
+}
+
+func exitCode(e *core.Error) int {
+	switch e.Code {
+	case core.CodeInvalidInput, core.CodeURLRefused:
+		return exitUsage
+	case core.CodeMissingKey:
+		return exitMissingKey
+	case core.CodeCancelled:
+		return exitInterrupted
+	}
+	return exitAPI
+}

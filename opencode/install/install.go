@@ -1,0 +1,188 @@
+// Package install plans and applies the installation of the
+// deepseek-web-retrieval plugin into an OpenCode configuration, and reverses
+// it.
+//
+// Every operation is two-phase: [PlanInit] and [PlanUninstall] only read the
+// file system and return a [Plan] listing every file they would create,
+// change or delete (with a unified diff of each config file); [Plan.Apply]
+// then performs exactly that plan, writing each file atomically and rolling
+// back what it wrote if a later step fails.
+//
+// # What init writes
+//
+//   - the plugin files, copied to vendor/deepseek-web-retrieval/ beside the
+//     config file (never into the auto-loaded plugin/ or plugins/ directory);
+//   - one entry in the config's "plugins" array (OpenCode 2.x):
+//     {"package": "./vendor/deepseek-web-retrieval", "options": {...}}, or
+//     in its "plugin" array (OpenCode 1.x):
+//     ["./vendor/deepseek-web-retrieval", {...}];
+//   - the install record, vendor/deepseek-web-retrieval.install.json (see
+//     [Record]), which holds a snapshot of the config as it was before and
+//     what was added, so uninstall can reverse exactly that.
+//
+// Existing JSONC is edited in place: comments, formatting and every other
+// entry are kept, arrays are appended to, never replaced. The API key is
+// never written anywhere.
+package install
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+)
+
+// Name is the plugin's name: the vendored directory and the entry's path end in it.
+const Name = "deepseek-web-retrieval"
+
+// PackagePath is the plugin path written into the config entry. OpenCode
+// resolves "./" paths from the directory of the config file holding them.
+const PackagePath = "./vendor/" + Name
+
+// DefaultAPIKeyEnv is the environment variable the plugin reads the key from
+// unless the apiKeyEnv option names another one.
+const DefaultAPIKeyEnv = "DEEPSEEK_API_KEY"
+
+const (
+	vendorDir  = "vendor"
+	pluginDir  = vendorDir + "/" + Name                   // relative to the config dir, slash-separated
+	recordFile = vendorDir + "/" + Name + ".install.json" // relative to the config dir
+)
+
+// Scope says which OpenCode configuration an install goes into.
+type Scope string
+
+const (
+	// ScopeGlobal is the user's global config directory: $OPENCODE_CONFIG_DIR,
+	// else $XDG_CONFIG_HOME/opencode, else ~/.config/opencode.
+	ScopeGlobal Scope = "global"
+	// ScopeProject is a project directory (Request.Dir, default Env.WorkDir).
+	ScopeProject Scope = "project"
+)
+
+// Host is the OpenCode generation whose config shape is written.
+type Host string
+
+const (
+	// HostOpenCode is OpenCode 2.x: a "plugins" array of
+	// {"package", "options"} objects.
+	HostOpenCode Host = "opencode"
+	// HostOpenCode1 is OpenCode 1.x: a "plugin" array of strings or
+	// [name, options] tuples.
+	HostOpenCode1 Host = "opencode1"
+)
+
+// key returns the config key holding the plugin list for h.
+func (h Host) key() string {
+	if h == HostOpenCode1 {
+		return "plugin"
+	}
+	return "plugins"
+}
+
+func (h Host) label() string {
+	if h == HostOpenCode1 {
+		return `OpenCode 1.x ("plugin" key)`
+	}
+	return `OpenCode 2.x ("plugins" key)`
+}
+
+// ParseScope parses "global" or "project".
+func ParseScope(s string) (Scope, error) {
+	switch Scope(s) {
+	case ScopeGlobal, ScopeProject:
+		return Scope(s), nil
+	}
+	return "", fmt.Errorf("unknown scope %q (want global or project)", s)
+}
+
+// ParseHost parses "opencode" (2.x, also accepted as "opencode2") or "opencode1".
+func ParseHost(s string) (Host, error) {
+	switch s {
+	case "opencode", "opencode2":
+		return HostOpenCode, nil
+	case "opencode1":
+		return HostOpenCode1, nil
+	}
+	return "", fmt.Errorf("unknown host %q (want opencode or opencode1)", s)
+}
+
+// Env is the part of the process environment the installer depends on. The
+// package never reads the environment itself; the CLI fills this in.
+type Env struct {
+	// Home is the user's home directory. Needed only when neither
+	// OpencodeConfigDir nor XDGConfigHome is set.
+	Home string
+	// XDGConfigHome is $XDG_CONFIG_HOME; empty means unset.
+	XDGConfigHome string
+	// OpencodeConfigDir is $OPENCODE_CONFIG_DIR; empty means unset.
+	OpencodeConfigDir string
+	// WorkDir is the current directory: the default project for ScopeProject.
+	WorkDir string
+}
+
+// ErrNoConfigDir is returned when the global config directory cannot be
+// determined (no OPENCODE_CONFIG_DIR, XDG_CONFIG_HOME or home directory).
+var ErrNoConfigDir = errors.New("cannot determine the OpenCode config directory: set HOME, XDG_CONFIG_HOME or OPENCODE_CONFIG_DIR")
+
+// ConfigDir returns the directory whose config file an install edits: for
+// ScopeGlobal the global OpenCode config directory, for ScopeProject dir
+// (or env.WorkDir when dir is empty). The result is absolute.
+func ConfigDir(env Env, scope Scope, dir string) (string, error) {
+	var d string
+	switch scope {
+	case ScopeGlobal:
+		switch {
+		case env.OpencodeConfigDir != "":
+			d = env.OpencodeConfigDir
+		case env.XDGConfigHome != "":
+			d = filepath.Join(env.XDGConfigHome, "opencode")
+		case env.Home != "":
+			d = filepath.Join(env.Home, ".config", "opencode")
+		default:
+			return "", ErrNoConfigDir
+		}
+	case ScopeProject:
+		d = dir
+		if d == "" {
+			d = env.WorkDir
+		}
+		if d == "" {
+			return "", errors.New("no project directory: pass --dir")
+		}
+	default:
+		return "", fmt.Errorf("unknown scope %q", scope)
+	}
+	if !filepath.IsAbs(d) {
+		if env.WorkDir == "" {
+			return "", fmt.Errorf("config directory %q is relative and the working directory is unknown", d)
+		}
+		d = filepath.Join(env.WorkDir, d)
+	}
+	return filepath.Clean(d), nil
+}
+
+// RefusedError is returned by the planners when the requested change cannot
+// be made safely. Reason says why; Manual lists steps to do it by hand.
+type RefusedError struct {
+	Reason string
+	Manual []string
+}
+
+func (e *RefusedError) Error() string {
+	var b strings.Builder
+	b.WriteString("refused: ")
+	b.WriteString(e.Reason)
+	if len(e.Manual) > 0 {
+		b.WriteString("\nTo do it by hand:")
+		for _, m := range e.Manual {
+			b.WriteString("\n  - ")
+			b.WriteString(m)
+		}
+	}
+	return b.String()
+}
+
+func refuse(reason string, manual ...string) error {
+	return &RefusedError{Reason: reason, Manual: manual}
+}

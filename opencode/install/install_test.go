@@ -1,0 +1,529 @@
+package install
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// configs are the JSONC inputs the round-trip tests run over. "" as content
+// means the file does not exist.
+var configs = []struct {
+	name, file, content string
+}{
+	{"absent", "opencode.jsonc", ""},
+	{"empty-object", "opencode.json", "{}\n"},
+	{"empty-object-multiline", "opencode.jsonc", "{\n}\n"},
+	{"blank-file", "opencode.json", "\n"},
+	{"zero-byte-file", "opencode.json", "\x00"},
+	{"no-plugins-key", "opencode.json", "{\n  \"$schema\": \"https://opencode.ai/config.json\",\n  \"theme\": \"dark\"\n}\n"},
+	{"comments-trailing-commas", "opencode.jsonc", `// global OpenCode config
+{
+  "$schema": "https://opencode.ai/config.json",
+  /* the look */
+  "theme": "dark", // dark is nice
+  "plugins": [
+    "opencode-wakatime", // time tracking
+    { "package": "@acme/tools", "options": { "level": 2 } },
+  ],
+  // end of file
+}
+`},
+	{"plugins-empty-array", "opencode.jsonc", "{\n  \"plugins\": [],\n  \"theme\": \"dark\"\n}\n"},
+	{"plugins-single-line", "opencode.jsonc", "{\n  \"plugins\": [\"a\", \"b\"],\n  \"theme\": \"dark\"\n}\n"},
+	{"last-member-trailing-comment", "opencode.jsonc", "{\n  \"theme\": \"dark\" // trailing\n}\n"},
+	{"tabs-no-final-newline", "opencode.json", "{\n\t\"theme\": \"dark\",\n\t\"plugins\": [\n\t\t\"x\"\n\t]\n}"},
+	{"compact", "opencode.json", `{"theme":"dark","plugins":["x"]}`},
+	{"block-comment-tail", "opencode.jsonc", "{\n  \"plugins\": [\n    \"x\" /* last */\n  ]\n}\n"},
+}
+
+func TestInitThenUninstallRestoresBytes(t *testing.T) {
+	for _, host := range []Host{HostOpenCode, HostOpenCode1} {
+		for _, tc := range configs {
+			for _, structural := range []bool{false, true} {
+				name := string(host) + "/" + tc.name
+				if structural {
+					name += "/structural"
+				}
+				t.Run(name, func(t *testing.T) {
+					f := newFixture(t)
+					switch tc.content {
+					case "":
+					case "\x00":
+						f.write(tc.file, "")
+					default:
+						f.write(tc.file, tc.content)
+					}
+					before := f.tree()
+					req := f.request(Options{MaxResults: intp(5), BlockedDomains: []string{"example.com"}})
+					req.Host = host
+					p := f.init(req)
+					require.False(t, p.Empty())
+					cfg := f.read(p.ConfigFile)
+					require.Contains(t, cfg, PackagePath)
+
+					again := f.planInit(req)
+					require.True(t, again.Empty(), "second init must be a no-op:\n%s", f.render(again, false))
+					require.Contains(t, f.render(again, false), "nothing to do")
+
+					if structural {
+						// Force the AST path: pretend the file changed since init.
+						rec, _, err := readRecord(f.cfgDir)
+						require.NoError(t, err)
+						rec.Config.SnapshotExact = false
+						require.NoError(t, os.WriteFile(f.path(recordFile), rec.marshal(), 0o644))
+					}
+					f.uninstall()
+					after := f.tree()
+					require.Equal(t, before, after)
+				})
+			}
+		}
+	}
+}
+
+func TestInitPlanGolden(t *testing.T) {
+	tests := []struct {
+		name    string
+		file    string
+		content string
+		req     func(*fixture) Request
+	}{
+		{"init_fresh", "", "", func(f *fixture) Request { return f.request(Options{}) }},
+		{"init_jsonc", "opencode.jsonc", configNamed("comments-trailing-commas"), func(f *fixture) Request {
+			return f.request(Options{Search: "forced", Fetch: "preferred", MaxResults: intp(8), IncludeDomains: []string{"go.dev", "pkg.go.dev"}})
+		}},
+		{"init_opencode1", "opencode.json", "{\n  \"plugin\": [\"opencode-wakatime\"]\n}\n", func(f *fixture) Request {
+			r := f.request(Options{APIKeyEnv: "MY_DEEPSEEK_KEY"})
+			r.Host = HostOpenCode1
+			return r
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t)
+			if tc.content != "" {
+				f.write(tc.file, tc.content)
+			}
+			p := f.planInit(tc.req(f))
+			golden(t, tc.name+".txt", f.render(p, false))
+			require.NoError(t, p.Apply())
+			golden(t, tc.name+".applied.txt", f.render(p, true))
+			golden(t, tc.name+".noop.txt", f.render(f.planInit(tc.req(f)), false))
+		})
+	}
+}
+
+func TestInitWritesNoKeyAndNamesTheVariable(t *testing.T) {
+	f := newFixture(t)
+	p := f.init(f.request(Options{APIKeyEnv: "ACME_KEY"}))
+	out := f.render(p, true)
+	require.Contains(t, out, "export ACME_KEY=...")
+	for path, content := range f.tree() {
+		require.NotContains(t, content, "apiKey\"", path)
+	}
+}
+
+func TestChangedOptionsUpdateTheEntryInPlace(t *testing.T) {
+	f := newFixture(t)
+	orig := configNamed("comments-trailing-commas")
+	f.write("opencode.jsonc", orig)
+	f.init(f.request(Options{MaxResults: intp(5)}))
+	p := f.planInit(f.request(Options{Search: "forced"}))
+	golden(t, "init_update.txt", f.render(p, false))
+	require.NoError(t, p.Apply())
+	cfg := f.read("opencode.jsonc")
+	require.Equal(t, 1, strings.Count(cfg, PackagePath))
+	require.Contains(t, cfg, `"search": "forced"`)
+	require.NotContains(t, cfg, "maxResults")
+	f.uninstall()
+	require.Equal(t, orig, f.read("opencode.jsonc"))
+}
+
+func TestUninstallKeepsUnrelatedEdits(t *testing.T) {
+	f := newFixture(t)
+	f.write("opencode.jsonc", configNamed("comments-trailing-commas"))
+	f.init(f.request(Options{}))
+	cfg := f.read("opencode.jsonc")
+	// The user edits the config: a comment reworded, a plugin removed, a
+	// plugin added after ours, a new key.
+	cfg = strings.Replace(cfg, "/* the look */", "/* the look, v2 */", 1)
+	cfg = strings.Replace(cfg, "    \"opencode-wakatime\", // time tracking\n", "", 1)
+	cfg = strings.Replace(cfg, "  ],\n  // end of file", "    \"opencode-later\",\n  ],\n  \"model\": \"deepseek/deepseek-chat\",\n  // end of file", 1)
+	f.write("opencode.jsonc", cfg)
+
+	u, err := PlanUninstall(UninstallRequest{Env: f.env})
+	require.NoError(t, err)
+	golden(t, "uninstall_after_edits.txt", f.render(u, false))
+	require.NoError(t, u.Apply())
+	require.Equal(t, `// global OpenCode config
+{
+  "$schema": "https://opencode.ai/config.json",
+  /* the look, v2 */
+  "theme": "dark", // dark is nice
+  "plugins": [
+    { "package": "@acme/tools", "options": { "level": 2 } },
+    "opencode-later",
+  ],
+  "model": "deepseek/deepseek-chat",
+  // end of file
+}
+`, f.read("opencode.jsonc"))
+	require.False(t, f.exists(pluginDir))
+	require.False(t, f.exists(vendorDir))
+}
+
+func TestUninstallOfCreatedFileAfterEditsKeepsTheFile(t *testing.T) {
+	f := newFixture(t)
+	f.init(f.request(Options{}))
+	cfg := f.read("opencode.jsonc")
+	f.write("opencode.jsonc", strings.Replace(cfg, "{\n", "{\n  \"theme\": \"dark\",\n", 1))
+	f.uninstall()
+	require.Equal(t, "{\n  \"theme\": \"dark\"\n}\n", f.read("opencode.jsonc"))
+}
+
+func TestUninstallRefuses(t *testing.T) {
+	tests := []struct {
+		name   string
+		mutate func(f *fixture)
+		want   string
+	}{
+		{"record missing", func(f *fixture) { require.NoError(t, os.Remove(f.path(recordFile))) }, "no install record"},
+		{"record corrupt", func(f *fixture) { f.write(recordFile, "{") }, "unreadable install record"},
+		{"entry options changed", func(f *fixture) {
+			f.write("opencode.jsonc", strings.Replace(f.read("opencode.jsonc"), `"fetch": "optional"`, `"fetch": "forced"`, 1))
+		}, "was changed since init"},
+		{"entry removed", func(f *fixture) {
+			f.write("opencode.jsonc", "{\n  \"theme\": \"dark\"\n}\n")
+		}, "no longer in"},
+		{"config deleted", func(f *fixture) { require.NoError(t, os.Remove(f.path("opencode.jsonc"))) }, "no longer exists"},
+		{"vendored file modified", func(f *fixture) { f.write(pluginDir+"/server.js", "// mine\n") }, "was changed since init"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t)
+			f.write("opencode.jsonc", "{\n  \"theme\": \"dark\"\n}\n")
+			f.init(f.request(Options{}))
+			tc.mutate(f)
+			before := f.tree()
+			_, err := PlanUninstall(UninstallRequest{Env: f.env})
+			var re *RefusedError
+			require.ErrorAs(t, err, &re)
+			require.Contains(t, re.Reason, tc.want)
+			require.NotEmpty(t, re.Manual, "a refusal says how to undo by hand")
+			require.Contains(t, err.Error(), "To do it by hand:")
+			require.Equal(t, before, f.tree(), "a refusal writes nothing")
+		})
+	}
+}
+
+func TestInitRefusesForeignVendoredFile(t *testing.T) {
+	f := newFixture(t)
+	f.write(pluginDir+"/server.js", "// someone else's\n")
+	_, err := PlanInit(f.request(Options{}))
+	var re *RefusedError
+	require.ErrorAs(t, err, &re)
+	require.Contains(t, re.Reason, "differs from what this installer wrote")
+}
+
+func TestInitAdoptsExistingEntry(t *testing.T) {
+	f := newFixture(t)
+	orig := "{\n  \"plugins\": [\n    \"./vendor/deepseek-web-retrieval\"\n  ]\n}\n"
+	f.write("opencode.jsonc", orig)
+	p := f.init(f.request(Options{}))
+	out := f.render(p, true)
+	require.Contains(t, out, `"package": "./vendor/deepseek-web-retrieval"`)
+	require.True(t, f.planInit(f.request(Options{})).Empty())
+	// An edit elsewhere forces the structural path, which puts the original entry back.
+	f.write("opencode.jsonc", strings.Replace(f.read("opencode.jsonc"), "{\n", "{\n  \"theme\": \"dark\",\n", 1))
+	f.uninstall()
+	require.Equal(t, "{\n  \"theme\": \"dark\",\n  \"plugins\": [\n    \"./vendor/deepseek-web-retrieval\"\n  ]\n}\n", f.read("opencode.jsonc"))
+}
+
+func TestInitRefusesOtherHostOverExistingInstall(t *testing.T) {
+	f := newFixture(t)
+	f.init(f.request(Options{}))
+	req := f.request(Options{})
+	req.Host = HostOpenCode1
+	_, err := PlanInit(req)
+	var re *RefusedError
+	require.ErrorAs(t, err, &re)
+	require.Contains(t, re.Error(), "uninstall")
+}
+
+func TestInitRefusesUnparsableConfig(t *testing.T) {
+	f := newFixture(t)
+	f.write("opencode.jsonc", "{ \"plugins\": [ }")
+	_, err := PlanInit(f.request(Options{}))
+	var re *RefusedError
+	require.ErrorAs(t, err, &re)
+	require.Contains(t, re.Reason, "cannot parse")
+	f.write("opencode.jsonc", "{ \"plugins\": \"x\" }")
+	_, err = PlanInit(f.request(Options{}))
+	require.ErrorAs(t, err, &re)
+	require.Contains(t, re.Reason, "is not an array")
+}
+
+func TestProjectScope(t *testing.T) {
+	f := newFixture(t)
+	proj := filepath.Join(f.root, "proj")
+	require.NoError(t, os.MkdirAll(proj, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(proj, "opencode.json"), []byte("{\n  \"theme\": \"dark\"\n}\n"), 0o600))
+	req := f.request(Options{})
+	req.Scope, req.Dir = ScopeProject, proj
+	p := f.planInit(req)
+	require.Equal(t, "opencode.json", p.ConfigFile, "the existing file is used")
+	require.NoError(t, p.Apply())
+	require.FileExists(t, filepath.Join(proj, "vendor", Name, "server.js"))
+	require.FileExists(t, filepath.Join(proj, filepath.FromSlash(recordFile)))
+	fi, err := os.Stat(filepath.Join(proj, "opencode.json"))
+	require.NoError(t, err)
+	require.Equal(t, os.FileMode(0o600), fi.Mode().Perm(), "the file mode is kept")
+	require.False(t, f.exists("opencode.jsonc"), "the global config is untouched")
+
+	// Relative --dir resolves from the working directory; default is WorkDir.
+	env := f.env
+	env.WorkDir = f.root
+	u, err := PlanUninstall(UninstallRequest{Env: env, Scope: ScopeProject, Dir: "proj"})
+	require.NoError(t, err)
+	require.NoError(t, u.Apply())
+	b, err := os.ReadFile(filepath.Join(proj, "opencode.json"))
+	require.NoError(t, err)
+	require.Equal(t, "{\n  \"theme\": \"dark\"\n}\n", string(b))
+	require.NoDirExists(t, filepath.Join(proj, "vendor"))
+}
+
+func TestConfigFileChoice(t *testing.T) {
+	tests := []struct {
+		name  string
+		files []string
+		want  string
+		warn  bool
+	}{
+		{"none", nil, "opencode.jsonc", false},
+		{"json", []string{"opencode.json"}, "opencode.json", false},
+		{"jsonc", []string{"opencode.jsonc"}, "opencode.jsonc", false},
+		{"both", []string{"opencode.json", "opencode.jsonc"}, "opencode.jsonc", true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t)
+			for _, n := range tc.files {
+				f.write(n, "{}\n")
+			}
+			p := f.planInit(f.request(Options{}))
+			require.Equal(t, tc.want, p.ConfigFile)
+			require.Equal(t, tc.warn, strings.Contains(strings.Join(p.Warnings, "\n"), "both opencode.jsonc and opencode.json"))
+		})
+	}
+}
+
+func TestConfigDir(t *testing.T) {
+	tests := []struct {
+		name  string
+		env   Env
+		scope Scope
+		dir   string
+		want  string
+		err   bool
+	}{
+		{"opencode dir wins", Env{Home: "/h", XDGConfigHome: "/x", OpencodeConfigDir: "/o"}, ScopeGlobal, "", "/o", false},
+		{"xdg", Env{Home: "/h", XDGConfigHome: "/x"}, ScopeGlobal, "", "/x/opencode", false},
+		{"home", Env{Home: "/h"}, ScopeGlobal, "", "/h/.config/opencode", false},
+		{"nothing", Env{}, ScopeGlobal, "", "", true},
+		{"project default", Env{WorkDir: "/w"}, ScopeProject, "", "/w", false},
+		{"project relative", Env{WorkDir: "/w"}, ScopeProject, "p/../q", "/w/q", false},
+		{"project absolute", Env{WorkDir: "/w"}, ScopeProject, "/p", "/p", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := ConfigDir(tc.env, tc.scope, tc.dir)
+			if tc.err {
+				require.Error(t, err)
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, filepath.FromSlash(tc.want), got)
+		})
+	}
+}
+
+func TestWarnings(t *testing.T) {
+	tests := []struct {
+		name    string
+		config  string
+		extra   func(f *fixture)
+		opts    Options
+		want    string
+		secret  string
+		nowarns bool
+	}{
+		{name: "other deepseek plugin", config: `{"plugins": ["opencode-deepseek-web"]}`, want: `another DeepSeek plugin is configured in "plugins": "opencode-deepseek-web"`},
+		{name: "ours under another path", config: `{"plugins": ["/opt/deepseek-web-retrieval"]}`, want: "would load twice"},
+		{name: "ours from npm", config: `{"plugins": [{"package": "deepseek-web-retrieval@0.1.0"}]}`, want: "would load twice"},
+		{name: "ours under the 1.x key", config: `{"plugin": ["./vendor/deepseek-web-retrieval"]}`, want: `"plugin" also lists ./vendor/deepseek-web-retrieval`},
+		{name: "second web-search plugin", config: `{"plugins": ["opencode-tavily-search", "@exa/opencode", "my-websearch"]}`, want: `a second web-search plugin is configured in "plugins": "opencode-tavily-search"`},
+		{name: "exa as a word only", config: `{"plugins": ["example-plugin"]}`, nowarns: true},
+		{name: "web search plugin with search off", config: `{"plugins": ["opencode-tavily-search"]}`, opts: Options{Search: "off"}, nowarns: true},
+		{name: "websearch false", config: `{"websearch": false}`, want: `"websearch": false turns OpenCode's web search off`},
+		{name: "websearch other provider", config: `{"websearch": {"provider": "exa"}}`, want: `"websearch": {"provider": "exa"} selects another web-search provider, which defeats search=preferred`},
+		{name: "websearch other provider with optional", config: `{"websearch": {"provider": "exa"}}`, opts: Options{Search: "optional"}, nowarns: true},
+		{name: "websearch deepseek", config: `{"websearch": {"provider": "deepseek"}}`, nowarns: true},
+		{name: "tools websearch false", config: `{"tools": {"websearch": false}}`, want: `"tools": {"websearch": false}`},
+		{name: "permission deny", config: `{"permission": {"websearch": "deny"}}`, want: `"permission": {"websearch": "deny"}`},
+		{name: "auto-loaded copy", config: `{}`, extra: func(f *fixture) { f.write("plugins/deepseek-web-retrieval/server.js", "") }, want: "plugins/deepseek-web-retrieval is auto-loaded"},
+		{name: "auto-loaded copy in plugin/", config: `{}`, extra: func(f *fixture) { f.write("plugin/deepseek.js", "") }, want: "plugin/deepseek.js is auto-loaded"},
+		{name: "literal api key", config: `{"plugins": [{"package": "opencode-deepseek-web", "options": {"apiKey": "sk-live-123456"}}]}`, want: "sets a literal apiKey in the config (not shown)", secret: "sk-live-123456"},
+		{name: "literal api key in our 1.x entry", config: `{"plugin": [["./vendor/deepseek-web-retrieval", {"apiKey": "sk-live-abcdef"}]]}`, want: "literal apiKey", secret: "sk-live-abcdef"},
+		{name: "api key reference", config: `{"plugins": [{"package": "opencode-deepseek-web", "options": {"apiKey": "{env:DEEPSEEK_API_KEY}"}}]}`, want: "another DeepSeek plugin"},
+		{name: "disabled by name", config: `{"plugins": ["-deepseek-web-retrieval"]}`, want: `which disables a plugin`},
+		{name: "clean", config: `{"plugins": ["opencode-wakatime"], "websearch": {"provider": "deepseek"}}`, nowarns: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t)
+			f.write("opencode.jsonc", tc.config)
+			if tc.extra != nil {
+				tc.extra(f)
+			}
+			p := f.planInit(f.request(tc.opts))
+			out := f.render(p, false)
+			if tc.nowarns {
+				require.Empty(t, p.Warnings)
+				require.NotContains(t, out, "Warnings:")
+				return
+			}
+			require.Contains(t, strings.Join(p.Warnings, "\n"), tc.want)
+			require.Contains(t, out, "Warnings:\n")
+			if tc.secret != "" {
+				require.NotContains(t, out, tc.secret)
+			}
+		})
+	}
+}
+
+func TestInvalidOptions(t *testing.T) {
+	f64 := func(x float64) *float64 { return &x }
+	tests := []struct {
+		opts Options
+		want string
+	}{
+		{Options{Search: "sometimes"}, "search"},
+		{Options{Fetch: "always"}, "fetch"},
+		{Options{MaxResults: intp(0)}, "maxResults"},
+		{Options{MaxResults: intp(51)}, "maxResults"},
+		{Options{TimeoutMs: intp(10)}, "timeoutMs"},
+		{Options{MaxRetries: intp(9)}, "maxRetries"},
+		{Options{MinRerank: f64(3.5)}, "minRerank"},
+		{Options{MinAuthority: f64(-1)}, "minAuthority"},
+		{Options{APIKeyEnv: "not a name"}, "apiKeyEnv"},
+		{Options{BaseURL: "http://api.example.com"}, "baseURL"},
+		{Options{Localization: "somewhere"}, "localization"},
+		{Options{Language: "zh, en:"}, "language"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.want, func(t *testing.T) {
+			f := newFixture(t)
+			_, err := PlanInit(f.request(tc.opts))
+			var oe *OptionError
+			require.ErrorAs(t, err, &oe)
+			require.Equal(t, tc.want, oe.Option)
+		})
+	}
+	require.NoError(t, Validate(Options{Search: "forced", Fetch: "off", MaxResults: intp(50), TimeoutMs: intp(1000), MaxRetries: intp(0),
+		BaseURL: "http://127.0.0.1:8080", Localization: "2001:db8::1", Language: "zh,en", BlockedDomains: []string{"example.com"}}))
+}
+
+func TestApplyRollsBackOnFailure(t *testing.T) {
+	f := newFixture(t)
+	orig := "{\n  \"theme\": \"dark\"\n}\n"
+	f.write("opencode.jsonc", orig)
+	before := f.tree()
+	p := f.planInit(f.request(Options{}))
+	// The config changes between plan and apply: the last step must fail
+	// and everything before it be undone.
+	f.write("opencode.jsonc", orig+" ")
+	before["opencode.jsonc"] = orig + " "
+	err := p.Apply()
+	require.ErrorIs(t, err, ErrStale)
+	require.Contains(t, err.Error(), "rolled back")
+	require.Equal(t, before, f.tree())
+}
+
+func TestSymlinkedConfigIsEditedThroughTheLink(t *testing.T) {
+	f := newFixture(t)
+	real := filepath.Join(f.root, "dotfiles", "opencode.jsonc")
+	require.NoError(t, os.MkdirAll(filepath.Dir(real), 0o755))
+	require.NoError(t, os.WriteFile(real, []byte("{\n  \"theme\": \"dark\"\n}\n"), 0o644))
+	require.NoError(t, os.Symlink(real, f.path("opencode.jsonc")))
+	f.init(f.request(Options{}))
+	fi, err := os.Lstat(f.path("opencode.jsonc"))
+	require.NoError(t, err)
+	require.True(t, fi.Mode()&os.ModeSymlink != 0, "the link is kept")
+	b, err := os.ReadFile(real)
+	require.NoError(t, err)
+	require.Contains(t, string(b), PackagePath)
+	f.uninstall()
+	b, err = os.ReadFile(real)
+	require.NoError(t, err)
+	require.Equal(t, "{\n  \"theme\": \"dark\"\n}\n", string(b))
+}
+
+func TestRecordContents(t *testing.T) {
+	f := newFixture(t)
+	f.write("opencode.jsonc", "{\n  \"theme\": \"dark\"\n}\n")
+	f.init(f.request(Options{MaxResults: intp(3)}))
+	var rec Record
+	require.NoError(t, json.Unmarshal([]byte(f.read(recordFile)), &rec))
+	require.Equal(t, RecordFormat, rec.Format)
+	require.Equal(t, "plugins", rec.Key)
+	require.Equal(t, "{\n  \"theme\": \"dark\"\n}\n", rec.Config.Snapshot)
+	require.True(t, rec.Config.Existed)
+	require.True(t, rec.Config.CreatedKey)
+	require.JSONEq(t, `{"package":"./vendor/deepseek-web-retrieval","options":{"search":"preferred","fetch":"optional","maxResults":3}}`, string(rec.Entry))
+	require.Len(t, rec.Files, 4)
+	require.Equal(t, []string{"vendor", "vendor/deepseek-web-retrieval"}, rec.CreatedDirs)
+}
+
+func TestPluginUpgradeReplacesUnmodifiedFiles(t *testing.T) {
+	f := newFixture(t)
+	f.init(f.request(Options{}))
+	req := f.request(Options{})
+	fsys := fakePlugin()
+	fsys["server.js"].Data = []byte("// v2\n")
+	delete(fsys, "wasi.js")
+	req.Plugin = fsys
+	p := f.planInit(req)
+	var ops []string
+	for _, c := range p.Changes {
+		ops = append(ops, c.Op.String()+" "+c.Rel)
+	}
+	require.Equal(t, []string{"update vendor/deepseek-web-retrieval/server.js", "delete vendor/deepseek-web-retrieval/wasi.js", "update " + recordFile}, ops)
+	require.NoError(t, p.Apply())
+	f.uninstall()
+	require.False(t, f.exists(vendorDir))
+}
+
+func TestPluginFilesMustBeComplete(t *testing.T) {
+	f := newFixture(t)
+	req := f.request(Options{})
+	fsys := fakePlugin()
+	delete(fsys, "core.wasm")
+	req.Plugin = fsys
+	_, err := PlanInit(req)
+	require.True(t, errors.Is(err, ErrNoPlugin), "%v", err)
+}
+
+func configNamed(name string) string {
+	for _, c := range configs {
+		if c.name == name {
+			return c.content
+		}
+	}
+	panic("no config " + name)
+}

@@ -1,0 +1,199 @@
+package install
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
+	"github.com/tailscale/hujson"
+)
+
+// Options are the plugin options init writes into the config entry, under
+// their SPEC §5 names. Search and Fetch are always written (so the tiers are
+// visible in the config); every other field is written only when set: a
+// zero string, nil pointer or nil slice is left out and the plugin's default
+// applies. There is deliberately no field for a literal API key.
+type Options struct {
+	// Search is the search tier: off, optional, preferred or forced.
+	// Empty means preferred.
+	Search string `json:"search"`
+	// Fetch is the fetch tier: off, optional, preferred or forced.
+	// Empty means optional.
+	Fetch string `json:"fetch"`
+	// APIKeyEnv names the environment variable holding the key.
+	// Empty means DEEPSEEK_API_KEY.
+	APIKeyEnv string `json:"apiKeyEnv,omitempty"`
+	// BaseURL is the DeepSeek origin; https, except loopback hosts.
+	BaseURL string `json:"baseURL,omitempty"`
+	// MaxResults is the number of results asked for, 1–50.
+	MaxResults *int `json:"maxResults,omitempty"`
+	// MaxSummaryChars caps each result's text, in code points (≥ 1).
+	MaxSummaryChars *int `json:"maxSummaryChars,omitempty"`
+	// MinRerank drops results whose rerank score is lower (0–3).
+	MinRerank *float64 `json:"minRerank,omitempty"`
+	// MinAuthority drops results whose authority is lower (0–4).
+	MinAuthority *float64 `json:"minAuthority,omitempty"`
+	// AllowUnknownAuthority lets results of unknown authority pass MinAuthority.
+	AllowUnknownAuthority *bool `json:"allowUnknownAuthority,omitempty"`
+	// IncludeDomains restricts search to these domains.
+	IncludeDomains []string `json:"includeDomains,omitempty"`
+	// AllowedDomains restricts fetch to these domains and their subdomains.
+	AllowedDomains []string `json:"allowedDomains,omitempty"`
+	// BlockedDomains are refused by search and fetch, subdomains included.
+	BlockedDomains []string `json:"blockedDomains,omitempty"`
+	// Language is the lang: operator's value, e.g. "zh,en".
+	Language string `json:"language,omitempty"`
+	// Localization is an IPv4 or IPv6 address sent to DeepSeek as the
+	// searcher's location.
+	Localization string `json:"localization,omitempty"`
+	// FetchMaxChars caps fetched text, in code points (≥ 1).
+	FetchMaxChars *int `json:"fetchMaxChars,omitempty"`
+	// TimeoutMs is the per-attempt timeout in milliseconds, 1000–120000.
+	TimeoutMs *int `json:"timeoutMs,omitempty"`
+	// MaxRetries is the number of retries, 0–5.
+	MaxRetries *int `json:"maxRetries,omitempty"`
+}
+
+// withDefaults fills in the tiers, which are always written.
+func (o Options) withDefaults() Options {
+	if o.Search == "" {
+		o.Search = "preferred"
+	}
+	if o.Fetch == "" {
+		o.Fetch = "optional"
+	}
+	return o
+}
+
+// APIKeyVar returns the environment variable the plugin will read the key from.
+func (o Options) APIKeyVar() string {
+	if o.APIKeyEnv != "" {
+		return o.APIKeyEnv
+	}
+	return DefaultAPIKeyEnv
+}
+
+// OptionError reports an invalid option value. Option is the SPEC §5 name
+// (e.g. "maxResults"); the CLI maps it back to its flag.
+type OptionError struct {
+	Option string
+	Msg    string
+}
+
+func (e *OptionError) Error() string { return fmt.Sprintf("invalid %s: %s", e.Option, e.Msg) }
+
+// optionNames lists the options in SPEC §5 order.
+var optionNames = []string{"search", "fetch", "apiKeyEnv", "baseURL", "maxResults", "maxSummaryChars",
+	"minRerank", "minAuthority", "allowUnknownAuthority", "includeDomains", "allowedDomains",
+	"blockedDomains", "language", "localization", "fetchMaxChars", "timeoutMs", "maxRetries"}
+
+// Validate checks every set option with the core's resolver
+// (core.ParseOptions, then core.NewConfig), one option at a time so the
+// error names the option, and returns the first problem as an *OptionError.
+// A resolver warning (such as an address that would be dropped) is an error
+// here: init writes only values the plugin will use.
+func Validate(o Options) error {
+	raw := map[string]json.RawMessage{}
+	if err := json.Unmarshal(marshal(o, "", "", true), &raw); err != nil {
+		return err
+	}
+	for _, k := range optionNames {
+		v, ok := raw[k]
+		if !ok {
+			continue
+		}
+		// The core reads 0 as "use the default"; a user who typed 0 meant 0.
+		switch k {
+		case "maxResults", "maxSummaryChars", "fetchMaxChars", "timeoutMs":
+			if string(v) == "0" {
+				return &OptionError{Option: k, Msg: "0 is out of range"}
+			}
+		}
+		one := []byte(`{"` + k + `":` + string(v) + `}`)
+		co, warns, err := core.ParseOptions(one)
+		if err == nil {
+			var more []string
+			_, more, err = core.NewConfig(co)
+			warns = append(warns, more...)
+		}
+		if err == nil && len(warns) > 0 {
+			err = errors.New(warns[0])
+		}
+		if err != nil {
+			msg := strings.TrimPrefix(err.Error(), fmt.Sprintf("option %q: ", k))
+			return &OptionError{Option: k, Msg: msg}
+		}
+	}
+	return nil
+}
+
+// entryJSON returns the config entry for host h, formatted as indented JSON
+// whose continuation lines start with prefix (indent is one level), or as
+// compact JSON when compact is set.
+func entryJSON(h Host, o Options, prefix, indent string, compact bool) []byte {
+	var v any
+	if h == HostOpenCode1 {
+		v = []any{PackagePath, o}
+	} else {
+		v = struct {
+			Package string  `json:"package"`
+			Options Options `json:"options"`
+		}{PackagePath, o}
+	}
+	return marshal(v, prefix, indent, compact)
+}
+
+func marshal(v any, prefix, indent string, compact bool) []byte {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		panic(err) // only fixed, marshalable types reach here
+	}
+	b := bytes.TrimRight(buf.Bytes(), "\n")
+	var out bytes.Buffer
+	if compact {
+		return oneLine(b)
+	}
+	_ = json.Indent(&out, b, prefix, indent)
+	return out.Bytes()
+}
+
+// optionsValue returns o as a generic JSON value, for comparison with what a
+// config holds.
+func optionsValue(o Options) any {
+	var v any
+	_ = json.Unmarshal(marshal(o, "", "", true), &v)
+	return v
+}
+
+// oneLine formats JSON on one line the way people write it by hand:
+// {"a": 1, "b": [2, 3]}.
+func oneLine(b []byte) []byte {
+	v, err := hujson.Parse(b)
+	if err != nil {
+		panic(err)
+	}
+	v.Minimize()
+	for x := range v.All() {
+		switch c := x.Value.(type) {
+		case *hujson.Object:
+			for i := range c.Members {
+				if i > 0 {
+					c.Members[i].Name.BeforeExtra = hujson.Extra(" ")
+				}
+				c.Members[i].Value.BeforeExtra = hujson.Extra(" ")
+			}
+		case *hujson.Array:
+			for i := range c.Elements {
+				if i > 0 {
+					c.Elements[i].BeforeExtra = hujson.Extra(" ")
+				}
+			}
+		}
+	}
+	return v.Pack()
+}
