@@ -7,7 +7,7 @@
 GO        ?= go
 WASM      := plugin/core.wasm
 CLI       := bin/deepseek-web-retrieval
-WASMFLAGS := -buildmode=c-shared -trimpath -ldflags='-s -w -buildid='
+WASMFLAGS := -buildmode=c-shared -trimpath -buildvcs=false -ldflags='-s -w -buildid='
 JSDIR     := tests/js
 
 .PHONY: all build wasm cli install uninstall test test-go test-js test-e2e check-wasm lint bench fuzz js-deps clean

@@ -30,7 +30,7 @@ var (
 
 // buildFlags are the Makefile's WASMFLAGS, so the tests exercise the
 // artifact that ships as plugin/core.wasm.
-var buildFlags = []string{"-buildmode=c-shared", "-trimpath", "-ldflags=-s -w -buildid="}
+var buildFlags = []string{"-buildmode=c-shared", "-trimpath", "-buildvcs=false", "-ldflags=-s -w -buildid="}
 
 func TestMain(m *testing.M) {
 	flag.Parse()
