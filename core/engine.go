@@ -271,7 +271,7 @@ func (o *operation) resume(r Reply, env Env) Step {
 		o.request.Attempt = attempt + 1 // the attempt now in flight
 		return Step{Request: o.attempt(attempt+1, retryDelay(attempt, r.Get("Retry-After"), env))}
 	}
-	msg := mask(wire.ErrorMessage(r.Body), o.key)
+	msg := wire.ErrorMessageRedacted(r.Body, o.redact)
 	if msg == "" && o.kind == KindFetch && r.Status == 404 {
 		msg = "DeepSeek could not retrieve the page"
 	}
@@ -294,46 +294,31 @@ func retryable(status int) bool {
 }
 
 func (o *operation) success(body []byte) Step {
-	switch o.kind {
-	case KindSearch:
-		res, err := processSearch(body, o.query, o.cfg)
+	if o.kind == KindSearch {
+		res, err := processSearch(body, o.query, o.cfg, o.redact)
 		if err != nil {
-			return Step{Done: true, Err: &Error{Code: CodeMalformed, Message: mask(o.name+" failed: malformed response: "+err.Error(), o.key)}}
+			return Step{Done: true, Err: &Error{Code: CodeMalformed, Message: o.redact(o.name + " failed: malformed response: " + err.Error())}}
 		}
-		maskSearch(res, o.key)
 		return Step{Done: true, Result: &Result{Search: res}}
-	default:
-		res, err := processFetch(body, o.url, o.cfg)
-		if err != nil {
-			err.Message = mask(err.Message, o.key)
-			return Step{Done: true, Err: err}
-		}
-		res.Title = mask(res.Title, o.key)
-		if strings.Contains(res.Text, o.key) {
-			res.Text = mask(res.Text, o.key)
-			res.Chars = runeCount(res.Text)
-		}
-		return Step{Done: true, Result: &Result{Fetch: res}}
 	}
+	res, err := processFetch(body, o.url, o.cfg, o.redact)
+	if err != nil {
+		err.Message = o.redact(err.Message)
+		return Step{Done: true, Err: err}
+	}
+	return Step{Done: true, Result: &Result{Fetch: res}}
 }
 
 // keyMask replaces the API key wherever a server echoes it.
 const keyMask = "[redacted]"
+
+// redact masks the operation's key; it is applied before any cut to a
+// length limit, so no part of the key survives at the cut.
+func (o *operation) redact(s string) string { return mask(s, o.key) }
 
 func mask(s, key string) string {
 	if key == "" || !strings.Contains(s, key) {
 		return s
 	}
 	return strings.ReplaceAll(s, key, keyMask)
-}
-
-func maskSearch(r *SearchResult, key string) {
-	for i := range r.Hits {
-		h := &r.Hits[i]
-		h.URL = mask(h.URL, key)
-		h.Title = mask(h.Title, key)
-		h.Text = mask(h.Text, key)
-		h.Site = mask(h.Site, key)
-		h.Date = mask(h.Date, key)
-	}
 }

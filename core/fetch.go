@@ -38,7 +38,8 @@ func checkFetch(raw, format string, cfg *Config) (string, *Error) {
 }
 
 // processFetch decodes a fetch response and formats it.
-func processFetch(body []byte, pageURL string, cfg *Config) (*FetchResult, *Error) {
+// redact masks the API key before the page is cut to its limit.
+func processFetch(body []byte, pageURL string, cfg *Config, redact func(string) string) (*FetchResult, *Error) {
 	page, err := wire.DecodeFetch(body)
 	if err != nil {
 		return nil, &Error{Code: CodeMalformed, Message: "DeepSeek Fetch failed: malformed response: " + err.Error()}
@@ -46,7 +47,7 @@ func processFetch(body []byte, pageURL string, cfg *Config) (*FetchResult, *Erro
 	if strings.TrimSpace(page.Content) == "" {
 		return nil, &Error{Code: CodeNoContent, Message: fmt.Sprintf("DeepSeek Fetch failed: no readable content at %s", clip(pageURL, 200))}
 	}
-	r := FormatFetch(page.Title, page.Content, cfg.FetchMaxChars)
+	r := FormatFetch(redact(page.Title), redact(page.Content), cfg.FetchMaxChars)
 	r.URL = pageURL
 	return &r, nil
 }

@@ -171,9 +171,9 @@ func ParseOptions(data []byte) (Options, []string, error) {
 		case "baseURL":
 			err = decodeString(v, &o.BaseURL)
 		case "maxResults":
-			err = decodeInt(v, &o.MaxResults)
+			err = decodeRange(v, &o.MaxResults, "maxResults")
 		case "maxSummaryChars":
-			err = decodeInt(v, &o.MaxSummaryChars)
+			err = decodeRange(v, &o.MaxSummaryChars, "maxSummaryChars")
 		case "minRerank":
 			err = decodeNumber(v, &o.MinRerank)
 		case "minAuthority":
@@ -195,22 +195,45 @@ func ParseOptions(data []byte) (Options, []string, error) {
 		case "localization":
 			err = decodeString(v, &o.Localization)
 		case "fetchMaxChars":
-			err = decodeInt(v, &o.FetchMaxChars)
+			err = decodeRange(v, &o.FetchMaxChars, "fetchMaxChars")
 		case "timeoutMs":
-			err = decodeInt(v, &o.TimeoutMs)
+			err = decodeRange(v, &o.TimeoutMs, "timeoutMs")
 		case "maxRetries":
 			var n int
-			err = decodeInt(v, &n)
+			err = decodeRange(v, &n, "maxRetries")
 			o.MaxRetries = &n
 		default:
 			warnings = append(warnings, unknownOptionWarning(k))
 			continue
+		}
+		if err == nil {
+			err = explicitZero(k, o)
 		}
 		if err != nil {
 			return Options{}, nil, fmt.Errorf("option %q: %w", k, err)
 		}
 	}
 	return o, warnings, nil
+}
+
+// explicitZero rejects a 0 written for an option whose Options field uses 0
+// for "not set": in JSON it was set, and 0 is out of its range.
+func explicitZero(name string, o Options) error {
+	for _, f := range []struct {
+		name   string
+		v      int
+		lo, hi int
+	}{
+		{"maxResults", o.MaxResults, 1, maxMaxResults},
+		{"maxSummaryChars", o.MaxSummaryChars, minSummaryChars, maxSummaryChars},
+		{"fetchMaxChars", o.FetchMaxChars, minFetchMaxChars, maxFetchMaxChars},
+		{"timeoutMs", o.TimeoutMs, minTimeoutMs, maxTimeoutMs},
+	} {
+		if f.name == name && f.v == 0 {
+			return fmt.Errorf("want a whole number from %d to %d, got 0", f.lo, f.hi)
+		}
+	}
+	return nil
 }
 
 func unknownOptionWarning(name string) string {
@@ -245,6 +268,32 @@ func decodeInt(v json.RawMessage, dst *int) error {
 	}
 	*dst = int(f)
 	return nil
+}
+
+// intRanges are the whole-number options and their ranges.
+var intRanges = map[string][2]int{
+	"maxResults":      {1, maxMaxResults},
+	"maxSummaryChars": {minSummaryChars, maxSummaryChars},
+	"fetchMaxChars":   {minFetchMaxChars, maxFetchMaxChars},
+	"timeoutMs":       {minTimeoutMs, maxTimeoutMs},
+	"maxRetries":      {0, maxMaxRetries},
+}
+
+func checkRange(name string, n int) error {
+	r := intRanges[name]
+	if n < r[0] || n > r[1] {
+		return fmt.Errorf("want a whole number from %d to %d, got %d", r[0], r[1], n)
+	}
+	return nil
+}
+
+// decodeRange decodes a whole number and checks its range, so a written 0
+// is an error rather than "the default" (a zero Options field means unset).
+func decodeRange(v json.RawMessage, dst *int, name string) error {
+	if err := decodeInt(v, dst); err != nil {
+		return err
+	}
+	return checkRange(name, *dst)
 }
 
 func decodeStrings(v json.RawMessage, dst *[]string) error {
@@ -376,27 +425,26 @@ func NewConfig(o Options) (*Config, []string, error) {
 		c.BaseURL = u
 	}
 	for _, f := range []struct {
-		name   string
-		in     int
-		lo, hi int
-		out    *int
+		name string
+		in   int
+		out  *int
 	}{
-		{"maxResults", o.MaxResults, 1, maxMaxResults, &c.MaxResults},
-		{"maxSummaryChars", o.MaxSummaryChars, minSummaryChars, maxSummaryChars, &c.MaxSummaryChars},
-		{"fetchMaxChars", o.FetchMaxChars, minFetchMaxChars, maxFetchMaxChars, &c.FetchMaxChars},
-		{"timeoutMs", o.TimeoutMs, minTimeoutMs, maxTimeoutMs, &c.TimeoutMs},
+		{"maxResults", o.MaxResults, &c.MaxResults},
+		{"maxSummaryChars", o.MaxSummaryChars, &c.MaxSummaryChars},
+		{"fetchMaxChars", o.FetchMaxChars, &c.FetchMaxChars},
+		{"timeoutMs", o.TimeoutMs, &c.TimeoutMs},
 	} {
 		if f.in == 0 {
 			continue
 		}
-		if f.in < f.lo || f.in > f.hi {
-			return fail(f.name, "want a whole number from %d to %d, got %d", f.lo, f.hi, f.in)
+		if err := checkRange(f.name, f.in); err != nil {
+			return fail(f.name, "%s", err)
 		}
 		*f.out = f.in
 	}
 	if o.MaxRetries != nil {
-		if n := *o.MaxRetries; n < 0 || n > maxMaxRetries {
-			return fail("maxRetries", "want a whole number from 0 to %d, got %d", maxMaxRetries, n)
+		if err := checkRange("maxRetries", *o.MaxRetries); err != nil {
+			return fail("maxRetries", "%s", err)
 		}
 		c.MaxRetries = *o.MaxRetries
 	}

@@ -333,6 +333,11 @@ func TestParseOptionsTypeErrors(t *testing.T) {
 		{`{"timeoutMs":"30s"}`, `option "timeoutMs": want a whole number, got "30s"`},
 		{`{"maxRetries":1.5}`, `option "maxRetries": want a whole number, got 1.5`},
 		{`{"maxResults":"` + strings.Repeat("9", 60) + `"}`, `option "maxResults": want a whole number, got "` + strings.Repeat("9", 39)},
+		// 0 written out is out of range, not "use the default".
+		{`{"maxResults":0}`, `option "maxResults": want a whole number from 1 to 50, got 0`},
+		{`{"maxSummaryChars":0}`, `option "maxSummaryChars": want a whole number from 20 to 20000, got 0`},
+		{`{"fetchMaxChars":0}`, `option "fetchMaxChars": want a whole number from 200 to 1000000, got 0`},
+		{`{"timeoutMs":0}`, `option "timeoutMs": want a whole number from 1000 to 120000, got 0`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {

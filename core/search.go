@@ -10,10 +10,17 @@ import (
 )
 
 // processSearch turns a search response body into results (SPEC §2.4–2.5).
-func processSearch(body []byte, query string, cfg *Config) (*SearchResult, error) {
+// redact masks the API key in every field before anything is cut.
+func processSearch(body []byte, query string, cfg *Config, redact func(string) string) (*SearchResult, error) {
 	items, err := wire.DecodeSearch(body)
 	if err != nil {
 		return nil, err
+	}
+	for i := range items {
+		it := &items[i]
+		for _, f := range []*string{&it.URL, &it.Title, &it.Snippet, &it.Summary, &it.Date, &it.SiteName} {
+			*f = redact(*f)
+		}
 	}
 	res := &SearchResult{Query: query, Hits: make([]Hit, 0, min(len(items), cfg.MaxResults))}
 	seen := make(map[string]struct{}, len(items))

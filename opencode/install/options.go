@@ -105,13 +105,6 @@ func Validate(o Options) error {
 		if !ok {
 			continue
 		}
-		// The core reads 0 as "use the default"; a user who typed 0 meant 0.
-		switch k {
-		case "maxResults", "maxSummaryChars", "fetchMaxChars", "timeoutMs":
-			if string(v) == "0" {
-				return &OptionError{Option: k, Msg: "0 is out of range"}
-			}
-		}
 		one := []byte(`{"` + k + `":` + string(v) + `}`)
 		co, warns, err := core.ParseOptions(one)
 		if err == nil {

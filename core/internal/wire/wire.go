@@ -157,7 +157,13 @@ func DecodeFetch(body []byte) (FetchPage, error) {
 // {"error":{"message":...}}, {"error":"..."} or {"message":...}. When none is
 // found it falls back to the raw body, whitespace-collapsed and cut to 300
 // code points. It returns "" for an empty body.
-func ErrorMessage(body []byte) string {
+func ErrorMessage(body []byte) string { return ErrorMessageRedacted(body, nil) }
+
+// ErrorMessageRedacted is ErrorMessage with redact applied to the message
+// before it is cut, so nothing redact removes can survive as a prefix at the
+// cut. A nil redact changes nothing.
+func ErrorMessageRedacted(body []byte, redact func(string) string) string {
+	clean := func(s string) string { return clean(s, redact) }
 	var raw struct {
 		Error   json.RawMessage `json:"error"`
 		Message json.RawMessage `json:"message"`
@@ -181,12 +187,15 @@ func ErrorMessage(body []byte) string {
 	return clean(string(body))
 }
 
-// clean collapses whitespace and control characters and cuts to 300 code
-// points.
-func clean(s string) string {
+// clean collapses whitespace and control characters, redacts, and cuts to
+// 300 code points.
+func clean(s string, redact func(string) string) string {
 	s = strings.Join(strings.FieldsFunc(s, func(r rune) bool {
 		return r <= ' ' || r == 0x7f || r == 0xfffd
 	}), " ")
+	if redact != nil {
+		s = redact(s)
+	}
 	if n := 0; len(s) > 300 {
 		for i := range s {
 			if n == 300 {
