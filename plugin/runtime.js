@@ -6,7 +6,7 @@
 // module's steps name (the fetch bridge). Every decision — options, retries,
 // limits, error text, what the model sees — is made in Go.
 
-import { readFile } from "node:fs/promises"
+import { readFileSync } from "node:fs"
 import { createWasi } from "./wasi.js"
 
 const ABI_VERSION = 1
@@ -15,11 +15,21 @@ const decoder = new TextDecoder()
 
 let compiled = null
 
-/** Compiles core.wasm once per process. */
+/**
+ * Compiles core.wasm once per process. The read is synchronous so compiling
+ * starts at once, not on a later tick the host may keep busy.
+ */
 export function compileCore() {
-  compiled ??= readFile(new URL("./core.wasm", import.meta.url)).then((bytes) => WebAssembly.compile(bytes))
+  compiled ??= (async () => WebAssembly.compile(readFileSync(new URL("./core.wasm", import.meta.url))))()
   return compiled
 }
+
+// Start at import: Node and Bun compile off the main thread, so this overlaps
+// whatever the host does before setup (errors surface there, same promise).
+compileCore().catch(() => {})
+
+/** Test and benchmark hook: the Runtime created last in this process. */
+export let lastRuntime = null
 
 /** A ModuleTrap means the instance died under a call; it has been replaced. */
 export class ModuleTrap extends Error {}
@@ -31,7 +41,8 @@ export class ModuleTrap extends Error {}
 export class Runtime {
   static async create(log = () => {}) {
     const rt = new Runtime(await compileCore(), log)
-    await rt.#instantiate()
+    rt.#instantiate()
+    lastRuntime = rt
     return rt
   }
 
@@ -45,9 +56,11 @@ export class Runtime {
     this.#log = log
   }
 
-  async #instantiate() {
+  // #instantiate is synchronous, so a trapped instance is replaced before
+  // the next call arrives.
+  #instantiate() {
     const wasi = createWasi({ write: (_fd, line) => this.#log("debug", line) })
-    const instance = await WebAssembly.instantiate(this.#module, wasi.imports)
+    const instance = new WebAssembly.Instance(this.#module, wasi.imports)
     wasi.initialize(instance)
     const version = instance.exports.abi_version()
     if (version !== ABI_VERSION) throw new Error(`deepseek-web-retrieval: core.wasm speaks ABI ${version}, this plugin ${ABI_VERSION}`)
@@ -60,6 +73,16 @@ export class Runtime {
     return this.#call(() => this.#exports.in_flight())
   }
 
+  /** Test and benchmark hook: instance generation, operations in flight, linear memory bytes. */
+  stats() {
+    return { generation: this.#generation, inFlight: this.inFlight(), memoryBytes: this.#exports.memory.buffer.byteLength }
+  }
+
+  /** Test hook: makes the instance trap for real (a reactor's _initialize may run only once). */
+  trapForTest() {
+    return this.#call(() => this.#exports._initialize())
+  }
+
   // #call runs one export; a trap replaces the instance and throws ModuleTrap.
   #call(fn) {
     if (!this.#exports) throw new ModuleTrap("deepseek-web-retrieval: the module is being restarted; try again")
@@ -69,7 +92,11 @@ export class Runtime {
       this.#exports = null
       const gen = this.#generation
       this.#log("error", `core.wasm trapped (${err?.message ?? err}); starting a fresh instance`)
-      this.#instantiate().catch((e) => this.#log("error", `core.wasm restart failed: ${e?.message ?? e}`))
+      try {
+        this.#instantiate()
+      } catch (e) {
+        this.#log("error", `core.wasm restart failed: ${e?.message ?? e}`)
+      }
       throw new ModuleTrap(`deepseek-web-retrieval: the module failed (instance ${gen}) and was restarted; the call was abandoned`)
     }
   }

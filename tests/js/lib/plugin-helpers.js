@@ -1,0 +1,147 @@
+// Helpers for the plugin-*.test.js files: the real plugin/server.js driven through the fake
+// OpenCode hosts, with the mock DeepSeek on loopback and a key that lives in a test-only
+// environment variable.
+//
+//   const env = await startEnv()        // mock DeepSeek + random key in a fresh env var
+//   env.options({ fetch: "forced" })    // plugin options: baseURL + apiKeyEnv + yours
+//   const host = await env.v2({ search: "optional" }, { defaultSticks: false })
+//   const h1 = await env.v1({ fetch: "preferred" })
+//   const logs = captureLogs()          // console.error/warn/log lines until logs.restore()
+//   runtime()                           // the plugin's Runtime (plugin/runtime.js test hook)
+//   await env.close()
+import net from "node:net"
+import { randomBytes } from "node:crypto"
+import plugin from "../../../plugin/server.js"
+import * as runtimeModule from "../../../plugin/runtime.js"
+import { createFakeHostV2 } from "./fake-host-v2.js"
+import { loadPluginV1 } from "./fake-host-v1.js"
+import { startMockDeepSeek } from "./mock-deepseek.js"
+
+export { plugin }
+
+/** The Runtime serving the plugin (the last one created in this process). */
+export function runtime() {
+  return runtimeModule.lastRuntime
+}
+
+export const newKey = () => "sk-" + randomBytes(16).toString("hex")
+
+let seq = 0
+/** A fresh environment variable name (unset). */
+export const freshEnvName = () => `DSWR_TEST_${process.pid}_${++seq}_${randomBytes(3).toString("hex")}`.toUpperCase()
+
+export const sleep = (ms) => new Promise((r) => setTimeout(r, ms))
+
+/** Polls cond() every 5 ms until it is truthy or ms pass. */
+export async function waitFor(cond, ms = 3000, what = "condition") {
+  const end = Date.now() + ms
+  while (!cond()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
+    await sleep(5)
+  }
+}
+
+export async function startEnv({ mock = {} } = {}) {
+  const key = newKey()
+  const keyEnv = freshEnvName()
+  process.env[keyEnv] = key
+  const ds = await startMockDeepSeek({ apiKey: key, ...mock })
+  const options = (extra = {}) => ({ baseURL: ds.baseURL, apiKeyEnv: keyEnv, ...extra })
+  return {
+    key,
+    keyEnv,
+    ds,
+    options,
+    async v2(extra = {}, hostConfig = {}) {
+      const host = createFakeHostV2({ ...hostConfig, options: options(extra) })
+      await host.load(plugin)
+      return host
+    },
+    async v1(extra = {}, input) {
+      return loadPluginV1(plugin, { options: options(extra), input })
+    },
+    async close() {
+      delete process.env[keyEnv]
+      await ds.close()
+    },
+  }
+}
+
+/** Collects console.error/warn/log/info lines (as single strings) until restore(). */
+export function captureLogs({ passthrough = false } = {}) {
+  const lines = []
+  const saved = {}
+  for (const name of ["error", "warn", "log", "info", "debug"]) {
+    saved[name] = console[name]
+    console[name] = (...args) => {
+      lines.push(args.map((a) => (a instanceof Error ? `${a.message}\n${a.stack}` : typeof a === "string" ? a : safeJSON(a))).join(" "))
+      if (passthrough) saved[name](...args)
+    }
+  }
+  return {
+    lines,
+    text: () => lines.join("\n"),
+    restore() {
+      Object.assign(console, saved)
+    },
+  }
+}
+
+export function safeJSON(v) {
+  try {
+    return JSON.stringify(v)
+  } catch {
+    return String(v)
+  }
+}
+
+/** Asserts the runtime has no operation left in flight (waits briefly for stragglers). */
+export async function inFlightSettles(ms = 1000) {
+  const rt = runtime()
+  const end = Date.now() + ms
+  let n = rt.inFlight()
+  while (n !== 0 && Date.now() < end) {
+    await sleep(10)
+    n = rt.inFlight()
+  }
+  return n
+}
+
+/**
+ * A loopback server that never answers: it records each request and when its connection
+ * closed, to prove that a cancelled call hangs up. Raw TCP (node:net), because Bun 1.3's
+ * node:http server never emits "close" when a client aborts a POST (oven-sh/bun#28976,
+ * #32578), although Bun's fetch does close the connection (checked against a Node server).
+ */
+export async function startStallServer() {
+  const requests = []
+  const sockets = new Set()
+  const server = net.createServer((socket) => {
+    sockets.add(socket)
+    let rec = null
+    socket.on("data", (chunk) => {
+      if (!rec) {
+        const line = chunk.toString("latin1").split("\r\n")[0]
+        rec = { path: line.split(" ")[1] ?? "", line, time: Date.now(), closedAt: null }
+        requests.push(rec)
+      }
+    })
+    socket.on("error", () => {})
+    socket.on("close", () => {
+      sockets.delete(socket)
+      if (rec) rec.closedAt = Date.now()
+    })
+  })
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve))
+  return {
+    baseURL: `http://127.0.0.1:${server.address().port}`,
+    requests,
+    close() {
+      for (const s of sockets) s.destroy()
+      return new Promise((resolve) => server.close(() => resolve()))
+    },
+  }
+}
+
+/** Code points of s. */
+export const codePoints = (s) => [...s].length

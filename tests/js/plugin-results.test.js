@@ -1,0 +1,390 @@
+// What the model and the user see through plugin/server.js on both fake hosts: search and fetch
+// output, error sentences, logs, missing key, URL policy, option validation.
+import { test, before, after, beforeEach } from "node:test"
+import assert from "node:assert/strict"
+import { startEnv, captureLogs, freshEnvName, codePoints, inFlightSettles, runtime } from "./lib/plugin-helpers.js"
+
+let env
+before(async () => {
+  env = await startEnv()
+})
+after(async () => {
+  await env.close()
+})
+beforeEach(() => {
+  env.ds.reset()
+})
+
+const SEARCH = {
+  results: [
+    {
+      url: "https://site.example/guide",
+      title: "The Guide",
+      snippet: "short snippet",
+      summary: "A   long\n summary of the guide.",
+      content: "FULL PAGE CONTENT MUST NOT APPEAR",
+      rerank_score: 2.13,
+      authority: 3,
+      date: "2025-03-04T05:06:07Z",
+      site_name: "Site Name",
+      site_icon: "https://site.example/favicon.ico",
+    },
+    { url: "not a url", title: "dropped" },
+    {
+      url: "https://other.example/page",
+      title: "Other",
+      snippet: "Only a snippet.",
+      summary: null,
+      rerank_score: 0.5,
+      authority: -1,
+      date: null,
+      site_name: null,
+    },
+    { url: "https://bare.example/", title: null, summary: "Bare." },
+  ],
+}
+
+// --- search output --------------------------------------------------------------------------
+
+test("2.x provider: results are exactly {url, title, content, time:{published}}", async () => {
+  const host = await env.v2({ search: "preferred" })
+  env.ds.enqueue("search", { json: SEARCH })
+  const s = await host.search("the guide")
+  assert.equal(s.ok, true, s.error?.message)
+  assert.deepEqual(s.results, [
+    {
+      url: "https://site.example/guide",
+      title: "The Guide",
+      content: "[rerank 2.1 · authority 3 · Site Name]\nA long summary of the guide.",
+      time: { published: Date.UTC(2025, 2, 4, 5, 6, 7) },
+    },
+    {
+      url: "https://other.example/page",
+      title: "Other",
+      content: "[rerank 0.5 · authority unknown]\nOnly a snippet.",
+      time: {},
+    },
+    { url: "https://bare.example/", title: undefined, content: "Bare.", time: {} },
+  ])
+  // The raw objects the provider returned have no other keys (and no `undefined` noise).
+  const raw = await host.websearch.get("deepseek").execute({ query: "the guide" }, {})
+  for (const r of raw) {
+    for (const k of Object.keys(r)) assert.ok(["url", "title", "content", "time"].includes(k), k)
+  }
+  // The wire request: count = maxResults, need_content false, no ori_question on this path.
+  const req = env.ds.searchRequests[0]
+  assert.deepEqual(req.json, { query: "the guide", count: 10, need_content: false })
+  assert.equal(req.headers.authorization, `Bearer ${env.key}`)
+  assert.equal(req.headers["content-type"], "application/json")
+  assert.match(req.headers["user-agent"], /deepseek-web-retrieval/)
+})
+
+test("2.x provider: an empty result set is an empty array, not an error", async () => {
+  const host = await env.v2()
+  env.ds.enqueue("search", { json: { results: [] } })
+  const s = await host.search("nothing")
+  assert.equal(s.ok, true)
+  assert.deepEqual(s.results, [])
+})
+
+test("1.x deepseek_search: exact numbered text", async () => {
+  const h = await env.v1({ search: "optional", fetch: "off" })
+  env.ds.enqueue("search", { json: SEARCH })
+  const r = await h.runTool("deepseek_search", { query: "  the guide  " })
+  assert.equal(r.status, "completed", r.output)
+  assert.equal(
+    r.output,
+    [
+      "1. The Guide",
+      "https://site.example/guide",
+      "[rerank 2.1 · authority 3 · Site Name] · published 2025-03-04",
+      "A long summary of the guide.",
+      "",
+      "2. Other",
+      "https://other.example/page",
+      "[rerank 0.5 · authority unknown]",
+      "Only a snippet.",
+      "",
+      "3. https://bare.example/",
+      "https://bare.example/",
+      "Bare.",
+    ].join("\n"),
+  )
+  assert.equal(env.ds.searchRequests[0].json.query, "the guide")
+})
+
+test("search options reach the wire: maxResults, domains, language", async () => {
+  const h = await env.v1({ maxResults: 3, includeDomains: ["go.dev"], blockedDomains: ["spam.example"], language: "zh,en" })
+  const r = await h.runTool("deepseek_search", { query: "generics" })
+  assert.equal(r.status, "completed", r.output)
+  assert.deepEqual(env.ds.searchRequests[0].json, {
+    query: "generics site:go.dev -site:spam.example lang:zh,en",
+    count: 3,
+    need_content: false,
+  })
+  // includeDomains filters results too: only go.dev survives the default answer.
+  assert.match(r.output, /^1\. Effective Go\n/)
+  assert.doesNotMatch(r.output, /example\.com/)
+})
+
+// --- fetch output ---------------------------------------------------------------------------
+
+test("2.x deepseek_fetch: exact content and metadata", async () => {
+  const host = await env.v2({ fetch: "optional" })
+  env.ds.enqueue("fetch", { json: { title: "Page Title", content: "First paragraph.\n\n## Section\n\nMore." } })
+  const r = await host.runTool("deepseek_fetch", { url: "https://docs.example/page" })
+  assert.equal(r.ok, true, r.content)
+  const text = "# Page Title\n\nFirst paragraph.\n\n## Section\n\nMore."
+  assert.equal(r.content, text)
+  assert.deepEqual(r.metadata, { url: "https://docs.example/page", title: "Page Title", chars: codePoints(text), contentTruncated: false })
+  assert.deepEqual(Object.keys(r.raw).sort(), ["content", "metadata"], "never `output`")
+  assert.deepEqual(env.ds.fetchRequests[0].json, { url: "https://docs.example/page" })
+})
+
+test("deepseek_fetch: no duplicate heading when the content starts with it; format markdown accepted", async () => {
+  const host = await env.v2()
+  env.ds.enqueue("fetch", { json: { title: "Same", content: "\n# same\n\nBody." } })
+  const r = await host.runTool("deepseek_fetch", { url: "https://docs.example/same", format: "markdown" })
+  assert.equal(r.ok, true, r.content)
+  assert.equal(r.content.startsWith("# Same\n\n# same"), false)
+  assert.match(r.content, /^\s*# same\n\nBody\.$/)
+})
+
+test("deepseek_fetch: a small fetchMaxChars cuts with [content truncated] inside the limit", async () => {
+  const host = await env.v2({ fetchMaxChars: 200 })
+  const body = Array.from({ length: 60 }, (_, i) => `line ${i} with ünïcödé 🙂`).join("\n")
+  env.ds.enqueue("fetch", { json: { title: "Long", content: body } })
+  const r = await host.runTool("deepseek_fetch", { url: "https://docs.example/long" })
+  assert.equal(r.ok, true, r.content)
+  assert.ok(r.content.startsWith("# Long\n\nline 0 with ünïcödé 🙂\n"))
+  assert.ok(r.content.endsWith("\n[content truncated]"), JSON.stringify(r.content.slice(-40)))
+  assert.ok(codePoints(r.content) <= 200)
+  assert.equal(r.content.isWellFormed?.() ?? true, true)
+  assert.equal(r.metadata.contentTruncated, true)
+  assert.equal(r.metadata.chars, codePoints(r.content))
+  assert.equal(r.metadata.url, "https://docs.example/long")
+  assert.equal(r.metadata.title, "Long")
+  assert.equal(r.metadata.truncated, true, "tells the 2.x host the plugin already cut")
+  assert.equal(r.truncated, false, "the host did not cut again")
+})
+
+test("1.x deepseek_fetch: the text is the content", async () => {
+  const h = await env.v1()
+  env.ds.enqueue("fetch", { json: { title: "T", content: "Body." } })
+  const r = await h.runTool("deepseek_fetch", { url: "https://docs.example/t" })
+  assert.equal(r.status, "completed", r.output)
+  assert.equal(r.output, "# T\n\nBody.")
+})
+
+// --- errors ---------------------------------------------------------------------------------
+
+const BALANCE = { status: 402, json: { error: { message: "Insufficient Balance" } } }
+
+test("2.x provider error: the model sees the generic sentence, the user sees the reason", async () => {
+  const host = await env.v2()
+  env.ds.enqueue("search", BALANCE)
+  const logs = captureLogs()
+  let s
+  try {
+    s = await host.search("rust async")
+  } finally {
+    logs.restore()
+  }
+  assert.equal(s.ok, false)
+  assert.equal(s.modelText, "Unable to search the web for rust async")
+  assert.equal(s.error.message, "DeepSeek Search failed: HTTP 402: Insufficient Balance")
+  assert.ok(logs.lines.includes("[deepseek-web-retrieval] DeepSeek Search failed: HTTP 402: Insufficient Balance"), logs.text())
+  assert.equal(env.ds.searchRequests.length, 1, "402 is not retried")
+})
+
+test("2.x provider error with a client log sink: app.log gets it, and stderr too", async () => {
+  // (OpenCode 1.x passes client.app.log; the 2.x path uses the same logger when a client exists.)
+  const sink = []
+  const { createFakeHostV2 } = await import("./lib/fake-host-v2.js")
+  const { plugin } = await import("./lib/plugin-helpers.js")
+  const host = createFakeHostV2({ options: env.options() })
+  host.ctx.client = { app: { log: async (e) => sink.push(e) } }
+  await host.load(plugin)
+  env.ds.enqueue("search", BALANCE)
+  const logs = captureLogs()
+  try {
+    await host.search("q")
+  } finally {
+    logs.restore()
+  }
+  assert.deepEqual(sink, [
+    { body: { service: "deepseek-web-retrieval", level: "error", message: "DeepSeek Search failed: HTTP 402: Insufficient Balance" } },
+  ])
+  assert.ok(logs.lines.includes("[deepseek-web-retrieval] DeepSeek Search failed: HTTP 402: Insufficient Balance"))
+})
+
+test("tool errors reach the model as the exact sentence (2.x and 1.x)", async () => {
+  const host = await env.v2()
+  env.ds.enqueue("fetch", BALANCE)
+  const r = await host.runTool("deepseek_fetch", { url: "https://docs.example/x" })
+  assert.equal(r.ok, false)
+  assert.equal(r.error.message, "DeepSeek Fetch failed: HTTP 402: Insufficient Balance")
+  assert.equal(r.error.code, "api")
+
+  const h = await env.v1()
+  env.ds.enqueue("fetch", BALANCE)
+  const r1 = await h.runTool("deepseek_fetch", { url: "https://docs.example/x" })
+  assert.equal(r1.status, "error")
+  assert.equal(r1.output, "DeepSeek Fetch failed: HTTP 402: Insufficient Balance")
+  env.ds.enqueue("search", BALANCE)
+  const r2 = await h.runTool("deepseek_search", { query: "x" })
+  assert.equal(r2.output, "DeepSeek Search failed: HTTP 402: Insufficient Balance")
+
+  env.ds.enqueue("fetch", { status: 404, body: "" })
+  const r3 = await h.runTool("deepseek_fetch", { url: "https://docs.example/gone" })
+  assert.equal(r3.output, "DeepSeek Fetch failed: HTTP 404: DeepSeek could not retrieve the page")
+  env.ds.enqueue("fetch", { json: { title: "Empty", content: "  " } })
+  const r4 = await h.runTool("deepseek_fetch", { url: "https://docs.example/empty" })
+  assert.equal(r4.status, "error")
+  assert.match(r4.output, /no readable content/)
+})
+
+test("missing key: setup succeeds, each call fails naming the variable, nothing is sent", async () => {
+  const saved = process.env.DEEPSEEK_API_KEY
+  delete process.env.DEEPSEEK_API_KEY
+  try {
+    const { createFakeHostV2 } = await import("./lib/fake-host-v2.js")
+    const { plugin } = await import("./lib/plugin-helpers.js")
+    const host = createFakeHostV2({ options: { baseURL: env.ds.baseURL } })
+    await host.load(plugin)
+    const logs = captureLogs()
+    let s
+    try {
+      s = await host.search("anything")
+    } finally {
+      logs.restore()
+    }
+    assert.equal(s.ok, false)
+    assert.equal(s.error.message, "DeepSeek API key not found: set the DEEPSEEK_API_KEY environment variable")
+    assert.ok(logs.lines.some((l) => l.includes("DEEPSEEK_API_KEY")), logs.text())
+    const t = await host.runTool("deepseek_fetch", { url: "https://docs.example/" })
+    assert.equal(t.error.message, "DeepSeek API key not found: set the DEEPSEEK_API_KEY environment variable")
+
+    // A custom variable name, unset: the message names it. Set it later: the next call works.
+    const name = freshEnvName()
+    const h = await env.v1({ apiKeyEnv: name })
+    const r = await h.runTool("deepseek_search", { query: "x" })
+    assert.equal(r.output, `DeepSeek API key not found: set the ${name} environment variable`)
+    assert.equal(env.ds.requests.length, 0)
+    process.env[name] = env.key
+    try {
+      const ok = await h.runTool("deepseek_search", { query: "x" })
+      assert.equal(ok.status, "completed", ok.output)
+    } finally {
+      delete process.env[name]
+    }
+  } finally {
+    if (saved !== undefined) process.env.DEEPSEEK_API_KEY = saved
+  }
+})
+
+test("private URLs are refused locally: no request reaches the mock", async () => {
+  const host = await env.v2()
+  for (const url of [
+    "http://127.0.0.1/",
+    "http://127.1:8080/admin",
+    "http://169.254.169.254/latest/meta-data/",
+    "http://localhost/",
+    "http://[::ffff:127.0.0.1]/",
+    "http://10.0.0.1/",
+    "http://printer.local/",
+    "http://intranet/",
+    env.ds.baseURL + "/v1/tools/fetch",
+  ]) {
+    const r = await host.runTool("deepseek_fetch", { url })
+    assert.equal(r.ok, false, url)
+    assert.equal(r.error.code, "url_refused", `${url}: ${r.error.message}`)
+    assert.match(r.error.message, /DeepSeek Fetch/)
+  }
+  for (const url of ["ftp://example.com/", "https://user:pw@example.com/", "example.com/page"]) {
+    const r = await host.runTool("deepseek_fetch", { url })
+    assert.equal(r.ok, false, url)
+  }
+  assert.equal(env.ds.requests.length, 0)
+})
+
+test("tool input is validated by the plugin (the host does not)", async () => {
+  const host = await env.v2()
+  for (const input of [{}, { url: 42 }, { url: null }]) {
+    const r = await host.runTool("deepseek_fetch", input)
+    assert.equal(r.ok, false, JSON.stringify(input))
+    assert.match(r.error.message, /deepseek_fetch: .*"url"/)
+  }
+  const h = await env.v1()
+  const r = await h.runTool("deepseek_search", {})
+  assert.equal(r.status, "error")
+  assert.match(r.output, /deepseek_search: .*"query"/)
+  const e = await h.runTool("deepseek_search", { query: "   " })
+  assert.equal(e.status, "error")
+  assert.equal(env.ds.requests.length, 0)
+})
+
+test("format text/html → an error saying Markdown only; nothing sent", async () => {
+  const host = await env.v2()
+  for (const format of ["text", "html"]) {
+    const r = await host.runTool("deepseek_fetch", { url: "https://docs.example/", format })
+    assert.equal(r.ok, false)
+    assert.match(r.error.message, /Markdown only/)
+    assert.match(r.error.message, new RegExp(`"${format}"`))
+  }
+  assert.equal(env.ds.requests.length, 0)
+})
+
+test("invalid options → setup fails naming the option (2.x and 1.x)", async () => {
+  for (const [name, value] of [
+    ["maxResults", "ten"],
+    ["maxResults", 51],
+    ["timeoutMs", 10],
+    ["maxRetries", 9],
+    ["baseURL", "http://api.deepseek.example"],
+    ["fetchMaxChars", -1],
+  ]) {
+    await assert.rejects(env.v2({ [name]: value }), (err) => {
+      assert.match(err.message, new RegExp(`"${name}"`), `${name}=${JSON.stringify(value)}: ${err.message}`)
+      return true
+    })
+    await assert.rejects(env.v1({ [name]: value }), new RegExp(`"${name}"`))
+  }
+})
+
+// core/options.go treats an explicit 0 as "unset" (int zero value) for maxResults,
+// maxSummaryChars, fetchMaxChars and timeoutMs, so `maxResults: 0` silently means 10.
+test("an explicit 0 is invalid for options whose range starts above 0", async () => {
+  for (const name of ["maxResults", "maxSummaryChars", "fetchMaxChars", "timeoutMs"]) {
+    await assert.rejects(env.v2({ [name]: 0 }), new RegExp(`"${name}"`), name)
+  }
+})
+
+test("unknown option → a warning naming it is logged, setup succeeds", async () => {
+  const logs = captureLogs()
+  let host
+  try {
+    host = await env.v2({ maxResult: 5 })
+  } finally {
+    logs.restore()
+  }
+  assert.ok(host.websearch.list().includes("deepseek"))
+  const warn = logs.lines.filter((l) => l.startsWith("[deepseek-web-retrieval] ") && l.includes("maxResult"))
+  assert.equal(warn.length, 1, logs.text())
+  // 1.x with an app.log sink: the warning goes to the sink (not stderr).
+  const sink = []
+  const logs1 = captureLogs()
+  try {
+    await env.v1({ colour: "red" }, { client: { app: { log: async (e) => sink.push(e.body) } } })
+  } finally {
+    logs1.restore()
+  }
+  assert.equal(sink.length, 1, JSON.stringify(sink))
+  assert.equal(sink[0].level, "warn")
+  assert.match(sink[0].message, /colour/)
+})
+
+test("no operation is left in flight after all of the above", async () => {
+  assert.equal(await inFlightSettles(), 0)
+  assert.equal(runtime().stats().inFlight, 0)
+})
