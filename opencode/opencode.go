@@ -47,8 +47,8 @@ type Plan struct {
 	// RemoveTools are tools to remove with the tool editor (2.x, forced
 	// fetch). Setup must fail with NotExclusive when removal is impossible.
 	RemoveTools []string `json:"removeTools,omitempty"`
-	// DisableTools are built-in tools to switch off in the host's config
-	// (1.x, forced), for example {"tools": {"webfetch": false}}.
+	// DisableTools are built-in tools to switch off in the host's config (1.x,
+	// forced): the shim denies them, {"permission": {"webfetch": "deny"}}.
 	DisableTools []string `json:"disableTools,omitempty"`
 	// NotExclusive maps a forced capability ("search", "fetch") to the
 	// message setup fails with when the host cannot make it exclusive.

@@ -140,12 +140,34 @@ async function server(input, options) {
   }
   if (plan.disableTools?.length) {
     // Forced tiers: switch the built-in tools off in the loaded config.
+    // OpenCode 1.18.33 turns `tools: {x: false}` into permission rules while
+    // it loads the config, before any plugin runs, and later filters the
+    // tools it offers by permission only: a tool whose last matching rule is
+    // `deny` for "*" is not offered. So deny it, last, in the global rules
+    // and in every configured agent's (agent rules are merged after them).
     hooks.config = async (config) => {
       config.tools = { ...(config.tools ?? {}) }
       for (const name of plan.disableTools) config.tools[name] = false
+      config.permission = denyLast(config.permission, plan.disableTools)
+      for (const agent of Object.values(config.agent ?? {})) {
+        if (agent && typeof agent === "object" && agent.permission !== undefined) {
+          agent.permission = denyLast(agent.permission, plan.disableTools)
+        }
+      }
     }
   }
   return hooks
+}
+
+// denyLast returns permission config rules with `name: "deny"` as the last
+// entry for each name (a later rule wins in OpenCode 1.x).
+function denyLast(permission, names) {
+  const rules = typeof permission === "string" ? { "*": permission } : { ...(permission ?? {}) }
+  for (const name of names) {
+    delete rules[name]
+    rules[name] = "deny"
+  }
+  return rules
 }
 
 export default { id: ID, setup, server }

@@ -117,9 +117,12 @@ function parseEvents(stdout) {
  * @param {number} [o.timeoutMs]
  * @param {string[]} [o.extraArgs]
  * @param {string} [o.cwd]               run from this directory relative to the project (default ".")
+ * @param {string} [o.root]              use this existing sandbox root (sandboxEnv(root) layout, e.g.
+ *                                       prepared by an installer) instead of a fresh one; it is
+ *                                       left in place by cleanup()
  */
 export async function runOpenCode(o = {}) {
-  const root = mkdtempSync(join(tmpdir(), "oc-run-"))
+  const root = o.root ?? mkdtempSync(join(tmpdir(), "oc-run-"))
   const env = { ...sandboxEnv(root), ...(o.env ?? {}) }
   const configDir = join(env.XDG_CONFIG_HOME, "opencode")
   const project = join(root, "project")
@@ -130,7 +133,7 @@ export async function runOpenCode(o = {}) {
 
   const cleanup = async () => {
     await llm.close()
-    if (!o.keep) rmSync(root, { recursive: true, force: true })
+    if (!o.keep && !o.root) rmSync(root, { recursive: true, force: true })
   }
 
   try {
