@@ -9,6 +9,10 @@ WASM      := plugin/core.wasm
 CLI       := bin/deepseek-web-retrieval
 WASMFLAGS := -buildmode=c-shared -trimpath -buildvcs=false -ldflags='-s -w -buildid='
 JSDIR     := tests/js
+# make install: HOST=auto asks the opencode on PATH for its version (1.x gets the
+# "plugin" key, 2.x or none the "plugins" key); INSTALL_FLAGS adds init flags.
+HOST          ?= auto
+INSTALL_FLAGS ?=
 
 .PHONY: all build wasm cli install uninstall test test-go test-js test-e2e check-wasm lint bench fuzz js-deps clean
 
@@ -23,7 +27,7 @@ cli: wasm
 	$(GO) build -trimpath -o $(CLI) ./cmd/deepseek-web-retrieval
 
 install: cli
-	$(CLI) init --scope global --yes
+	$(CLI) init --scope global --yes --host $(HOST) $(INSTALL_FLAGS)
 
 uninstall: cli
 	$(CLI) uninstall --scope global --yes

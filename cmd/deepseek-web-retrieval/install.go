@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/opencode/install"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/plugin"
@@ -17,6 +19,33 @@ import (
 
 // pluginFiles supplies the plugin directory init copies; tests replace it.
 var pluginFiles = plugin.Files
+
+// detectHost answers --host auto: "opencode1" when the opencode on PATH
+// says it is 1.x, else "opencode" (2.x, also when none is found). What it
+// found is reported on stderr, so the plan on stdout stays the same.
+func detectHost(stderr io.Writer) string {
+	path, err := exec.LookPath("opencode")
+	if err != nil {
+		fmt.Fprintln(stderr, "deepseek-web-retrieval init: --host auto: no opencode on PATH; writing the OpenCode 2.x \"plugins\" key")
+		return "opencode"
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, path, "--version").Output()
+	v := strings.TrimSpace(string(out))
+	if err != nil || !hostVersion.MatchString(v) {
+		fmt.Fprintf(stderr, "deepseek-web-retrieval init: --host auto: could not read the version of %s; writing the OpenCode 2.x \"plugins\" key\n", path)
+		return "opencode"
+	}
+	host := "opencode"
+	if strings.HasPrefix(hostVersion.FindString(v), "1.") {
+		host = "opencode1"
+	}
+	fmt.Fprintf(stderr, "deepseek-web-retrieval init: --host auto: %s is OpenCode %s; using --host %s\n", path, hostVersion.FindString(v), host)
+	return host
+}
+
+var hostVersion = regexp.MustCompile(`\d+\.\d+\.\d+`)
 
 // osEnv reads the installer's environment from the process.
 func osEnv() install.Env {
@@ -64,8 +93,10 @@ Where:
                            $XDG_CONFIG_HOME/opencode, else ~/.config/opencode;
                            project: the --dir directory
   --dir DIR                project directory (default: the current directory)
-  --host opencode|opencode1
-                           OpenCode 2.x (default) or 1.x config shape
+  --host opencode|opencode1|auto
+                           OpenCode 2.x (default) or 1.x config shape; auto
+                           asks the opencode on PATH for its version (2.x
+                           when there is none); make install uses auto
   --yes                    apply the plan instead of only printing it
 
 Plugin options (only those given are written, plus the two tiers):
@@ -138,6 +169,9 @@ func runInit(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	sc, err := install.ParseScope(scope)
 	if err != nil {
 		return usageErr(stderr, "init", "--scope: "+err.Error())
+	}
+	if host == "auto" {
+		host = detectHost(stderr)
 	}
 	h, err := install.ParseHost(host)
 	if err != nil {
