@@ -67,7 +67,11 @@ async function setup(ctx) {
   const plan = makePlan(rt, "opencode2", options)
   for (const w of plan.warnings ?? []) log("warn", w)
 
-  if (plan.websearch) {
+  if (plan.websearch && typeof ctx.websearch?.transform !== "function") {
+    // A 2.x without the websearch provider API: never pretend.
+    if (plan.websearch.exclusive) throw new Error(plan.notExclusive.search)
+    log("warn", "this OpenCode has no websearch provider API; DeepSeek search is not registered")
+  } else if (plan.websearch) {
     const p = plan.websearch
     let readBack = false
     await ctx.websearch.transform((editor) => {

@@ -260,3 +260,21 @@ test("entry points: package.json has what OpenCode needs, and every listed file 
   }
   assert.ok(pkg.dependencies === undefined || Object.keys(pkg.dependencies).length === 0, "no runtime dependencies")
 })
+
+test("2.x without a websearch provider API: preferred search is skipped with a warning, forced fails setup", async () => {
+  const added = []
+  const ctx = (options) => ({
+    options,
+    tool: { transform: async (fn) => fn({ add: (t) => added.push(t.name), get: () => undefined, remove: () => {} }) },
+  })
+  const logs = captureLogs()
+  try {
+    await plugin.setup(ctx({ search: "preferred", fetch: "optional" }))
+    assert.deepEqual(added, ["deepseek_fetch"])
+    assert.match(logs.text(), /\[deepseek-web-retrieval\] this OpenCode has no websearch provider API; DeepSeek search is not registered/)
+  } finally {
+    logs.restore()
+  }
+  const want = planFor("opencode2", { search: "forced" }).notExclusive.search
+  await assert.rejects(plugin.setup(ctx({ search: "forced" })), (err) => err.message === want)
+})
