@@ -2,13 +2,10 @@ package tests
 
 import (
 	"context"
-	"errors"
-	"io"
 	"net/http"
-	"strings"
 	"sync"
-	"time"
 
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/httpdriver"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/wasm/abi"
 )
 
@@ -58,39 +55,8 @@ func (b *Bridge) Do(ctx context.Context, r *abi.Request) (abi.Reply, []byte) {
 	b.delays = append(b.delays, r.DelayMs)
 	b.mu.Unlock()
 
-	attempt, stop := context.WithTimeout(ctx, time.Duration(r.TimeoutMs)*time.Millisecond)
-	defer stop()
-	fail := func(err error) (abi.Reply, []byte) {
-		switch {
-		case ctx.Err() != nil:
-			return abi.Reply{V: abi.Version, Kind: "cancelled"}, nil
-		case errors.Is(attempt.Err(), context.DeadlineExceeded):
-			return abi.Reply{V: abi.Version, Kind: "timeout"}, nil
-		}
-		return abi.Reply{V: abi.Version, Kind: "network", Message: err.Error()}, nil
-	}
-	req, err := http.NewRequestWithContext(attempt, r.Method, r.URL, strings.NewReader(r.Body))
-	if err != nil {
-		return fail(err)
-	}
-	for _, h := range r.Headers {
-		req.Header.Add(h[0], h[1])
-	}
-	resp, err := b.Client.Do(req)
-	if err != nil {
-		return fail(err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, r.MaxBytes+1))
-	if err != nil {
-		return fail(err)
-	}
-	if int64(len(body)) > r.MaxBytes {
-		return abi.Reply{V: abi.Version, Kind: "too_large"}, nil
-	}
-	rep := abi.Reply{V: abi.Version, Kind: "response", Status: resp.StatusCode, Headers: map[string]string{}}
-	for name, values := range resp.Header {
-		rep.Headers[strings.ToLower(name)] = strings.Join(values, ", ")
-	}
-	return rep, body
+	// The wait is recorded, not slept: the driver does the rest as the CLI does.
+	req := r.Core()
+	req.DelayMs = 0
+	return abi.FromReply(httpdriver.Perform(ctx, b.Client, &req))
 }

@@ -159,10 +159,7 @@ func resume(handle, metaPtr, metaSize, bodyPtr, bodySize uint32) (packed uint64)
 	if rep.V != abi.Version {
 		return emit(abiError(handle, fmt.Sprintf("resume: unsupported ABI version %d (this module speaks %d)", rep.V, abi.Version)))
 	}
-	reply := core.Reply{Kind: core.ReplyKind(rep.Kind), Status: rep.Status, Body: body, Message: rep.Message}
-	for name, value := range rep.Headers {
-		reply.Header = append(reply.Header, core.HeaderField{Name: name, Value: value})
-	}
+	reply := rep.Core(body)
 	h := core.Handle(handle)
 	kind := kinds[h]
 	step := engine.Resume(h, reply)
@@ -227,16 +224,7 @@ func take(ptr, size uint32) ([]byte, error) {
 func render(kind string, s core.Step) abi.Step {
 	h := uint32(s.Handle)
 	if !s.Done {
-		r := s.Request
-		req := &abi.Request{
-			DelayMs: r.DelayMs, Method: r.Method, URL: r.URL, Body: string(r.Body),
-			TimeoutMs: r.TimeoutMs, MaxBytes: r.MaxBytes, Redirect: "manual", Attempt: r.Attempt,
-			Headers: make([][2]string, len(r.Header)),
-		}
-		for i, f := range r.Header {
-			req.Headers[i] = [2]string{f.Name, f.Value}
-		}
-		return abi.Step{V: abi.Version, Handle: h, Step: abi.StepHTTP, Request: req}
+		return abi.Step{V: abi.Version, Handle: h, Step: abi.StepHTTP, Request: abi.FromRequest(s.Request)}
 	}
 	if s.Err != nil {
 		return done(h, nil, &abi.Error{Code: string(s.Err.Code), Message: s.Err.Message, Status: s.Err.Status})

@@ -8,6 +8,7 @@ package abi
 
 import (
 	"encoding/json"
+	"strings"
 
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
 )
@@ -183,4 +184,51 @@ func FromSearch(s *core.SearchResult) SearchResult {
 // FromFetch converts a core fetch result to its wire form.
 func FromFetch(f *core.FetchResult) FetchResult {
 	return FetchResult{URL: f.URL, Title: f.Title, Text: f.Text, Chars: f.Chars, Truncated: f.Truncated}
+}
+
+// FromRequest converts a core request to its wire form.
+func FromRequest(r *core.Request) *Request {
+	req := &Request{
+		DelayMs: r.DelayMs, Method: r.Method, URL: r.URL, Body: string(r.Body),
+		TimeoutMs: r.TimeoutMs, MaxBytes: r.MaxBytes, Redirect: "manual", Attempt: r.Attempt,
+		Headers: make([][2]string, len(r.Header)),
+	}
+	for i, f := range r.Header {
+		req.Headers[i] = [2]string{f.Name, f.Value}
+	}
+	return req
+}
+
+// Core converts a wire request back to the core's form (for hosts written
+// in Go that perform it with package httpdriver).
+func (r *Request) Core() core.Request {
+	req := core.Request{
+		DelayMs: r.DelayMs, Method: r.Method, URL: r.URL, Body: []byte(r.Body),
+		TimeoutMs: r.TimeoutMs, MaxBytes: r.MaxBytes, Attempt: r.Attempt,
+	}
+	for _, h := range r.Headers {
+		req.Header = append(req.Header, core.HeaderField{Name: h[0], Value: h[1]})
+	}
+	return req
+}
+
+// Core converts reply metadata and its body to the core's form.
+func (r Reply) Core(body []byte) core.Reply {
+	reply := core.Reply{Kind: core.ReplyKind(r.Kind), Status: r.Status, Body: body, Message: r.Message}
+	for name, value := range r.Headers {
+		reply.Header = append(reply.Header, core.HeaderField{Name: name, Value: value})
+	}
+	return reply
+}
+
+// FromReply converts a core reply to the metadata and body resume takes.
+func FromReply(r core.Reply) (Reply, []byte) {
+	rep := Reply{V: Version, Kind: string(r.Kind), Status: r.Status, Message: r.Message}
+	if len(r.Header) > 0 {
+		rep.Headers = make(map[string]string, len(r.Header))
+		for _, h := range r.Header {
+			rep.Headers[strings.ToLower(h.Name)] = h.Value
+		}
+	}
+	return rep, r.Body
 }
