@@ -65,14 +65,26 @@ func FormatFetch(title, content string, maxChars int) FetchResult {
 	// Only a bounded prefix can reach the output: CRLF → LF at most halves
 	// it, so 2·maxChars+2 code points are enough to decide and to cut, and a
 	// 5 MiB page costs no more than a short one.
-	content, _, whole := prefixRunes(content, 2*maxChars+2)
-	content = strings.ReplaceAll(content, "\r\n", "\n")
+	for {
+		if strings.HasPrefix(content, "\n") {
+			content = content[1:]
+		} else if strings.HasPrefix(content, "\r\n") {
+			content = content[2:]
+		} else {
+			break
+		}
+	}
+	addTitle := title != "" && !opensWithHeading(content, title)
+	pre, _, whole := prefixRunes(content, 2*maxChars+2)
+	if !whole && strings.IndexFunc(content[len(pre):], notSpace) < 0 {
+		pre, whole = content, true // only trailing white space was left out
+	}
+	content = strings.ReplaceAll(pre, "\r\n", "\n")
 	if whole {
 		content = strings.TrimRightFunc(content, unicode.IsSpace)
 	}
-	content = strings.TrimLeft(content, "\n")
 	text := content
-	if title != "" && !opensWithHeading(content, title) {
+	if addTitle {
 		text = "# " + title + "\n\n" + content
 	}
 	r := FetchResult{Title: title}
@@ -93,6 +105,8 @@ func FormatFetch(title, content string, maxChars int) FetchResult {
 	r.Chars = runeCount(r.Text)
 	return r
 }
+
+func notSpace(r rune) bool { return !unicode.IsSpace(r) }
 
 // opensWithHeading reports whether the first non-blank line of content is
 // "# title" (trimmed, case-insensitive).
