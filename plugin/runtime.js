@@ -50,6 +50,9 @@ export class Runtime {
   #log
   #exports = null
   #generation = 0
+  // #abandon aborts the requests of the current instance's operations when
+  // it traps: their handles died with it.
+  #abandon = new AbortController()
 
   constructor(module, log) {
     this.#module = module
@@ -91,6 +94,8 @@ export class Runtime {
     } catch (err) {
       this.#exports = null
       const gen = this.#generation
+      this.#abandon.abort()
+      this.#abandon = new AbortController()
       this.#log("error", `core.wasm trapped (${err?.message ?? err}); starting a fresh instance`)
       try {
         this.#instantiate()
@@ -140,8 +145,9 @@ export class Runtime {
   async run(envelope, signal) {
     let step = this.start(envelope)
     const generation = this.#generation
+    const stop = signal ? AbortSignal.any([signal, this.#abandon.signal]) : this.#abandon.signal
     while (step.step === "http") {
-      const { reply, body } = await perform(step.request, signal)
+      const { reply, body } = await perform(step.request, stop)
       if (generation !== this.#generation) throw new ModuleTrap("deepseek-web-retrieval: the module was restarted during the call; try again")
       step = reply.kind === "cancelled" ? this.cancel(step.handle) : this.resume(step.handle, reply, body)
     }

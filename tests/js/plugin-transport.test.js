@@ -265,18 +265,22 @@ test("a trap fails the call in progress clearly; the next call runs on a fresh i
   const host = await env.v2()
   const rt = runtime()
   const before = rt.stats()
-  env.ds.enqueue("fetch", { delayMs: 300, json: { title: "Late", content: "late" } })
+  env.ds.enqueue("fetch", { delayMs: 3000, json: { title: "Late", content: "late" } })
   const logs = captureLogs()
-  let r
+  let r, elapsed
   try {
     const pending = host.runTool("deepseek_fetch", { url: "https://docs.example/late" })
     await waitFor(() => env.ds.fetchRequests.length === 1)
     // A real trap: a reactor's _initialize may run only once (Go: "fatal error: randinit twice").
+    const t0 = performance.now()
     assert.throws(() => rt.trapForTest(), (err) => /module failed .* restarted/.test(err.message))
     r = await pending
+    elapsed = performance.now() - t0
   } finally {
     logs.restore()
   }
+  // The request of the dead instance is aborted, not waited for.
+  assert.ok(elapsed < 1000, `the call ended ${elapsed} ms after the trap`)
   assert.equal(r.ok, false)
   assert.match(r.error.message, /^deepseek-web-retrieval: the module was restarted during the call; try again$/)
   assert.ok(logs.lines.some((l) => l.includes("core.wasm trapped")), logs.text())
