@@ -11,7 +11,10 @@
 // # What init writes
 //
 //   - the plugin files, copied to vendor/deepseek-web-retrieval/ beside the
-//     config file (never into the auto-loaded plugin/ or plugins/ directory);
+//     config file (never into the auto-loaded plugin/ or plugins/ directory).
+//     A project-scope install goes to the project's .opencode/ directory
+//     instead of its root when the root's vendor/ belongs to another tool
+//     (a Go module, Composer), see [ConfigDir];
 //   - one entry in the config's "plugins" array (OpenCode 2.x):
 //     {"package": "./vendor/deepseek-web-retrieval", "options": {...}}, or
 //     in its "plugin" array (OpenCode 1.x):
@@ -127,7 +130,10 @@ var ErrNoConfigDir = errors.New("cannot determine the OpenCode config directory:
 
 // ConfigDir returns the directory whose config file an install edits: for
 // ScopeGlobal the global OpenCode config directory, for ScopeProject dir
-// (or env.WorkDir when dir is empty). The result is absolute.
+// (or env.WorkDir when dir is empty) or its .opencode/ subdirectory: that
+// one when it already holds a config or an install, or when the project is
+// a Go module or a Composer project, whose tools own a root vendor/. The
+// result is absolute.
 func ConfigDir(env Env, scope Scope, dir string) (string, error) {
 	var d string
 	switch scope {
@@ -159,7 +165,35 @@ func ConfigDir(env Env, scope Scope, dir string) (string, error) {
 		}
 		d = filepath.Join(env.WorkDir, d)
 	}
-	return filepath.Clean(d), nil
+	d = filepath.Clean(d)
+	if scope == ScopeProject {
+		d = projectConfigDir(d)
+	}
+	return d, nil
+}
+
+// projectConfigDir picks where a project-scope install lives: the project
+// root, or its .opencode/ directory (which OpenCode reads as well) when a
+// vendor/ directory at the root would mean something else to the project's
+// own tools. A Go module with a root vendor/ switches `go build` to vendor
+// mode ("inconsistent vendoring"), and Composer owns vendor/ in PHP projects
+// (and ignores it in git). An existing install is found where it is.
+func projectConfigDir(root string) string {
+	dot := filepath.Join(root, ".opencode")
+	switch {
+	case exists(filepath.Join(dot, recordFile)):
+		return dot
+	case exists(filepath.Join(root, recordFile)):
+		return root
+	case exists(filepath.Join(dot, "opencode.jsonc")), exists(filepath.Join(dot, "opencode.json")):
+		return dot
+	}
+	for _, marker := range []string{"go.mod", "composer.json", "vendor/modules.txt"} {
+		if exists(filepath.Join(root, marker)) {
+			return dot
+		}
+	}
+	return root
 }
 
 // RefusedError is returned by the planners when the requested change cannot

@@ -527,3 +527,67 @@ func configNamed(name string) string {
 	}
 	panic("no config " + name)
 }
+
+// A root vendor/ would switch a Go module's `go build` to vendor mode
+// ("inconsistent vendoring") and belongs to Composer in PHP projects, so
+// those projects get the install in .opencode/, and uninstall leaves the
+// project as it was.
+func TestProjectScopeUsesDotOpencodeWhenVendorIsTaken(t *testing.T) {
+	for _, marker := range []string{"go.mod", "composer.json"} {
+		t.Run(marker, func(t *testing.T) {
+			f := newFixture(t)
+			proj := filepath.Join(f.root, "proj")
+			require.NoError(t, os.MkdirAll(proj, 0o755))
+			require.NoError(t, os.WriteFile(filepath.Join(proj, marker), []byte("module example.com/p\n"), 0o644))
+			require.NoError(t, os.WriteFile(filepath.Join(proj, "opencode.json"), []byte("{}\n"), 0o644))
+			before := snapshotTree(t, proj)
+
+			req := f.request(Options{})
+			req.Scope, req.Dir = ScopeProject, proj
+			p := f.init(req)
+			dot := filepath.Join(proj, ".opencode")
+			require.Equal(t, dot, p.ConfigDir)
+			require.FileExists(t, filepath.Join(dot, "opencode.jsonc"))
+			require.FileExists(t, filepath.Join(dot, "vendor", Name, "server.js"))
+			require.NoDirExists(t, filepath.Join(proj, "vendor"), "no vendor/ at the project root")
+
+			// A second init finds the install where it is.
+			again := f.planInit(req)
+			require.Equal(t, dot, again.ConfigDir)
+
+			u, err := PlanUninstall(UninstallRequest{Env: f.env, Scope: ScopeProject, Dir: proj})
+			require.NoError(t, err)
+			require.NoError(t, u.Apply())
+			require.Equal(t, before, snapshotTree(t, proj))
+		})
+	}
+}
+
+func TestProjectConfigDir(t *testing.T) {
+	root := t.TempDir()
+	require.Equal(t, root, projectConfigDir(root), "a plain project installs at its root")
+	require.NoError(t, os.MkdirAll(filepath.Join(root, ".opencode"), 0o755))
+	require.Equal(t, root, projectConfigDir(root), "an empty .opencode/ changes nothing")
+	require.NoError(t, os.WriteFile(filepath.Join(root, ".opencode", "opencode.json"), []byte("{}"), 0o644))
+	require.Equal(t, filepath.Join(root, ".opencode"), projectConfigDir(root), "an existing .opencode config is used")
+}
+
+// snapshotTree lists every file and directory under dir with its content.
+func snapshotTree(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	require.NoError(t, filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		if d.IsDir() {
+			out[filepath.ToSlash(rel)+"/"] = ""
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		out[filepath.ToSlash(rel)] = string(b)
+		return err
+	}))
+	return out
+}

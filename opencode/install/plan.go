@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -268,6 +269,10 @@ func PlanInit(req Request) (*Plan, error) {
 	}
 	if rec != nil {
 		nr.CreatedDirs = rec.CreatedDirs
+	} else if len(missing) > 0 {
+		// The config directory itself (a project's .opencode/, say): "."
+		// sorts first, so uninstall removes it last, once it is empty.
+		nr.CreatedDirs = []string{"."}
 	}
 	for _, d := range []string{vendorDir, pluginDir} {
 		abs := filepath.Join(dir, filepath.FromSlash(d))
@@ -456,7 +461,7 @@ func PlanUninstall(req UninstallRequest) (*Plan, error) {
 		p.add(Change{Op: OpUpdate, Kind: KindConfig, Path: cfgPath, Rel: rec.Config.File, Old: data, New: newData, Mode: mode})
 	}
 
-	gone := map[string]bool{recordFile: true}
+	gone := map[string]bool{recordFile: true, rec.Config.File: deleteConfig}
 	for _, f := range rec.Files {
 		if f.Existed {
 			p.Notes = append(p.Notes, f.Path+" was there before init; left in place")
@@ -490,7 +495,7 @@ func PlanUninstall(req UninstallRequest) (*Plan, error) {
 		}
 		var left []string
 		for _, e := range ents {
-			if !gone[d+"/"+e.Name()] {
+			if !gone[path.Join(d, e.Name())] {
 				left = append(left, e.Name())
 			}
 		}
@@ -498,7 +503,11 @@ func PlanUninstall(req UninstallRequest) (*Plan, error) {
 			p.Notes = append(p.Notes, fmt.Sprintf("%s/ holds files init did not write (%s); left in place", d, strings.Join(left, ", ")))
 			continue
 		}
-		p.add(Change{Op: OpDelete, Kind: KindDir, Path: abs, Rel: d + "/"})
+		rel := d + "/"
+		if d == "." {
+			rel = abs + string(filepath.Separator) // the config directory, named as init named it
+		}
+		p.add(Change{Op: OpDelete, Kind: KindDir, Path: abs, Rel: rel})
 		gone[d] = true
 	}
 	return p, nil

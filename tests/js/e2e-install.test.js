@@ -19,7 +19,7 @@ import { fileURLToPath } from "node:url"
 
 import { PLUGIN_DIR, REPO, filesContaining, installableFiles, parseJSONC, randomKey, walk } from "./lib/e2e.js"
 import { startMockDeepSeek } from "./lib/mock-deepseek.js"
-import { OPENCODE_BIN, openCodeAvailable, runOpenCode, sandboxEnv } from "./lib/opencode.js"
+import { OPENCODE_BIN, openCodeAvailable, runOpenCode, sandboxEnv, seedConfigDir } from "./lib/opencode.js"
 
 const here = dirname(fileURLToPath(import.meta.url))
 const NAME = "deepseek-web-retrieval"
@@ -209,5 +209,51 @@ test("make install (HOST=auto finds OpenCode 1.18.33, writes the 1.x `plugin` ke
     assertUninstalled()
   } finally {
     await ds.close()
+  }
+})
+
+test("init --scope project in a Go module installs under .opencode/ (a root vendor/ would break go build); the real OpenCode loads it; uninstall removes what init wrote", T, async () => {
+  assert.ok(existsSync(bin), "the first test builds the CLI")
+  const ds = await startMockDeepSeek({ apiKey: key })
+  const runRoot = mkdtempSync(join(tmpdir(), "dwr-goproj-"))
+  const project = join(runRoot, "project")
+  const dot = join(project, ".opencode")
+  try {
+    mkdirSync(project, { recursive: true })
+    writeFileSync(join(project, "go.mod"), "module example.com/p\n\ngo 1.26\n")
+    const out = cli("init", "--scope", "project", "--dir", project, "--yes", "--host", "opencode1", "--base-url", ds.baseURL)
+    assert.match(out, /config dir +.*\.opencode/)
+    assert.ok(!existsSync(join(project, "vendor")), "a vendor/ at the root of a Go module")
+    assert.deepEqual(readdirSync(join(dot, "vendor", NAME)).sort(), installableFiles())
+    assert.deepEqual(parseJSONC(readFileSync(join(dot, "opencode.jsonc"), "utf8")).plugin, [
+      [`./vendor/${NAME}`, { search: "preferred", fetch: "optional", baseURL: ds.baseURL }],
+    ])
+
+    seedConfigDir(dot) // OpenCode would otherwise npm-install its plugin SDK into .opencode/
+    const run = await runOpenCode({
+      root: runRoot,
+      globalConfig: null,
+      turns: [{ tool: "deepseek_fetch", args: { url: "https://go.dev/doc/" } }, { text: "done" }],
+      env: { DEEPSEEK_API_KEY: key },
+    })
+    try {
+      assert.equal(run.code, 0, run.stderr.slice(-4000))
+      const [result] = run.toolResults
+      assert.equal(result.content, "# Example page\n\nFetched from https://go.dev/doc/.")
+      assert.equal(ds.fetchRequests.length, 1)
+    } finally {
+      await run.cleanup()
+    }
+
+    for (const f of ["node_modules", "package.json", "package-lock.json"]) rmSync(join(dot, f), { recursive: true, force: true })
+    // OpenCode itself writes into .opencode/: a .gitignore, and "$schema" into the config.
+    // Uninstall removes exactly what init wrote and leaves those.
+    cli("uninstall", "--scope", "project", "--dir", project, "--yes")
+    assert.deepEqual(readdirSync(dot).sort(), [".gitignore", "opencode.jsonc"])
+    assert.deepEqual(parseJSONC(readFileSync(join(dot, "opencode.jsonc"), "utf8")), { $schema: "https://opencode.ai/config.json" })
+    assert.deepEqual(readdirSync(project).sort(), [".opencode", "go.mod", "opencode.json"])
+  } finally {
+    await ds.close()
+    rmSync(runRoot, { recursive: true, force: true })
   }
 })
