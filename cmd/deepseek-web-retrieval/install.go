@@ -91,7 +91,8 @@ Examples:
 Where:
   --scope global|project   global (default): $OPENCODE_CONFIG_DIR, else
                            $XDG_CONFIG_HOME/opencode, else ~/.config/opencode;
-                           project: the --dir directory
+                           project: the --dir directory, or its .opencode/
+                           in Go and Composer projects (their tools own vendor/)
   --dir DIR                project directory (default: the current directory)
   --host opencode|opencode1|auto
                            OpenCode 2.x (default) or 1.x config shape; auto
