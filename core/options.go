@@ -130,6 +130,18 @@ var optionNames = []string{
 	"localization", "fetchMaxChars", "timeoutMs", "maxRetries",
 }
 
+// OptionError is an invalid option value; [ParseOptions] and [NewConfig]
+// return it so callers (the CLI, the installer) can name the option their
+// own way, e.g. as a flag.
+type OptionError struct {
+	// Option is the SPEC §5 name, e.g. "maxResults".
+	Option string
+	// Reason says what is wrong, e.g. "want a whole number from 1 to 50, got 0".
+	Reason string
+}
+
+func (e *OptionError) Error() string { return fmt.Sprintf("option %q: %s", e.Option, e.Reason) }
+
 // ParseOptions decodes a JSON options object. Unknown option names are
 // ignored with a warning; a value of the wrong type is an error naming the
 // option. JSON null for any option means "default". An empty or `null`
@@ -210,7 +222,7 @@ func ParseOptions(data []byte) (Options, []string, error) {
 			err = explicitZero(k, o)
 		}
 		if err != nil {
-			return Options{}, nil, fmt.Errorf("option %q: %w", k, err)
+			return Options{}, nil, &OptionError{Option: k, Reason: err.Error()}
 		}
 	}
 	return o, warnings, nil
@@ -382,7 +394,7 @@ func NewConfig(o Options) (*Config, []string, error) {
 	}
 	var warnings []string
 	fail := func(name, format string, args ...any) (*Config, []string, error) {
-		return nil, nil, fmt.Errorf("option %q: %s", name, fmt.Sprintf(format, args...))
+		return nil, nil, &OptionError{Option: name, Reason: fmt.Sprintf(format, args...)}
 	}
 	for _, t := range []struct {
 		name string

@@ -58,3 +58,14 @@ func TestExplicitZeroOptions(t *testing.T) {
 	_, _, err = ParseOptions([]byte(`{"maxRetries":9}`))
 	require.EqualError(t, err, `option "maxRetries": want a whole number from 0 to 5, got 9`)
 }
+
+// Option errors are typed, so callers name the option without parsing text.
+func TestOptionErrorIsTyped(t *testing.T) {
+	_, _, err := ParseOptions([]byte(`{"maxResults":"ten"}`))
+	var oe *OptionError
+	require.ErrorAs(t, err, &oe)
+	require.Equal(t, "maxResults", oe.Option)
+	_, _, err = NewConfig(Options{Search: "always"})
+	require.ErrorAs(t, err, &oe)
+	require.Equal(t, OptionError{Option: "search", Reason: `want off, optional, preferred or forced, got "always"`}, *oe)
+}

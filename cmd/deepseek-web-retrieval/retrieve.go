@@ -167,12 +167,12 @@ func configFrom(o install.Options) (*core.Config, error) {
 	return cfg, nil
 }
 
-// flagError renames option "x" in a core error to its flag.
+// flagError names an invalid option by its flag.
 func flagError(err error) error {
-	msg := err.Error()
-	for opt, fl := range optionFlags {
-		if prefix := fmt.Sprintf("option %q", opt); len(msg) >= len(prefix) && msg[:len(prefix)] == prefix {
-			return errors.New(fl + msg[len(prefix):])
+	var oe *core.OptionError
+	if errors.As(err, &oe) {
+		if fl, ok := optionFlags[oe.Option]; ok {
+			return fmt.Errorf("%s: %s", fl, oe.Reason)
 		}
 	}
 	return err

@@ -112,12 +112,15 @@ func Validate(o Options) error {
 			_, more, err = core.NewConfig(co)
 			warns = append(warns, more...)
 		}
-		if err == nil && len(warns) > 0 {
-			err = errors.New(warns[0])
-		}
-		if err != nil {
-			msg := strings.TrimPrefix(err.Error(), fmt.Sprintf("option %q: ", k))
-			return &OptionError{Option: k, Msg: msg}
+		var oe *core.OptionError
+		switch {
+		case errors.As(err, &oe):
+			return &OptionError{Option: k, Msg: oe.Reason}
+		case err != nil:
+			return &OptionError{Option: k, Msg: err.Error()}
+		case len(warns) > 0:
+			// A warning is a sentence about this one option.
+			return &OptionError{Option: k, Msg: strings.TrimPrefix(warns[0], fmt.Sprintf("option %q: ", k))}
 		}
 	}
 	return nil
