@@ -236,7 +236,7 @@ type fetchBody struct {
 func (o *operation) resume(r Reply, env Env) Step {
 	fail := func(code Code, status int, format string, args ...any) Step {
 		msg := o.name + " failed: " + fmt.Sprintf(format, args...)
-		return Step{Done: true, Err: &Error{Code: code, Status: status, Message: mask(msg, o.key)}}
+		return Step{Done: true, Err: &Error{Code: code, Status: status, Message: o.redact(msg)}}
 	}
 	timeout := o.request.TimeoutMs
 	switch r.Kind {
@@ -249,14 +249,13 @@ func (o *operation) resume(r Reply, env Env) Step {
 			return fail(CodeNetwork, 0, "network error: %s", clip(collapse(m), 300))
 		}
 		return fail(CodeNetwork, 0, "network error")
-	case ReplyTooLarge:
-		return fail(CodeTooLarge, 0, "the response is larger than 5 MiB (%d bytes) and was not read", int64(MaxResponseBytes))
-	case ReplyResponse:
+	case ReplyTooLarge, ReplyResponse:
+		// A host that read past the cap gets the same answer as one that stopped.
+		if r.Kind == ReplyTooLarge || int64(len(r.Body)) > o.request.MaxBytes {
+			return fail(CodeTooLarge, 0, "the response is larger than 5 MiB (%d bytes) and was not read", int64(MaxResponseBytes))
+		}
 	default:
-		return Step{Done: true, Err: &Error{Code: CodeInternal, Message: mask(fmt.Sprintf("deepseek-web-retrieval: the host reported an unknown reply kind %q", clip(string(r.Kind), 40)), o.key)}}
-	}
-	if int64(len(r.Body)) > o.request.MaxBytes {
-		return fail(CodeTooLarge, 0, "the response is larger than 5 MiB (%d bytes) and was not read", int64(MaxResponseBytes))
+		return Step{Done: true, Err: &Error{Code: CodeInternal, Message: o.redact(fmt.Sprintf("deepseek-web-retrieval: the host reported an unknown reply kind %q", clip(string(r.Kind), 40)))}}
 	}
 	switch s := r.Status; {
 	case s >= 200 && s < 300:
