@@ -60,6 +60,9 @@ type operation struct {
 	request Request // the first attempt, with Attempt advanced to the one in flight; retries copy it
 	query   string  // final query (search)
 	url     string  // page URL (fetch)
+	// messages is the turn of a search on the Messages backend, nil on
+	// the Search API (messages.go).
+	messages *messagesTurn
 }
 
 // defaultConfig is the Config of zero Options.
@@ -142,6 +145,9 @@ func prepare(op Operation) (*operation, *Error) {
 	var body any
 	switch op.Kind {
 	case KindSearch:
+		if cfg.Messages.Backend == BackendMessages {
+			return prepareMessages(o, op)
+		}
 		o.name = "DeepSeek Search"
 		q, err := buildQuery(op.Query, cfg)
 		if err != nil {
@@ -293,6 +299,9 @@ func retryable(status int) bool {
 }
 
 func (o *operation) success(body []byte) Step {
+	if o.messages != nil {
+		return o.messagesSuccess(body)
+	}
 	if o.kind == KindSearch {
 		res, err := processSearch(body, o.query, o.cfg, o.redact)
 		if err != nil {

@@ -107,6 +107,9 @@ type Options struct {
 	TimeoutMs int `json:"timeoutMs,omitempty"`
 	// MaxRetries is the number of retries (0–5); nil means 2.
 	MaxRetries *int `json:"maxRetries,omitempty"`
+
+	// The Messages search backend (messages.go).
+	MessagesOptions
 }
 
 // Limits on options that SPEC §5 leaves open; see RATIONALE.md.
@@ -128,6 +131,8 @@ var optionNames = []string{
 	"maxSummaryChars", "minRerank", "minAuthority", "allowUnknownAuthority",
 	"includeDomains", "allowedDomains", "blockedDomains", "language",
 	"localization", "fetchMaxChars", "timeoutMs", "maxRetries",
+	"searchBackend", "messagesBaseURL", "messagesModel", "messagesMaxTokens",
+	"messagesMaxUses", "anthropicVersion", "messagesSummary",
 }
 
 // OptionError is an invalid option value; [ParseOptions] and [NewConfig]
@@ -215,8 +220,11 @@ func ParseOptions(data []byte) (Options, []string, error) {
 			err = decodeRange(v, &n, "maxRetries")
 			o.MaxRetries = &n
 		default:
-			warnings = append(warnings, unknownOptionWarning(k))
-			continue
+			var known bool
+			if known, err = o.MessagesOptions.parse(k, v); !known {
+				warnings = append(warnings, unknownOptionWarning(k))
+				continue
+			}
 		}
 		if err == nil {
 			err = explicitZero(k, o)
@@ -352,6 +360,10 @@ type Config struct {
 	FetchMaxChars         int
 	TimeoutMs             int
 	MaxRetries            int
+
+	// Messages holds the search backend and the Messages backend's
+	// settings (messages.go).
+	Messages MessagesConfig
 }
 
 // HasLiteralKey reports whether the options held a literal API key rather
@@ -505,6 +517,9 @@ func NewConfig(o Options) (*Config, []string, error) {
 		} else {
 			warnings = append(warnings, fmt.Sprintf("option \"localization\": %q is not an IPv4 or IPv6 address; it is not sent", clip(loc, 60)))
 		}
+	}
+	if err := c.resolveMessages(o); err != nil {
+		return nil, nil, err
 	}
 	return c, warnings, nil
 }

@@ -24,6 +24,16 @@ func TestNewConfigDefaults(t *testing.T) {
 		FetchMaxChars:         16000,
 		TimeoutMs:             30000,
 		MaxRetries:            2,
+		Messages: MessagesConfig{
+			Backend:          BackendSearch,
+			BaseURL:          "https://api.deepseek.com/anthropic",
+			Endpoint:         "https://api.deepseek.com/anthropic/v1/messages",
+			Model:            "deepseek-v4-flash",
+			MaxTokens:        4096,
+			MaxUses:          5,
+			AnthropicVersion: "2023-06-01",
+			TimeoutMs:        60000,
+		},
 	}, cfg)
 	require.False(t, cfg.HasLiteralKey())
 	require.Equal(t, "DeepSeek API key not found: set the DEEPSEEK_API_KEY environment variable", cfg.MissingKeyMessage())

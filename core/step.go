@@ -129,6 +129,18 @@ type SearchResult struct {
 	Query string
 	// Hits keep DeepSeek's order after de-duplication and filtering.
 	Hits []Hit
+
+	// The fields below are set by the Messages backend (messages.go) only.
+
+	// Summary is DeepSeek's own prose, when messagesSummary is on.
+	Summary string
+	// Dropped counts the results maxResults left out.
+	Dropped int
+	// Notes are sentences about an incomplete answer: searches that failed
+	// beside ones that ran, a turn paused or cut at max_tokens.
+	Notes []string
+	// Usage is what the call cost; nil on the Search API.
+	Usage *Usage
 }
 
 // Hit is one search result.
