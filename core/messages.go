@@ -1,6 +1,7 @@
 package core
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -424,7 +425,15 @@ func (o *operation) messagesSuccess(body []byte) Step {
 	t.usage.InputTokens += resp.Usage.InputTokens
 	t.usage.OutputTokens += resp.Usage.OutputTokens
 	t.usage.ServerToolUse.WebSearchRequests += resp.Usage.WebSearchRequests
-	t.blocks = append(t.blocks, resp.Blocks...)
+	for _, b := range resp.Blocks {
+		// A block that echoes the key goes back to DeepSeek masked, so the
+		// key travels only in the two auth headers. The key has no
+		// characters JSON escapes, so the block stays valid JSON.
+		if o.key != "" && bytes.Contains(b.Raw, []byte(o.key)) {
+			b.Raw = bytes.ReplaceAll(b.Raw, []byte(o.key), []byte(keyMask))
+		}
+		t.blocks = append(t.blocks, b)
+	}
 	t.paused = resp.StopReason == "pause_turn"
 	t.maxTokens = resp.StopReason == "max_tokens"
 	if t.paused && t.usage.Requests <= MaxPauseContinuations {
@@ -468,15 +477,23 @@ func searchErrorText(code string, cfg *Config) string {
 func mapMessages(t *messagesTurn, query string, cfg *Config, redact func(string) string) (*SearchResult, *Error) {
 	// url → cited passages, in order, without repeats.
 	cited := map[string][]string{}
-	var summary []string
+	// The model's prose: consecutive text blocks are one passage split at
+	// its citations; a tool call between them starts a new paragraph.
+	var summary strings.Builder
+	prevText := false
 	var codes []string
 	searched := false
 	for _, b := range t.blocks {
+		if b.Type != anthropic.TypeText {
+			prevText = false
+		}
 		switch b.Type {
 		case anthropic.TypeText:
-			if s := strings.TrimSpace(redact(b.Text)); s != "" {
-				summary = append(summary, s)
+			if !prevText && summary.Len() > 0 {
+				summary.WriteString("\n\n")
 			}
+			summary.WriteString(b.Text)
+			prevText = true
 			for _, c := range b.Citations {
 				u, _, ok := resultURL(redact(c.URL))
 				p := collapse(redact(c.CitedText))
@@ -547,8 +564,8 @@ func mapMessages(t *messagesTurn, query string, cfg *Config, redact func(string)
 			res.Hits = append(res.Hits, h)
 		}
 	}
-	if cfg.Messages.Summary && len(summary) > 0 {
-		res.Summary = ellipsize(strings.Join(summary, "\n\n"), MaxMessagesSummaryChars)
+	if cfg.Messages.Summary {
+		res.Summary = ellipsize(strings.TrimSpace(redact(summary.String())), MaxMessagesSummaryChars)
 	}
 	for _, c := range codes {
 		res.Notes = append(res.Notes, "One of DeepSeek's web searches failed: "+searchErrorText(c, cfg)+"; the results above come from the searches that ran.")
