@@ -156,6 +156,9 @@ func fetchTool(cfg *core.Config, host string) Tool {
 }
 
 func searchTool(cfg *core.Config) Tool {
+	if cfg.Messages.Backend == core.BackendMessages {
+		return messagesSearchTool(cfg)
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Search the web with DeepSeek's Search API. Returns up to %d results, each with its title, URL, a quality marker ", cfg.MaxResults)
 	b.WriteString("[rerank 0–3 · authority 0–4 · site] (rerank ≥ 1.5 is high quality, authority ≥ 3 highly authoritative), the publication date when known, and a summary. ")
@@ -271,6 +274,8 @@ type FetchMetadata struct {
 type SearchMetadata struct {
 	Query   string `json:"query"`
 	Results int    `json:"results"`
+	// Usage is what a search on the Messages backend cost.
+	Usage *core.Usage `json:"usage,omitempty"`
 }
 
 // ResultFor maps an operation's result onto the tool result.
@@ -279,5 +284,5 @@ func ResultFor(r *core.Result) ToolResult {
 		return ToolResult{Content: f.Text, Metadata: FetchMetadata{URL: f.URL, Title: f.Title, Chars: f.Chars, ContentTruncated: f.Truncated, Truncated: f.Truncated}}
 	}
 	s := r.Search
-	return ToolResult{Content: s.Text(), Metadata: SearchMetadata{Query: s.Query, Results: len(s.Hits)}}
+	return ToolResult{Content: s.Text(), Metadata: SearchMetadata{Query: s.Query, Results: len(s.Hits), Usage: s.Usage}}
 }

@@ -67,6 +67,9 @@ var optionFlags = map[string]string{
 	"includeDomains": "--include-domains", "allowedDomains": "--allowed-domains", "blockedDomains": "--blocked-domains",
 	"language": "--language", "localization": "--localization", "fetchMaxChars": "--fetch-max-chars",
 	"timeoutMs": "--timeout-ms", "maxRetries": "--max-retries",
+	"searchBackend": "--search-backend", "messagesBaseURL": "--messages-base-url", "messagesModel": "--messages-model",
+	"messagesMaxTokens": "--messages-max-tokens", "messagesMaxUses": "--messages-max-uses",
+	"anthropicVersion": "--anthropic-version", "messagesSummary": "--messages-summary",
 }
 
 func initUsage(w io.Writer) {

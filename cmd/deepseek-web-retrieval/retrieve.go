@@ -51,6 +51,19 @@ Example:
   --language zh,en              lang: operator
   --localization IP             prefer results local to this address
 
+Backend (README, "The Messages backend"): with --search-backend messages a search is one
+DeepSeek model turn on the Anthropic-compatible Messages endpoint that runs the server-side
+web_search tool (billed as tokens plus searches; --json shows the usage); results carry
+the passages DeepSeek cited. Defaults there: --max-results 8, --timeout-ms 60000. Unset
+flags fall back to the DEEPSEEK_SEARCH_* variables named below.
+  --search-backend search|messages        default search (the Search API)
+  --messages-base-url URL       default https://api.deepseek.com/anthropic (DEEPSEEK_SEARCH_BASE_URL)
+  --messages-model NAME         default deepseek-v4-flash (DEEPSEEK_SEARCH_MODEL)
+  --messages-max-tokens N       128-65536, default 4096 (DEEPSEEK_SEARCH_MAX_TOKENS)
+  --messages-max-uses N         searches per call, 1-20, default 5 (DEEPSEEK_SEARCH_MAX_USES)
+  --anthropic-version V         default 2023-06-01 (DEEPSEEK_SEARCH_API_VERSION)
+  --messages-summary            print DeepSeek's own summary first, labelled as such
+
 Exit status: 0 success, 2 usage or input error, 3 missing key, 4 DeepSeek or network error, 130 interrupted.
 `)
 }
@@ -156,6 +169,9 @@ func configFrom(o install.Options) (*core.Config, error) {
 	parsed, _, err := core.ParseOptions(data)
 	if err != nil {
 		return nil, flagError(err)
+	}
+	if err := applyMessagesEnv(&parsed, os.Getenv); err != nil {
+		return nil, err
 	}
 	cfg, warnings, err := core.NewConfig(parsed)
 	if err != nil {

@@ -55,6 +55,16 @@ type Options struct {
 	TimeoutMs *int `json:"timeoutMs,omitempty"`
 	// MaxRetries is the number of retries, 0–5.
 	MaxRetries *int `json:"maxRetries,omitempty"`
+	// SearchBackend is "search" (the Search API, default) or "messages"
+	// (DeepSeek's web search through the Messages endpoint); the Messages*
+	// and AnthropicVersion fields configure the latter (core.MessagesOptions).
+	SearchBackend     string `json:"searchBackend,omitempty"`
+	MessagesBaseURL   string `json:"messagesBaseURL,omitempty"`
+	MessagesModel     string `json:"messagesModel,omitempty"`
+	MessagesMaxTokens *int   `json:"messagesMaxTokens,omitempty"`
+	MessagesMaxUses   *int   `json:"messagesMaxUses,omitempty"`
+	AnthropicVersion  string `json:"anthropicVersion,omitempty"`
+	MessagesSummary   *bool  `json:"messagesSummary,omitempty"`
 }
 
 // withDefaults fills in the tiers, which are always written.
@@ -88,7 +98,9 @@ func (e *OptionError) Error() string { return fmt.Sprintf("invalid %s: %s", e.Op
 // optionNames lists the options in SPEC §5 order.
 var optionNames = []string{"search", "fetch", "apiKeyEnv", "baseURL", "maxResults", "maxSummaryChars",
 	"minRerank", "minAuthority", "allowUnknownAuthority", "includeDomains", "allowedDomains",
-	"blockedDomains", "language", "localization", "fetchMaxChars", "timeoutMs", "maxRetries"}
+	"blockedDomains", "language", "localization", "fetchMaxChars", "timeoutMs", "maxRetries",
+	"searchBackend", "messagesBaseURL", "messagesModel", "messagesMaxTokens", "messagesMaxUses",
+	"anthropicVersion", "messagesSummary"}
 
 // Validate checks every set option with the core's resolver
 // (core.ParseOptions, then core.NewConfig), one option at a time so the
@@ -121,6 +133,14 @@ func Validate(o Options) error {
 		case len(warns) > 0:
 			// A warning is a sentence about this one option.
 			return &OptionError{Option: k, Msg: strings.TrimPrefix(warns[0], fmt.Sprintf("option %q: ", k))}
+		}
+	}
+	// Options that are valid alone may clash together (includeDomains and
+	// blockedDomains on the Messages backend).
+	if co, _, err := core.ParseOptions(marshal(o, "", "", true)); err == nil {
+		var oe *core.OptionError
+		if _, _, err := core.NewConfig(co); errors.As(err, &oe) {
+			return &OptionError{Option: oe.Option, Msg: oe.Reason}
 		}
 	}
 	return nil

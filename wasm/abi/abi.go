@@ -140,6 +140,13 @@ type SearchResult struct {
 	Results []Hit  `json:"results"`
 	// Text is the rendering of SPEC §6 for tool-based hosts.
 	Text string `json:"text"`
+	// The Messages backend adds DeepSeek's summary (messagesSummary), how
+	// many results maxResults left out, notes on an incomplete turn, and
+	// what the call cost.
+	Summary string      `json:"summary,omitempty"`
+	Dropped int         `json:"dropped,omitempty"`
+	Notes   []string    `json:"notes,omitempty"`
+	Usage   *core.Usage `json:"usage,omitempty"`
 }
 
 // Hit is one search result.
@@ -168,7 +175,8 @@ type FetchResult struct {
 
 // FromSearch converts a core search result to its wire form.
 func FromSearch(s *core.SearchResult) SearchResult {
-	res := SearchResult{Query: s.Query, Results: make([]Hit, len(s.Hits)), Text: s.Text()}
+	res := SearchResult{Query: s.Query, Results: make([]Hit, len(s.Hits)), Text: s.Text(),
+		Summary: s.Summary, Dropped: s.Dropped, Notes: s.Notes, Usage: s.Usage}
 	for i, h := range s.Hits {
 		res.Results[i] = Hit{
 			URL: h.URL, Title: h.Title, Text: h.Text, Rerank: h.Rerank, Authority: h.Authority,
