@@ -122,6 +122,11 @@ Plugin options (only those given are written, plus the two tiers):
   --fetch-max-chars N      characters per fetched page (default 16000)
   --timeout-ms N           per-attempt timeout, 1000-120000 (default 30000)
   --max-retries N          retries, 0-5 (default 2)
+  --search-backend B       search (default, the Search API) or messages (a
+                           DeepSeek model turn with web_search; README)
+  --messages-base-url URL, --messages-model NAME, --messages-max-tokens N,
+  --messages-max-uses N, --anthropic-version V, --messages-summary
+                           the messages backend's options (README)
 
 Exit status: 0 plan printed or applied, 1 refused or failed, 2 usage error.
 `)

@@ -225,3 +225,30 @@ func TestCLIMessagesFailures(t *testing.T) {
 	require.Equal(t, 4, r.code)
 	require.Equal(t, "deepseek-web-retrieval search: DeepSeek Messages search failed: HTTP 401: invalid x-api-key [redacted] (check the API key in DEEPSEEK_API_KEY)\n", r.stderr)
 }
+
+func TestCLIInitWritesMessagesOptions(t *testing.T) {
+	cfgDir := setup(t)
+	code, _, errs := runCLI("init", "--search-backend", "messages", "--messages-model", "deepseek-v4-pro",
+		"--messages-max-uses", "3", "--messages-summary", "--yes")
+	require.Equal(t, exitOK, code, errs)
+	matches, _ := filepath.Glob(filepath.Join(cfgDir, "opencode.json*"))
+	require.Len(t, matches, 1, "%v", matches)
+	b, err := os.ReadFile(matches[0])
+	require.NoError(t, err)
+	var cfg struct {
+		Plugins []struct {
+			Options map[string]any `json:"options"`
+		} `json:"plugins"`
+	}
+	require.NoError(t, json.Unmarshal(b, &cfg), string(b))
+	require.Len(t, cfg.Plugins, 1)
+	require.Equal(t, map[string]any{
+		"search": "preferred", "fetch": "optional", "searchBackend": "messages",
+		"messagesModel": "deepseek-v4-pro", "messagesMaxUses": float64(3), "messagesSummary": true,
+	}, cfg.Plugins[0].Options)
+
+	// Options that clash together are refused before anything is written.
+	code, _, errs = runCLI("init", "--search-backend", "messages", "--include-domains", "go.dev", "--blocked-domains", "x.com")
+	require.Equal(t, exitUsage, code)
+	require.Contains(t, errs, `invalid --blocked-domains: cannot be combined with includeDomains`)
+}
