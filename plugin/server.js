@@ -75,7 +75,7 @@ async function setup(ctx) {
         // The model only ever sees OpenCode's "Unable to search the web for <query>" when a
         // provider fails (packages/core/src/tool/plugin/websearch.ts): the reason goes to the log.
         execute: async ({ query }, extra) => {
-          const step = await run(rt, plan, options, "opencode.websearch", { query }, extra?.signal)
+          const step = await settle(run(rt, plan, options, "opencode.websearch", { query }, extra?.signal))
           if (!step.error) return step.result.results
           if (step.error.code !== "cancelled") log("error", step.error.message)
           throw new Error(step.error.message)
@@ -114,6 +114,15 @@ async function setup(ctx) {
   }
 }
 
+// settle turns a thrown failure of the bridge (a trapped module) into a done step's error.
+async function settle(pending) {
+  try {
+    return await pending
+  } catch (err) {
+    return { error: { code: "internal", message: String(err?.message ?? err) } }
+  }
+}
+
 /**
  * One 2.x tool call. It never rejects: the Promise adapter runs execute inside Effect.promise
  * (packages/plugin/src/promise/adapter.ts, executePromiseTool), so a rejection is a defect,
@@ -122,12 +131,7 @@ async function setup(ctx) {
  * therefore a result whose text is our sentence, with metadata.error naming its kind.
  */
 async function executeV2(rt, plan, options, log, tool, input, signal) {
-  let step
-  try {
-    step = await run(rt, plan, options, "opencode.tool", { tool, args: input ?? {} }, signal)
-  } catch (err) {
-    step = { error: { code: "internal", message: String(err?.message ?? err) } }
-  }
+  const step = await settle(run(rt, plan, options, "opencode.tool", { tool, args: input ?? {} }, signal))
   if (!step.error) return { content: step.result.content, metadata: step.result.metadata }
   if (step.error.code !== "cancelled") log("warn", `${tool}: ${step.error.message}`)
   return { content: step.error.message, metadata: { error: step.error.code } }

@@ -11,7 +11,8 @@
 //   const t = await host.runTool("deepseek_fetch", { url }, { signal })
 //     t.status "completed" | "error"; t.ok; t.content (Tool.Content[] after the output bound);
 //     t.text (the text parts joined with "\n"); t.metadata; t.error ({ type, message });
-//     t.defect (the call died instead of failing); t.truncated
+//     t.defect (the call died instead of failing); t.truncated; t.interrupted (the caller's
+//     signal aborted the call) with t.settled (what the executor ended with anyway)
 //   const s = await host.search("go generics", { signal })   // the built-in websearch tool
 //     s.ok, s.providerId, s.results (decoded), s.modelText (its content), s.error
 //   host.websearch.list() / .get(id) / .default()             // providers and the selection
@@ -574,6 +575,12 @@ export function createFakeHostV2(hostConfig = {}) {
       checkpoint: async () => {},
     }
     let result
+    // The caller's abort interrupts the call's fiber: step.ts settles it as TOOLS_INTERRUPTED
+    // whatever the executor later returns (kept as `settled` for tests).
+    const interrupted = (settled) =>
+      context.signal.aborted
+        ? { status: "error", ok: false, interrupted: true, error: { type: "aborted", message: "Tool execution interrupted" }, text: "Tool execution interrupted", settled }
+        : null
     try {
       if (!tool) throw new ToolError(`Unknown tool: ${name}`)
       // The input schema of a plain JSON Schema is not validated (runtime.ts decodeInput).
@@ -592,10 +599,11 @@ export function createFakeHostV2(hostConfig = {}) {
         result = { output: result.output, content: normalizeContent(result.content, result.output), ...(result.metadata === undefined ? {} : { metadata: result.metadata }) }
       }
     } catch (error) {
-      if (error instanceof Defect) return { status: "error", ok: false, defect: true, error: sessionError(error.cause), text: error.message }
+      if (error instanceof Defect) return interrupted({ defect: error.cause }) ?? { status: "error", ok: false, defect: true, error: sessionError(error.cause), text: error.message }
       const e = sessionError(error)
-      return { status: "error", ok: false, defect: false, error: e, text: e.message, metadata: error.metadata }
+      return interrupted({ error }) ?? { status: "error", ok: false, defect: false, error: e, text: e.message, metadata: error.metadata }
     }
+    if (interrupted()) return interrupted({ result })
     const bounded = boundOutput(result, `/fake/data/opencode/tool-output/tool_${calls}`)
     return {
       status: "completed",
@@ -612,7 +620,7 @@ export function createFakeHostV2(hostConfig = {}) {
   /** The model calling OpenCode's websearch tool. */
   async function search(q, opts) {
     const r = await runTool("websearch", { query: q }, opts)
-    if (!r.ok) return { ok: false, status: r.status, error: r.error, modelText: r.text, providerId: r.metadata?.provider }
+    if (!r.ok) return { ok: false, status: r.status, error: r.error, modelText: r.text, providerId: r.metadata?.provider, interrupted: r.interrupted, settled: r.settled }
     return { ok: true, status: r.status, providerId: r.output.provider, results: r.output.results, modelText: r.text, metadata: r.metadata }
   }
 
