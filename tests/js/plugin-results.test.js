@@ -299,6 +299,23 @@ test("tool errors reach the model as the exact sentence (2.x and 1.x)", async ()
   assert.match(r4.output, /no readable content/)
 })
 
+test("2.x: a DeepSeek failure reaches the model as our sentence, never as a defect or an unknown error", async () => {
+  // Two failing calls at once: had the plugin thrown, step.ts would settle both with the first
+  // defect's message as an "unknown" failure. As results, each carries its own sentence.
+  const host = await env.v2({ search: "forced" })
+  env.ds.enqueue("fetch", { delayMs: 50, ...BALANCE })
+  env.ds.enqueue("search", { status: 401, json: { error: { message: "Authentication Fails" } } })
+  const [f, q] = await Promise.all([host.runTool("deepseek_fetch", { url: "https://docs.example/a" }), host.runTool("deepseek_search", { query: "b" })])
+  assertFailed2(f, "DeepSeek Fetch failed: HTTP 402: Insufficient Balance", "api")
+  assert.equal(q.status, "completed")
+  assert.match(q.text, /^DeepSeek Search failed: HTTP 401: Authentication Fails/)
+  assert.equal(q.metadata.error, "api")
+  for (const r of [f, q]) {
+    assert.notEqual(r.error?.type, "unknown")
+    assert.equal(r.content.length, 1, "the sentence alone, no host marker")
+  }
+})
+
 test("missing key: setup succeeds, each call fails naming the variable, nothing is sent", async () => {
   const saved = process.env.DEEPSEEK_API_KEY
   delete process.env.DEEPSEEK_API_KEY
