@@ -6,9 +6,8 @@
 // descriptions) comes from the Go core in core.wasm; this file registers what
 // it is told and hands every call to the module.
 
-import { Runtime } from "./runtime.js"
-
 import { ID, clientLogger, fileLogger } from "./log.js"
+import { Runtime } from "./runtime.js"
 
 let shared = null
 let sharedLog = null
@@ -61,8 +60,15 @@ async function setup(ctx) {
   if (typeof ctx?.tool?.transform !== "function") return
   const options = ctx.options ?? {}
   const log = fileLogger()
-  const rt = await runtime(log)
-  const plan = makePlan(rt, "opencode2", options)
+  let rt, plan
+  try {
+    rt = await runtime(log)
+    plan = makePlan(rt, "opencode2", options)
+  } catch (err) {
+    // Setup fails (OpenCode marks the plugin failed); the reason is also in the log file.
+    log("error", err?.message ?? String(err))
+    throw err
+  }
   for (const w of plan.warnings ?? []) log("warn", w)
 
   const tools = [...plan.tools]

@@ -409,8 +409,11 @@ test("invalid options → setup fails naming the option (2.x and 1.x)", async ()
     ["baseURL", "http://api.deepseek.example"],
     ["fetchMaxChars", -1],
   ]) {
+    env.clearLog()
     await assert.rejects(env.v2({ [name]: value }), (err) => {
       assert.match(err.message, new RegExp(`"${name}"`), `${name}=${JSON.stringify(value)}: ${err.message}`)
+      assert.equal(env.logLines().length, 1)
+      assert.ok(env.logLines()[0].endsWith(` ERROR [deepseek-web-retrieval] ${err.message}`), env.logLines()[0])
       return true
     })
     await assert.rejects(env.v1({ [name]: value }), new RegExp(`"${name}"`))
