@@ -23,12 +23,16 @@ export function logFile(env = process.env) {
   return join(data, "opencode", "log", `${ID}.log`)
 }
 
-/** OpenCode 1.x: client.app.log into OpenCode's log file; errors also on stderr. */
+/**
+ * OpenCode 1.x: client.app.log into OpenCode's log file (1.18.33 writes `level=WARN ...
+ * message="..."` and drops the service name, so the message carries our prefix); errors also
+ * on stderr.
+ */
 export function clientLogger(client) {
   return (level, message) => {
     const app = client?.app
     if (typeof app?.log === "function") {
-      Promise.resolve(app.log({ body: { service: ID, level, message } })).catch(() => {})
+      Promise.resolve(app.log({ body: { service: ID, level, message: `[${ID}] ${message}` } })).catch(() => {})
       if (level !== "error") return
     }
     if (level === "debug") return

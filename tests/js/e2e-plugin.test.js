@@ -197,10 +197,10 @@ test("project layout (opencode.json + vendor/ in the project), preferred: exact 
     assert.equal(searched.title, `deepseek_search ${QUERY}`)
     assert.deepEqual(searched.metadata, { query: QUERY, results: 2, truncated: false })
     // OpenCode 1.x calls setup() too: no false "no websearch provider API" warning anywhere,
-    // and the plugin's messages are in OpenCode's log as service=deepseek-web-retrieval.
+    // and the plugin's messages are in OpenCode's log, prefixed with its name.
     const logText = walk(join(run.dirs.home, ".local", "share", "opencode", "log")).map((f) => readFileSync(f, "utf8")).join("\n")
     assert.ok(!`${run.stderr}\n${logText}`.includes("websearch provider API"), "the false 1.x warning is back")
-    assert.match(logText, /service=deepseek-web-retrieval .*colour/)
+    assert.match(logText, /level=WARN .*message="\[deepseek-web-retrieval\] unknown option \\"colour\\" ignored"/)
     assert.equal(run.text, "done")
     assertKeyNowhere(run, key)
   } finally {
