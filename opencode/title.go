@@ -12,7 +12,8 @@ const titleMax = 80
 // and what it worked on, e.g. "deepseek_fetch go.dev/doc/go1.26" or
 // "deepseek_search wasi preview 2 status". A URL loses its scheme and a
 // lone trailing slash; control characters and runs of white space become
-// one space; a long subject is cut at titleMax code points with "…".
+// one space, invalid UTF-8 becomes U+FFFD; a long subject is cut at
+// titleMax code points with "…".
 func ToolTitle(tool, subject string) string {
 	if tool == FetchTool {
 		for _, scheme := range []string{"https://", "http://"} {
@@ -25,7 +26,7 @@ func ToolTitle(tool, subject string) string {
 			subject = strings.TrimSuffix(subject, "/")
 		}
 	}
-	subject = strings.Join(strings.FieldsFunc(subject, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }), " ")
+	subject = strings.Join(strings.FieldsFunc(strings.ToValidUTF8(subject, "\uFFFD"), func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }), " ")
 	if r := []rune(subject); len(r) > titleMax {
 		subject = string(r[:titleMax-1]) + "…"
 	}

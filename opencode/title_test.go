@@ -3,6 +3,8 @@ package opencode_test
 import (
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
 
@@ -27,4 +29,26 @@ func TestToolTitle(t *testing.T) {
 			require.Equal(t, tt.want, opencode.ToolTitle(tt.tool, tt.subject))
 		})
 	}
+}
+
+func FuzzToolTitle(f *testing.F) {
+	for _, s := range []string{"https://go.dev/doc/go1.26", "HTTP://x/", "go\n\tgenerics", strings.Repeat("é", 90), "\xff\xfe", ""} {
+		f.Add("deepseek_fetch", s)
+		f.Add("deepseek_search", s)
+	}
+	f.Fuzz(func(t *testing.T, tool, subject string) {
+		if tool != opencode.FetchTool && tool != opencode.SearchTool {
+			return
+		}
+		got := opencode.ToolTitle(tool, subject)
+		require.True(t, got == tool || strings.HasPrefix(got, tool+" "), got)
+		rest := strings.TrimPrefix(strings.TrimPrefix(got, tool), " ")
+		require.LessOrEqual(t, utf8.RuneCountInString(rest), 80)
+		require.True(t, utf8.ValidString(got))
+		for _, r := range rest {
+			require.False(t, unicode.IsControl(r), "control character %U in %q", r, got)
+		}
+		require.Equal(t, rest, strings.TrimSpace(rest))
+		require.NotContains(t, rest, "  ")
+	})
 }
