@@ -368,9 +368,10 @@ export function createFakeHostV2(hostConfig = {}) {
     }
   }
 
-  // OpenCode's own `pre` plugins: providers (packages/core/src/plugin/websearch/) and the
-  // websearch and webfetch tools (internal.ts lists WebFetchTool and WebSearchTool; only the
-  // websearch tool is modelled in full).
+  // OpenCode's own `pre` plugins (internal.ts): providers (packages/core/src/plugin/websearch/),
+  // the websearch tool (modelled in full) and the webfetch tool
+  // (packages/core/src/tool/plugin/webfetch.ts: name, codemode:false, output schema and result
+  // shape; no network here).
   register(
     "websearch",
     (editor) => {
@@ -398,11 +399,15 @@ export function createFakeHostV2(hostConfig = {}) {
       })
       editor.add({
         name: "webfetch",
-        description: "Fetch a web page (built-in, fake).",
-        input: { type: "object", properties: { url: { type: "string" } }, required: ["url"] },
+        description: "Fetch content from an HTTP or HTTPS URL and return it as text, markdown, or HTML.",
+        input: { type: "object", properties: { url: { type: "string" }, format: { type: "string" } }, required: ["url"] },
+        output: { type: "object" },
         options: { codemode: false },
         builtin: true,
-        execute: async (input) => ({ content: `(fake built-in webfetch of ${input.url})` }),
+        execute: async (input) => {
+          const result = { url: input.url, contentType: "text/markdown", format: input.format, output: `(fake built-in webfetch of ${input.url})` }
+          return { output: result, content: result.output, metadata: { contentType: result.contentType } }
+        },
       })
     },
     -1,
