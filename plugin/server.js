@@ -92,7 +92,7 @@ async function setup(ctx) {
   } else if (p) {
     // A 2.x without the websearch provider API: search as a tool of our own.
     if (!tools.some((t) => t.name === p.fallback.name)) tools.push(p.fallback)
-    log("warn", `this OpenCode has no websearch provider API, so DeepSeek search is offered to the model as the ${p.fallback.name} tool instead of through OpenCode's websearch tool`)
+    log("warn", `this OpenCode has no websearch provider API, so DeepSeek search is offered to the model as the ${p.fallback.name} tool instead; update OpenCode to have DeepSeek behind its websearch tool, or set search to "off" to not offer it`)
   }
 
   const remove = plan.removeTools ?? []
