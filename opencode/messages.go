@@ -8,10 +8,10 @@ import (
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
 )
 
-// messagesSearchTool is deepseek_search on the Messages backend: the same
-// tool, described for what that backend returns (cited passages, no quality
-// marker, no query operators).
-func messagesSearchTool(cfg *core.Config) Tool {
+// messagesSearchDescription is deepseek_search's description and query
+// schema on the Messages backend: the same tool, described for what that
+// backend returns (cited passages, no quality marker, no query operators).
+func messagesSearchDescription(cfg *core.Config) (string, json.RawMessage) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Search the web with DeepSeek's native web search (one DeepSeek model turn that runs up to %d searches). Returns up to %d results, each with its title, URL, the publication date when known, and the passages DeepSeek cited from it (a result nobody cited has no passage). ", cfg.Messages.MaxUses, cfg.MaxResults)
 	b.WriteString("Write the query in plain words, at most 128 characters. ")
@@ -19,9 +19,5 @@ func messagesSearchTool(cfg *core.Config) Tool {
 	if cfg.Search == core.TierPreferred || cfg.Search == core.TierForced {
 		b.WriteString(" Prefer this tool over websearch for searching the web.")
 	}
-	return Tool{
-		Name:        SearchTool,
-		Description: b.String(),
-		Args:        mustJSON(map[string]json.RawMessage{"query": json.RawMessage(`{"type":"string","description":"What to search for."}`)}),
-	}
+	return b.String(), json.RawMessage(`{"type":"string","description":"What to search for."}`)
 }
