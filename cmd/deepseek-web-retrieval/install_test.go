@@ -65,7 +65,7 @@ func TestCLIExitCodes(t *testing.T) {
 		{name: "bad scope", args: []string{"init", "--scope", "system"}, code: exitUsage, stderr: "--scope"},
 		{name: "bad host", args: []string{"init", "--host", "vscode"}, code: exitUsage, stderr: "--host"},
 		{name: "dir without project", args: []string{"init", "--dir", "/tmp"}, code: exitUsage, stderr: "--dir applies only to --scope project"},
-		{name: "uninstall without record", args: []string{"uninstall"}, code: exitFailed, stderr: "To do it by hand:"},
+		{name: "uninstall with nothing installed", args: []string{"uninstall", "--yes"}, code: exitOK, stdout: "nothing to uninstall"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
