@@ -307,10 +307,14 @@ func (d *TOMLDoc) SetTopKey(key, line string) (prev, inserted string) {
 	at := 0
 	in := ""
 	for i := 0; i < limit; i++ {
-		if t := strings.TrimSpace(d.lines[i]); in == "" && t != "" && !strings.HasPrefix(t, "#") {
+		t := strings.TrimSpace(d.lines[i])
+		content := in == "" && t != "" && !strings.HasPrefix(t, "#")
+		was := in
+		in = multiState(d.lines[i], in)
+		// After a key line, or after the line closing its multi-line value.
+		if (content || was != "") && in == "" {
 			at = i + 1
 		}
-		in = multiState(d.lines[i], in)
 	}
 	inserted = line
 	if at == 0 && len(d.lines) > 0 && strings.TrimSpace(d.lines[0]) != "" {

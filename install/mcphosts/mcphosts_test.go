@@ -4,6 +4,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -45,8 +46,10 @@ func (f *fixture) req(h Host, scope ocinstall.Scope, o ocinstall.Options) Reques
 func (f *fixture) render(p *shared.Plan, applied bool) string {
 	var b strings.Builder
 	require.NoError(f.t, p.Render(&b, applied))
-	return strings.ReplaceAll(b.String(), f.root, "$TMP")
+	return recordHash.ReplaceAllString(strings.ReplaceAll(b.String(), f.root, "$TMP"), "-HASH.json")
 }
+
+var recordHash = regexp.MustCompile(`-[0-9a-f]{16}\.json`)
 
 // tree lists every file under root with its content (the state directory
 // included).

@@ -259,6 +259,17 @@ func editInit(rs *resolved, t target, cur parsed, prev *RecordFile) (*RecordFile
 		}
 		before, known = b, ok
 	}
+	// What the check below may see changed: this run's parts and the ones
+	// an earlier run added.
+	tcheck := t
+	if prev != nil {
+		for _, old := range prev.Adds {
+			tcheck.adds = append(tcheck.adds, addEdit{Path: old.Path, Items: old.Items})
+		}
+		if prev.TopKey != nil && tcheck.topKey == nil {
+			tcheck.topKey = &topKeyEdit{Key: prev.TopKey.Key, Line: prev.TopKey.Line}
+		}
+	}
 	var out []byte
 	switch {
 	case t.toml:
@@ -292,7 +303,7 @@ func editInit(rs *resolved, t target, cur parsed, prev *RecordFile) (*RecordFile
 		}
 		out = append(bytes.Clone(mark), doc.Bytes()...)
 		_, after, err := shared.ParseTOML(out[len(mark):])
-		if err != nil || !equalExcept(cur.tomlV, after, t) {
+		if err != nil || !equalExcept(cur.tomlV, after, tcheck) {
 			return nil, nil, nil, fmt.Errorf("internal error editing %s (nothing was written): %v", t.path, err)
 		}
 	default:
@@ -343,7 +354,7 @@ func editInit(rs *resolved, t target, cur parsed, prev *RecordFile) (*RecordFile
 		body := c.Pack()
 		out = append(bytes.Clone(mark), body...)
 		after, err := shared.Normalize(body)
-		if err != nil || !equalExcept(cur.plain, after, t) {
+		if err != nil || !equalExcept(cur.plain, after, tcheck) {
 			return nil, nil, nil, fmt.Errorf("internal error editing %s (nothing was written): %v", t.path, err)
 		}
 	}

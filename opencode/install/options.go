@@ -84,8 +84,8 @@ type OptionError struct {
 
 func (e *OptionError) Error() string { return fmt.Sprintf("invalid %s: %s", e.Option, e.Msg) }
 
-// optionNames lists the options in SPEC §5 order.
-var optionNames = []string{"search", "fetch", "apiKeyEnv", "baseURL", "maxResults", "maxSummaryChars",
+// OptionNames lists the options (their SPEC §5 names) in SPEC order.
+var OptionNames = []string{"search", "fetch", "apiKeyEnv", "baseURL", "maxResults", "maxSummaryChars",
 	"minRerank", "minAuthority", "allowUnknownAuthority", "includeDomains", "allowedDomains",
 	"blockedDomains", "language", "localization", "fetchMaxChars", "timeoutMs", "maxRetries"}
 
@@ -99,7 +99,7 @@ func Validate(o Options) error {
 	if err := json.Unmarshal(shared.Marshal(o, "", "", true), &raw); err != nil {
 		return err
 	}
-	for _, k := range optionNames {
+	for _, k := range OptionNames {
 		v, ok := raw[k]
 		if !ok {
 			continue
