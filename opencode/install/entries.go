@@ -45,4 +45,3 @@ func entries(arr *hujson.Array) []entry {
 func isOurPath(name string) bool {
 	return strings.TrimRight(name, "/") == PackagePath
 }
-

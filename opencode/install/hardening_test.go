@@ -281,4 +281,3 @@ func TestConfigWithBOM(t *testing.T) {
 		require.Equal(t, want, f.read("opencode.jsonc"))
 	}
 }
-

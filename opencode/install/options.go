@@ -148,4 +148,3 @@ func optionsValue(o Options) any {
 	_ = json.Unmarshal(shared.Marshal(o, "", "", true), &v)
 	return v
 }
-

@@ -564,7 +564,6 @@ func pickConfig(dir string, rec *Record) (string, []string) {
 	return "opencode.json", warns
 }
 
-
 type pluginFile struct {
 	name string
 	data []byte
