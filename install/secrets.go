@@ -56,12 +56,21 @@ func LooksSecret(s string) bool {
 	return highEntropy(s)
 }
 
-// highEntropy: 24+ token characters, letters and digits, ≥ 3.5 bits a character.
+// highEntropy: 24+ token characters that are either 32+ hex digits or
+// mixed-case letters with digits at ≥ 3.5 bits a character; a string with
+// "/" counts only with base64's "+" or "=" (paths and model names are not
+// secrets).
 func highEntropy(s string) bool {
 	if len(s) < 24 || !tokenChars.MatchString(s) || strings.HasPrefix(s, "/") || strings.HasPrefix(s, ".") {
 		return false
 	}
-	if !strings.ContainsAny(s, "0123456789") || !strings.ContainsAny(strings.ToLower(s), "abcdefghijklmnopqrstuvwxyz") {
+	if len(s) >= 32 && strings.Trim(strings.ToLower(s), "0123456789abcdef") == "" {
+		return true
+	}
+	if strings.Contains(s, "/") && !strings.ContainsAny(s, "+=") {
+		return false
+	}
+	if !strings.ContainsAny(s, "0123456789") || !strings.ContainsAny(s, "abcdefghijklmnopqrstuvwxyz") || !strings.ContainsAny(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") {
 		return false
 	}
 	var n [256]int

@@ -122,16 +122,19 @@ func TestSecrets(t *testing.T) {
   "password": "hunter22",
   "args": ["--token", "sk-abcdef0123456789"],
   "url": "https://user:pw@example.com/x",
-  "path": "/usr/local/lib/node_modules/some-package-name-1234"
+  "path": "/usr/local/lib/node_modules/some-package-name-1234",
+  "model": "anthropic/claude-sonnet-4-5-20250929",
+  "name": "my-project-name-2024-01-15-final-v2",
+  "opaque": "Zx81Qp0LmN4tR7vW2yB5kC9dF3gH6jK1"
 }`
 	got := map[string]bool{}
 	for _, s := range Secrets("x.json", []byte(cfg)) {
 		got[string(s)] = true
 	}
-	for _, want := range []string{"ghp_0123456789abcdefghijABCDEF0123", "plain-words-value", "hunter22", "sk-abcdef0123456789", "https://user:pw@example.com/x"} {
+	for _, want := range []string{"ghp_0123456789abcdefghijABCDEF0123", "plain-words-value", "hunter22", "sk-abcdef0123456789", "https://user:pw@example.com/x", "Zx81Qp0LmN4tR7vW2yB5kC9dF3gH6jK1"} {
 		require.True(t, got[want], want)
 	}
-	for _, not := range []string{"dark-theme-with-a-long-name", "DEEPSEEK_API_KEY", "${GITHUB_TOKEN}", "{env:X}", "/usr/local/lib/node_modules/some-package-name-1234"} {
+	for _, not := range []string{"dark-theme-with-a-long-name", "DEEPSEEK_API_KEY", "${GITHUB_TOKEN}", "{env:X}", "/usr/local/lib/node_modules/some-package-name-1234", "anthropic/claude-sonnet-4-5-20250929", "my-project-name-2024-01-15-final-v2"} {
 		require.False(t, got[not], not)
 	}
 	masked := string(Mask([]byte(cfg), Secrets("x.json", []byte(cfg))))
