@@ -104,6 +104,7 @@ type Items interface {
 	remove(i int)
 }
 
+// ObjItems is an object's members as Items.
 type ObjItems struct{ O *hujson.Object }
 
 func (x ObjItems) n() int                    { return len(x.O.Members) }
@@ -117,6 +118,7 @@ func (x ArrItems) trail(i int) *hujson.Extra { return &x.A.Elements[i].AfterExtr
 func (x ArrItems) tail() *hujson.Extra       { return &x.A.AfterExtra }
 func (x ArrItems) remove(i int)              { x.A.Elements = append(x.A.Elements[:i:i], x.A.Elements[i+1:]...) }
 
+// ArrItems is an array's elements as Items.
 type ArrItems struct{ A *hujson.Array }
 
 // IsMultiline reports whether a new item of the container goes on its own line.
@@ -216,7 +218,7 @@ func RemoveItem(it Items, i int, saved *Layout) {
 
 // extras helpers
 
-// cat concatenates into a fresh slice: parsed extras alias the input buffer,
+// Cat concatenates into a fresh slice: parsed extras alias the input buffer,
 // so appending to them in place would corrupt it.
 func Cat(parts ...[]byte) hujson.Extra {
 	out := hujson.Extra{}
@@ -226,8 +228,10 @@ func Cat(parts ...[]byte) hujson.Extra {
 	return out
 }
 
+// HasNewline reports whether e holds a line break.
 func HasNewline(e []byte) bool { return bytes.IndexByte(e, '\n') >= 0 }
 
+// IsBlank reports whether e is only whitespace.
 func IsBlank(e []byte) bool { return len(bytes.Trim(e, " \t\r\n")) == 0 }
 
 // SplitFirstLine splits e after its first newline that is not inside a

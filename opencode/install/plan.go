@@ -63,12 +63,14 @@ const (
 	KindDir = shared.KindDir
 )
 
+// Change is one file-system step of a Plan; see [shared.Change].
 type Change = shared.Change
 
+// The operations of a Change.
 const (
-	OpCreate = shared.OpCreate
-	OpUpdate = shared.OpUpdate
-	OpDelete = shared.OpDelete
+	OpCreate = shared.OpCreate // create a file or directory
+	OpUpdate = shared.OpUpdate // replace a file's content
+	OpDelete = shared.OpDelete // delete a file or an empty directory
 )
 
 func newPlan(command string, scope Scope, host Host, dir string) *Plan {
