@@ -228,7 +228,7 @@ func TestCLIMessagesFailures(t *testing.T) {
 
 func TestCLIInitWritesMessagesOptions(t *testing.T) {
 	cfgDir := setup(t)
-	code, _, errs := runCLI("init", "--search-backend", "messages", "--messages-model", "deepseek-v4-pro",
+	code, _, errs := runCLI("init", "--host", "opencode", "--search-backend", "messages", "--messages-model", "deepseek-v4-pro",
 		"--messages-max-uses", "3", "--messages-summary", "--yes")
 	require.Equal(t, exitOK, code, errs)
 	matches, _ := filepath.Glob(filepath.Join(cfgDir, "opencode.json*"))
@@ -248,7 +248,7 @@ func TestCLIInitWritesMessagesOptions(t *testing.T) {
 	}, cfg.Plugins[0].Options)
 
 	// Options that clash together are refused before anything is written.
-	code, _, errs = runCLI("init", "--search-backend", "messages", "--include-domains", "go.dev", "--blocked-domains", "x.com")
+	code, _, errs = runCLI("init", "--host", "opencode", "--search-backend", "messages", "--include-domains", "go.dev", "--blocked-domains", "x.com")
 	require.Equal(t, exitUsage, code)
 	require.Contains(t, errs, `invalid --blocked-domains: cannot be combined with includeDomains`)
 }

@@ -136,7 +136,7 @@ func Validate(o Options) error {
 	}
 	// Options that are valid alone may clash together (includeDomains and
 	// blockedDomains on the Messages backend).
-	if co, _, err := core.ParseOptions(marshal(o, "", "", true)); err == nil {
+	if co, _, err := core.ParseOptions(shared.Marshal(o, "", "", true)); err == nil {
 		var oe *core.OptionError
 		if _, _, err := core.NewConfig(co); errors.As(err, &oe) {
 			return &OptionError{Option: oe.Option, Msg: oe.Reason}
