@@ -57,6 +57,7 @@ type operation struct {
 	name    string // "DeepSeek Search" or "DeepSeek Fetch"
 	cfg     *Config
 	key     string
+	red     *Redactor // masks key
 	request Request // the first attempt, with Attempt advanced to the one in flight; retries copy it
 	query   string  // final query (search)
 	url     string  // page URL (fetch)
@@ -138,6 +139,14 @@ func prepare(op Operation) (*operation, *Error) {
 		cfg = defaultConfig
 	}
 	o := &operation{kind: op.Kind, cfg: cfg}
+	key := strings.TrimSpace(op.APIKey)
+	if key != "" && validKey(key) {
+		// Before anything else reads (and may echo) the inputs.
+		o.red = NewRedactor(key)
+		if err := refuseKeyInInput(op, o.red); err != nil {
+			return nil, err
+		}
+	}
 	var path string
 	var body any
 	switch op.Kind {
@@ -168,24 +177,23 @@ func prepare(op Operation) (*operation, *Error) {
 	default:
 		return nil, &Error{Code: CodeInvalidInput, Message: fmt.Sprintf("deepseek-web-retrieval: unknown operation kind %q", clip(string(op.Kind), 40))}
 	}
-	key := strings.TrimSpace(op.APIKey)
 	if key == "" {
 		return nil, &Error{Code: CodeMissingKey, Message: cfg.MissingKeyMessage()}
 	}
 	if !validKey(key) {
-		return nil, &Error{Code: CodeMissingKey, Message: fmt.Sprintf("DeepSeek API key in %s is unusable: it contains spaces or control characters", cfg.APIKeyEnv)}
+		return nil, &Error{Code: CodeMissingKey, Message: fmt.Sprintf("DeepSeek API key in %s is unusable: %s", cfg.APIKeyEnv, keyCharsRule)}
 	}
 	o.key = key
 	// A query or URL carrying the key would send it somewhere else: in the
 	// request body to DeepSeek's index, or to a third-party page.
-	if strings.Contains(o.query, key) || strings.Contains(op.URL, key) {
+	if o.red.Contains(o.query) || o.red.Contains(op.URL) {
 		what := "query"
 		if op.Kind == KindFetch {
 			what = "URL"
 		}
 		return nil, &Error{Code: CodeInvalidInput, Message: fmt.Sprintf("%s: the %s contains the API key; it was not sent", o.name, what)}
 	}
-	if sb, ok := body.(searchBody); ok && strings.Contains(op.OriQuestion, key) {
+	if sb, ok := body.(searchBody); ok && o.red.Contains(op.OriQuestion) {
 		sb.OriQuestion = ""
 		body = sb
 	}
@@ -246,7 +254,8 @@ func (o *operation) resume(r Reply, env Env) Step {
 		return fail(CodeTimeout, 0, "timed out after %d ms", timeout)
 	case ReplyNetwork:
 		if m := strings.TrimSpace(r.Message); m != "" {
-			return fail(CodeNetwork, 0, "network error: %s", clip(collapse(m), 300))
+			// Mask, then cut: a key straddling the cut must not leave a prefix.
+			return fail(CodeNetwork, 0, "network error: %s", clip(collapse(o.redact(m)), 300))
 		}
 		return fail(CodeNetwork, 0, "network error")
 	case ReplyTooLarge, ReplyResponse:
@@ -255,7 +264,7 @@ func (o *operation) resume(r Reply, env Env) Step {
 			return fail(CodeTooLarge, 0, "the response is larger than 5 MiB (%d bytes) and was not read", int64(MaxResponseBytes))
 		}
 	default:
-		return Step{Done: true, Err: &Error{Code: CodeInternal, Message: o.redact(fmt.Sprintf("deepseek-web-retrieval: the host reported an unknown reply kind %q", clip(string(r.Kind), 40)))}}
+		return Step{Done: true, Err: &Error{Code: CodeInternal, Message: o.redact(fmt.Sprintf("deepseek-web-retrieval: the host reported an unknown reply kind %q", clip(o.redact(string(r.Kind)), 40)))}}
 	}
 	switch s := r.Status; {
 	case s >= 200 && s < 300:
@@ -296,7 +305,7 @@ func (o *operation) success(body []byte) Step {
 	if o.kind == KindSearch {
 		res, err := processSearch(body, o.query, o.cfg, o.redact)
 		if err != nil {
-			return Step{Done: true, Err: &Error{Code: CodeMalformed, Message: o.redact(o.name + " failed: malformed response: " + err.Error())}}
+			return Step{Done: true, Err: &Error{Code: CodeMalformed, Message: malformedMessage(o.name, err, body, o.cfg, o.redact)}}
 		}
 		return Step{Done: true, Result: &Result{Search: res}}
 	}
@@ -308,16 +317,7 @@ func (o *operation) success(body []byte) Step {
 	return Step{Done: true, Result: &Result{Fetch: res}}
 }
 
-// keyMask replaces the API key wherever a server echoes it.
-const keyMask = "[redacted]"
-
-// redact masks the operation's key; it is applied before any cut to a
-// length limit, so no part of the key survives at the cut.
-func (o *operation) redact(s string) string { return mask(s, o.key) }
-
-func mask(s, key string) string {
-	if key == "" || !strings.Contains(s, key) {
-		return s
-	}
-	return strings.ReplaceAll(s, key, keyMask)
-}
+// redact masks the operation's key in every form (see [Redactor]); it is
+// applied before any cut to a length limit, so no part of the key survives
+// at the cut.
+func (o *operation) redact(s string) string { return o.red.Mask(s) }

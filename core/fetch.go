@@ -42,7 +42,7 @@ func checkFetch(raw, format string, cfg *Config) (string, *Error) {
 func processFetch(body []byte, pageURL string, cfg *Config, redact func(string) string) (*FetchResult, *Error) {
 	page, err := wire.DecodeFetch(body)
 	if err != nil {
-		return nil, &Error{Code: CodeMalformed, Message: "DeepSeek Fetch failed: malformed response: " + err.Error()}
+		return nil, &Error{Code: CodeMalformed, Message: malformedMessage("DeepSeek Fetch", err, body, cfg, redact)}
 	}
 	if strings.TrimSpace(page.Content) == "" {
 		return nil, &Error{Code: CodeNoContent, Message: fmt.Sprintf("DeepSeek Fetch failed: no readable content at %s", clip(pageURL, 200))}

@@ -118,7 +118,12 @@ func (d *dec) top() bool {
 	if d.b[d.i] == '{' {
 		return true
 	}
+	scalar := d.b[d.i] != '['
 	if !d.skip() {
+		if scalar {
+			// "not json", "nul", "-x": not JSON, rather than JSON cut short.
+			d.err = &Error{Problem: NotJSON}
+		}
 		return false
 	}
 	if d.ws(); d.i != len(d.b) {
