@@ -58,9 +58,9 @@ type operation struct {
 	cfg     *Config
 	key     string
 	red     *Redactor // masks key
-	request Request // the first attempt, with Attempt advanced to the one in flight; retries copy it
-	query   string  // final query (search)
-	url     string  // page URL (fetch)
+	request Request   // the first attempt, with Attempt advanced to the one in flight; retries copy it
+	query   string    // final query (search)
+	url     string    // page URL (fetch)
 }
 
 // defaultConfig is the Config of zero Options.

@@ -22,9 +22,9 @@ const keyMask = "[redacted]"
 // immutable and safe for concurrent use.
 type Redactor struct {
 	key    string
-	coded  []string   // base64 forms, longest first
-	first  [256]bool  // bytes a masked form can start with
-	maxLen int        // longest text one masked form spans
+	coded  []string  // base64 forms, longest first
+	first  [256]bool // bytes a masked form can start with
+	maxLen int       // longest text one masked form spans
 }
 
 // NewRedactor returns a Redactor for key; an empty key masks nothing.

@@ -117,7 +117,6 @@ func (raw *refRawItem) refItem() SearchItem {
 	return it
 }
 
-
 // DecodeFetch decodes {"title", "content"}.
 func refDecodeFetch(body []byte) (FetchPage, error) {
 	var fast struct {
@@ -179,7 +178,6 @@ func refNum(v json.RawMessage) (float64, bool) {
 	return f, true
 }
 
-
 func refErrorMessage(body []byte, redact func(string) string) string {
 	clean := func(s string) string { return clean(s, redact) }
 	var raw struct {
@@ -204,4 +202,3 @@ func refErrorMessage(body []byte, redact func(string) string) string {
 	}
 	return clean(string(body))
 }
-
