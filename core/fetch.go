@@ -27,14 +27,15 @@ func checkFetch(raw, format string, cfg *Config) (string, *Error) {
 	if raw == "" {
 		return "", &Error{Code: CodeInvalidInput, Message: "DeepSeek Fetch: the URL is empty"}
 	}
-	if _, err := CheckFetchURL(raw, cfg.AllowedDomains, cfg.BlockedDomains); err != nil {
+	send, _, err := checkFetchURL(raw, cfg.AllowedDomains, cfg.BlockedDomains)
+	if err != nil {
 		code := CodeInvalidInput
 		if errors.Is(err, ErrURLRefused) {
 			code = CodeURLRefused
 		}
 		return "", &Error{Code: code, Message: "DeepSeek Fetch: " + err.Error()}
 	}
-	return raw, nil
+	return send, nil
 }
 
 // processFetch decodes a fetch response and formats it.
