@@ -112,12 +112,23 @@ func retrieve(ctx context.Context, name string, args []string, usage func(io.Wri
 	if fl.NArg() != 1 {
 		return usageErr(stderr, name, fmt.Sprintf("want exactly one %s argument (quote it), got %d", map[string]string{"search": "QUERY", "fetch": "URL"}[name], fl.NArg()))
 	}
-	cfg, err := configFrom(o)
+	cfg, warnings, err := configFrom(o)
 	if err != nil {
 		return usageErr(stderr, name, err.Error())
 	}
 	op := operation(fl.Arg(0))
 	op.Config, op.APIKey = cfg, cfg.ResolveKey(os.Getenv)
+	// From here on every byte printed, by us or by a library through the
+	// standard logger, has the key masked. The logger stays routed: net/http
+	// may log from its own goroutines after this returns.
+	maskedOut, maskedErr := httpdriver.NewMaskingWriter(stdout, op.APIKey), httpdriver.NewMaskingWriter(stderr, op.APIKey)
+	defer maskedOut.Flush()
+	defer maskedErr.Flush()
+	stdout, stderr = maskedOut, maskedErr
+	httpdriver.RouteStandardLogger(maskedErr)
+	for _, w := range warnings {
+		fmt.Fprintln(stderr, "deepseek-web-retrieval: warning: "+w)
+	}
 
 	eng := core.NewEngine(core.Env{Now: time.Now, Random: rand.Float64})
 	step := httpdriver.Run(ctx, httpdriver.NewClient(), eng, op)
@@ -148,23 +159,20 @@ func retrieve(ctx context.Context, name string, args []string, usage func(io.Wri
 
 // configFrom validates flag-given options with the core, the same way the
 // plugin validates its options object.
-func configFrom(o install.Options) (*core.Config, error) {
+func configFrom(o install.Options) (*core.Config, []string, error) {
 	data, err := json.Marshal(o)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	parsed, _, err := core.ParseOptions(data)
 	if err != nil {
-		return nil, flagError(err)
+		return nil, nil, flagError(err)
 	}
 	cfg, warnings, err := core.NewConfig(parsed)
 	if err != nil {
-		return nil, flagError(err)
+		return nil, nil, flagError(err)
 	}
-	for _, w := range warnings {
-		fmt.Fprintln(os.Stderr, "deepseek-web-retrieval: warning: "+w)
-	}
-	return cfg, nil
+	return cfg, warnings, nil
 }
 
 // flagError names an invalid option by its flag.
