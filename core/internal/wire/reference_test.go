@@ -179,7 +179,7 @@ func refNum(v json.RawMessage) (float64, bool) {
 }
 
 func refErrorMessage(body []byte, redact func(string) string) string {
-	clean := func(s string) string { return clean(s, redact) }
+	clean := func(s string) string { return refClean(s, redact) }
 	var raw struct {
 		Error   json.RawMessage `json:"error"`
 		Message json.RawMessage `json:"message"`
@@ -201,4 +201,22 @@ func refErrorMessage(body []byte, redact func(string) string) string {
 		}
 	}
 	return clean(string(body))
+}
+
+func refClean(s string, redact func(string) string) string {
+	s = strings.Join(strings.FieldsFunc(s, func(r rune) bool {
+		return r <= ' ' || r == 0x7f || r == 0xfffd
+	}), " ")
+	if redact != nil {
+		s = redact(s)
+	}
+	if n := 0; len(s) > 300 {
+		for i := range s {
+			if n == 300 {
+				return strings.TrimRight(s[:i], " ")
+			}
+			n++
+		}
+	}
+	return s
 }

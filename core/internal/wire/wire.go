@@ -12,6 +12,7 @@ package wire
 import (
 	"errors"
 	"strings"
+	"unicode/utf8"
 )
 
 // ErrNotJSON is returned for bodies that are not a JSON object.
@@ -40,15 +41,14 @@ func ErrorMessage(body []byte) string { return ErrorMessageRedacted(body, nil) }
 // before it is cut, so nothing redact removes can survive as a prefix at the
 // cut. A nil redact changes nothing.
 func ErrorMessageRedacted(body []byte, redact func(string) string) string {
-	clean := func(s string) string { return clean(s, redact) }
 	if e, ok := decodeError(body); ok {
 		for _, m := range []string{e.inner, e.str, e.message} {
-			if m := clean(m); m != "" {
+			if m := clean([]byte(m), redact); m != "" {
 				return m
 			}
 		}
 	}
-	return clean(string(body))
+	return clean(body, redact)
 }
 
 // errorBody is what an error body may say: error.message, error (a
@@ -82,18 +82,42 @@ func decodeError(body []byte) (errorBody, bool) {
 	return e, ok && d.end()
 }
 
-// clean collapses whitespace and control characters, redacts, and cuts to
-// 300 code points.
-func clean(s string, redact func(string) string) string {
-	s = strings.Join(strings.FieldsFunc(s, func(r rune) bool {
-		return r <= ' ' || r == 0x7f || r == 0xfffd
-	}), " ")
+// maxMessage is the most code points of an error message shown.
+const maxMessage = 300
+
+// maskSlack is the longest text one masked form of a key can span (six
+// bytes per key byte, keys of at most 1,024 bytes): a window that much
+// longer than what is shown is redacted before it is cut, so a key
+// straddling the cut is masked whole.
+const maskSlack = 6*1024 + 16
+
+// clean collapses white space and control characters, redacts, and cuts to
+// 300 code points. Only a bounded prefix of b is read, so a 5 MiB body
+// costs what a short one does.
+func clean(b []byte, redact func(string) string) string {
+	window := 4*maxMessage + maskSlack
+	out := make([]byte, 0, min(len(b), window+4))
+	space := false
+	for i := 0; i < len(b) && len(out) < window; {
+		r, size := utf8.DecodeRune(b[i:])
+		i += size
+		if r <= ' ' || r == 0x7f || r == utf8.RuneError {
+			space = true
+			continue
+		}
+		if space && len(out) > 0 {
+			out = append(out, ' ')
+		}
+		space = false
+		out = utf8.AppendRune(out, r)
+	}
+	s := string(out)
 	if redact != nil {
 		s = redact(s)
 	}
-	if n := 0; len(s) > 300 {
+	if n := 0; len(s) > maxMessage {
 		for i := range s {
-			if n == 300 {
+			if n == maxMessage {
 				return strings.TrimRight(s[:i], " ")
 			}
 			n++
