@@ -142,7 +142,7 @@ func prepare(op Operation) (*operation, *Error) {
 	key := strings.TrimSpace(op.APIKey)
 	if key != "" && validKey(key) {
 		// Before anything else reads (and may echo) the inputs.
-		o.red = NewRedactor(key)
+		o.red = redactorFor(key)
 		if err := refuseKeyInInput(op, o.red); err != nil {
 			return nil, err
 		}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 )
 
 // keyMask replaces the API key wherever it would be shown.
@@ -49,7 +50,7 @@ func NewRedactor(key string) *Redactor {
 			if len(f) < 8 {
 				continue
 			}
-			for _, g := range []string{f, strings.NewReplacer("+", "-", "/", "_").Replace(f)} {
+			for _, g := range []string{f, toURLAlphabet(f)} {
 				if !slices.Contains(r.coded, g) {
 					r.coded = append(r.coded, g)
 					r.first[g[0]] = true
@@ -58,6 +59,34 @@ func NewRedactor(key string) *Redactor {
 		}
 	}
 	slices.SortFunc(r.coded, func(a, b string) int { return len(b) - len(a) })
+	return r
+}
+
+// toURLAlphabet turns standard base64 into base64url.
+func toURLAlphabet(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		switch c {
+		case '+':
+			b[i] = '-'
+		case '/':
+			b[i] = '_'
+		}
+	}
+	return string(b)
+}
+
+// lastRedactor caches the Redactor of the key last used: a host sends the
+// same key with every operation, and building one costs microseconds.
+var lastRedactor atomic.Pointer[Redactor]
+
+// redactorFor returns a Redactor for key, reusing the last one built.
+func redactorFor(key string) *Redactor {
+	if r := lastRedactor.Load(); r != nil && r.key == key {
+		return r
+	}
+	r := NewRedactor(key)
+	lastRedactor.Store(r)
 	return r
 }
 
@@ -191,7 +220,7 @@ func percentDecodeAll(s string) string {
 }
 
 // mask masks key in s; see [Redactor].
-func mask(s, key string) string { return NewRedactor(key).Mask(s) }
+func mask(s, key string) string { return redactorFor(key).Mask(s) }
 
 // validKey accepts what an API key can be: 1 to 1,024 characters from
 // letters, digits and -_.~+/=: (every real key format uses a subset:
