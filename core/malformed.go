@@ -35,6 +35,9 @@ func malformedMessage(name string, err error, body []byte, cfg *Config, redact f
 			return name + " failed: DeepSeek returned an empty response"
 		}
 		msg = "DeepSeek returned a response that is not JSON" + first
+		if cfg != nil && cfg.BaseURL != DefaultBaseURL {
+			msg += "; check that baseURL " + strconv.Quote(cfg.BaseURL) + " is DeepSeek's API"
+		}
 	case wire.Broken:
 		if we.Offset >= len(body) {
 			msg = "DeepSeek returned JSON that breaks off after " + thousands(len(body)) + " bytes (the response was cut short; try again)" + first
@@ -49,9 +52,6 @@ func malformedMessage(name string, err error, body []byte, cfg *Config, redact f
 		return name + " failed: DeepSeek returned more than " + strconv.Itoa(wire.MaxResults) + " results (it sends at most " + "50" + "), so the response was not used"
 	default:
 		return name + " failed: DeepSeek returned a response that could not be read" + first
-	}
-	if cfg != nil && cfg.BaseURL != DefaultBaseURL {
-		msg += "; check that baseURL " + strconv.Quote(cfg.BaseURL) + " is DeepSeek's API"
 	}
 	return name + " failed: " + msg
 }
