@@ -52,3 +52,10 @@ func TestCLIOptionValuesLikeKeysAreNotRepeated(t *testing.T) {
 	require.Equal(t, 0, r.code, r.stderr)
 	require.Equal(t, "deepseek-web-retrieval: warning: option \"localization\": a value that looks like an API key (not repeated here) is not an IPv4 or IPv6 address; it is not sent\n", r.stderr)
 }
+
+// A key pasted as a flag value is masked in the usage error that quotes it.
+func TestCLIFlagValueKeyMasked(t *testing.T) {
+	r := runBin(t, baseEnv(t), "search", "--max-results", cliKey, "go")
+	require.Equal(t, exitUsage, r.code)
+	require.Equal(t, "deepseek-web-retrieval search: invalid value \"[redacted]\" for flag --max-results: want a whole number\nRun \"deepseek-web-retrieval help search\" for usage.\n", r.stderr)
+}

@@ -97,6 +97,12 @@ func runFetch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 // with net/http, print the result.
 func retrieve(ctx context.Context, name string, args []string, usage func(io.Writer), stdout, stderr io.Writer,
 	extra func(*flag.FlagSet), operation func(arg string) core.Operation) int {
+	// Until the key is resolved, mask the default variable's key: usage
+	// errors quote flag values, and a key pasted into a flag is the likely
+	// one.
+	early := httpdriver.NewMaskingWriter(stderr, os.Getenv(core.DefaultAPIKeyEnv))
+	defer early.Flush()
+	stderr = early
 	fl := flag.NewFlagSet(name, flag.ContinueOnError)
 	fl.SetOutput(io.Discard)
 	var (
