@@ -357,7 +357,16 @@ func unquote(out, raw []byte) []byte {
 					}
 					rr = unicode.ReplacementChar
 				}
-				out = utf8.AppendRune(out, rr)
+				if rr < 0x800 {
+					// One or two bytes, the common case, without a call.
+					if rr < 0x80 {
+						out = append(out, byte(rr))
+					} else {
+						out = append(out, 0xc0|byte(rr>>6), 0x80|byte(rr)&0x3f)
+					}
+				} else {
+					out = utf8.AppendRune(out, rr)
+				}
 				continue
 			default: // '"', '\\', '/'
 				out = append(out, e)
@@ -379,20 +388,24 @@ func isHex(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
 }
 
-func hex4(b []byte) rune {
-	var r rune
-	for _, c := range b[:4] {
-		switch {
-		case c >= '0' && c <= '9':
-			c -= '0'
-		case c >= 'a' && c <= 'f':
-			c -= 'a' - 10
-		default:
-			c -= 'A' - 10
-		}
-		r = r<<4 | rune(c)
+// hexValue maps a hex digit to its value; scanString has validated every
+// \u escape, so other bytes never reach it.
+var hexValue = func() (t [256]rune) {
+	for i := range 10 {
+		t['0'+i] = rune(i)
 	}
-	return r
+	for i := range 6 {
+		t['a'+i], t['A'+i] = rune(10+i), rune(10+i)
+	}
+	return t
+}()
+
+// hex4 reads four validated hex digits. Table lookups rather than a loop:
+// in WebAssembly every call costs, and text in some languages is all
+// \u escapes.
+func hex4(b []byte) rune {
+	_ = b[3]
+	return hexValue[b[0]]<<12 | hexValue[b[1]]<<8 | hexValue[b[2]]<<4 | hexValue[b[3]]
 }
 
 // number validates the number at d.i (JSON grammar) and returns its text.
