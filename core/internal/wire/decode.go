@@ -689,7 +689,8 @@ func (d *dec) stringField(f *string, limit int) bool {
 }
 
 // float sets *f to the number at d.i, also when it is written as a string;
-// anything else (or a number out of float64 range) leaves it missing.
+// anything else (a number out of float64 range, or one whose text is over
+// MaxFieldBytes) leaves it missing.
 func (d *dec) float(f *float64, has *bool) bool {
 	*f, *has = 0, false
 	switch c := d.b[d.i]; {
@@ -697,6 +698,9 @@ func (d *dec) float(f *float64, has *bool) bool {
 		raw, ok := d.number()
 		if !ok {
 			return false
+		}
+		if len(raw) > MaxFieldBytes {
+			return true // like a string over the limit: missing
 		}
 		if v, err := strconv.ParseFloat(string(raw), 64); err == nil {
 			*f, *has = v, true
