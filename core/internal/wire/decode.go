@@ -2,7 +2,6 @@ package wire
 
 import (
 	"bytes"
-	"encoding/binary"
 	"strconv"
 	"strings"
 	"unicode"
@@ -235,7 +234,7 @@ func (d *dec) scanString() (end int, escaped, ok bool) {
 	i := d.i + 1
 	for i < len(d.b) {
 		// Eight plain bytes at a time: no quote, backslash or control.
-		for i+8 <= len(d.b) && plain8(binary.LittleEndian.Uint64(d.b[i:])) {
+		for i+8 <= len(d.b) && plain8(load8(d.b[i:])) {
 			i += 8
 		}
 		if i >= len(d.b) {
@@ -294,6 +293,14 @@ func plain8(x uint64) bool {
 	bs := x ^ ones*'\\'
 	back := (bs - ones) & ^bs & highs
 	return less20|quote|back == 0
+}
+
+// load8 reads eight bytes little-endian (encoding/binary would add 100 KB
+// to the module).
+func load8(b []byte) uint64 {
+	_ = b[7]
+	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
 }
 
 // str reads the string at d.i and returns its value, or "" with kept false
