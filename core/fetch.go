@@ -77,7 +77,7 @@ func FormatFetch(title, content string, maxChars int) FetchResult {
 	}
 	addTitle := title != "" && !opensWithHeading(content, title)
 	pre, _, whole := prefixRunes(content, 2*maxChars+2)
-	if !whole && strings.IndexFunc(content[len(pre):], notSpace) < 0 {
+	if !whole && allSpace(content[len(pre):]) {
 		pre, whole = content, true // only trailing white space was left out
 	}
 	content = strings.ReplaceAll(pre, "\r\n", "\n")

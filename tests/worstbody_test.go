@@ -71,6 +71,7 @@ func worstBodies() []worstBody {
 		{"fetch one huge content", abi.KindFetch, fetch, fill(`{"title":"T","content":"`, `x`, "", `"}`, n), ""},
 		{"fetch huge escaped content", abi.KindFetch, fetch, fill(`{"title":"T","content":"`, `\u00e9`, "", `"}`, n), ""},
 		{"fetch huge title", abi.KindFetch, fetch, fill(`{"content":"c","title":"`, `x`, "", `"}`, n), ""},
+		{"fetch inner whitespace", abi.KindFetch, fetch, fill(`{"title":"T","content":"x`, `\n`, "", `x"}`, n), ""},
 		{"fetch lines of whitespace", abi.KindFetch, fetch, fill(`{"title":"T","content":"`, `\n`, "", `x"}`, n), ""},
 		{"error body of nested objects", abi.KindSearch, search, fill(`{"error":{"message":`, `{"a":`, "", ``, n), "api"},
 	}
