@@ -57,9 +57,10 @@ type operation struct {
 	name    string // "DeepSeek Search" or "DeepSeek Fetch"
 	cfg     *Config
 	key     string
-	request Request // the first attempt, with Attempt advanced to the one in flight; retries copy it
-	query   string  // final query (search)
-	url     string  // page URL (fetch)
+	red     *Redactor // masks key
+	request Request   // the first attempt, with Attempt advanced to the one in flight; retries copy it
+	query   string    // final query (search)
+	url     string    // page URL (fetch)
 	// messages is the turn of a search on the Messages backend, nil on
 	// the Search API (messages.go).
 	messages *messagesTurn
@@ -140,7 +141,15 @@ func prepare(op Operation) (*operation, *Error) {
 	if cfg == nil {
 		cfg = defaultConfig
 	}
-	o := &operation{kind: op.Kind, cfg: cfg}
+	o := &operation{kind: op.Kind, cfg: cfg, name: operationName(op.Kind, cfg)}
+	key := strings.TrimSpace(op.APIKey)
+	if key != "" && validKey(key) {
+		// Before anything else reads (and may echo) the inputs.
+		o.red = redactorFor(key)
+		if err := refuseKeyInInput(op, o.name, o.red); err != nil {
+			return nil, err
+		}
+	}
 	var path string
 	var body any
 	switch op.Kind {
@@ -148,7 +157,6 @@ func prepare(op Operation) (*operation, *Error) {
 		if cfg.Messages.Backend == BackendMessages {
 			return prepareMessages(o, op)
 		}
-		o.name = "DeepSeek Search"
 		q, err := buildQuery(op.Query, cfg)
 		if err != nil {
 			return nil, err
@@ -163,7 +171,6 @@ func prepare(op Operation) (*operation, *Error) {
 			Location:    cfg.Localization,
 		}
 	case KindFetch:
-		o.name = "DeepSeek Fetch"
 		u, err := checkFetch(op.URL, op.Format, cfg)
 		if err != nil {
 			return nil, err
@@ -174,24 +181,23 @@ func prepare(op Operation) (*operation, *Error) {
 	default:
 		return nil, &Error{Code: CodeInvalidInput, Message: fmt.Sprintf("deepseek-web-retrieval: unknown operation kind %q", clip(string(op.Kind), 40))}
 	}
-	key := strings.TrimSpace(op.APIKey)
 	if key == "" {
 		return nil, &Error{Code: CodeMissingKey, Message: cfg.MissingKeyMessage()}
 	}
 	if !validKey(key) {
-		return nil, &Error{Code: CodeMissingKey, Message: fmt.Sprintf("DeepSeek API key in %s is unusable: it contains spaces or control characters", cfg.APIKeyEnv)}
+		return nil, &Error{Code: CodeMissingKey, Message: fmt.Sprintf("DeepSeek API key in %s is unusable: %s", cfg.APIKeyEnv, keyCharsRule)}
 	}
 	o.key = key
 	// A query or URL carrying the key would send it somewhere else: in the
 	// request body to DeepSeek's index, or to a third-party page.
-	if strings.Contains(o.query, key) || strings.Contains(op.URL, key) {
+	if o.red.Contains(o.query) || o.red.Contains(op.URL) {
 		what := "query"
 		if op.Kind == KindFetch {
 			what = "URL"
 		}
 		return nil, &Error{Code: CodeInvalidInput, Message: fmt.Sprintf("%s: the %s contains the API key; it was not sent", o.name, what)}
 	}
-	if sb, ok := body.(searchBody); ok && strings.Contains(op.OriQuestion, key) {
+	if sb, ok := body.(searchBody); ok && o.red.Contains(op.OriQuestion) {
 		sb.OriQuestion = ""
 		body = sb
 	}
@@ -214,6 +220,19 @@ func prepare(op Operation) (*operation, *Error) {
 		Attempt:   1,
 	}
 	return o, nil
+}
+
+// operationName names an operation in its messages ("DeepSeek Search").
+func operationName(kind Kind, cfg *Config) string {
+	switch {
+	case kind == KindSearch && cfg.Messages.Backend == BackendMessages:
+		return "DeepSeek Messages search"
+	case kind == KindSearch:
+		return "DeepSeek Search"
+	case kind == KindFetch:
+		return "DeepSeek Fetch"
+	}
+	return "deepseek-web-retrieval"
 }
 
 // attempt returns the request for attempt n after delayMs. Each step owns
@@ -252,7 +271,8 @@ func (o *operation) resume(r Reply, env Env) Step {
 		return fail(CodeTimeout, 0, "timed out after %d ms", timeout)
 	case ReplyNetwork:
 		if m := strings.TrimSpace(r.Message); m != "" {
-			return fail(CodeNetwork, 0, "network error: %s", clip(collapse(m), 300))
+			// Mask, then cut: a key straddling the cut must not leave a prefix.
+			return fail(CodeNetwork, 0, "network error: %s", clip(collapse(o.redact(m)), 300))
 		}
 		return fail(CodeNetwork, 0, "network error")
 	case ReplyTooLarge, ReplyResponse:
@@ -261,7 +281,7 @@ func (o *operation) resume(r Reply, env Env) Step {
 			return fail(CodeTooLarge, 0, "the response is larger than 5 MiB (%d bytes) and was not read", int64(MaxResponseBytes))
 		}
 	default:
-		return Step{Done: true, Err: &Error{Code: CodeInternal, Message: o.redact(fmt.Sprintf("deepseek-web-retrieval: the host reported an unknown reply kind %q", clip(string(r.Kind), 40)))}}
+		return Step{Done: true, Err: &Error{Code: CodeInternal, Message: o.redact(fmt.Sprintf("deepseek-web-retrieval: the host reported an unknown reply kind %q", clip(o.redact(string(r.Kind)), 40)))}}
 	}
 	switch s := r.Status; {
 	case s >= 200 && s < 300:
@@ -305,7 +325,7 @@ func (o *operation) success(body []byte) Step {
 	if o.kind == KindSearch {
 		res, err := processSearch(body, o.query, o.cfg, o.redact)
 		if err != nil {
-			return Step{Done: true, Err: &Error{Code: CodeMalformed, Message: o.redact(o.name + " failed: malformed response: " + err.Error())}}
+			return Step{Done: true, Err: &Error{Code: CodeMalformed, Message: malformedMessage(o.name, err, body, o.cfg, o.redact)}}
 		}
 		return Step{Done: true, Result: &Result{Search: res}}
 	}
@@ -317,16 +337,7 @@ func (o *operation) success(body []byte) Step {
 	return Step{Done: true, Result: &Result{Fetch: res}}
 }
 
-// keyMask replaces the API key wherever a server echoes it.
-const keyMask = "[redacted]"
-
-// redact masks the operation's key; it is applied before any cut to a
-// length limit, so no part of the key survives at the cut.
-func (o *operation) redact(s string) string { return mask(s, o.key) }
-
-func mask(s, key string) string {
-	if key == "" || !strings.Contains(s, key) {
-		return s
-	}
-	return strings.ReplaceAll(s, key, keyMask)
-}
+// redact masks the operation's key in every form (see [Redactor]); it is
+// applied before any cut to a length limit, so no part of the key survives
+// at the cut.
+func (o *operation) redact(s string) string { return o.red.Mask(s) }

@@ -27,14 +27,15 @@ func checkFetch(raw, format string, cfg *Config) (string, *Error) {
 	if raw == "" {
 		return "", &Error{Code: CodeInvalidInput, Message: "DeepSeek Fetch: the URL is empty"}
 	}
-	if _, err := CheckFetchURL(raw, cfg.AllowedDomains, cfg.BlockedDomains); err != nil {
+	send, _, err := checkFetchURL(raw, cfg.AllowedDomains, cfg.BlockedDomains)
+	if err != nil {
 		code := CodeInvalidInput
 		if errors.Is(err, ErrURLRefused) {
 			code = CodeURLRefused
 		}
 		return "", &Error{Code: code, Message: "DeepSeek Fetch: " + err.Error()}
 	}
-	return raw, nil
+	return send, nil
 }
 
 // processFetch decodes a fetch response and formats it.
@@ -42,7 +43,7 @@ func checkFetch(raw, format string, cfg *Config) (string, *Error) {
 func processFetch(body []byte, pageURL string, cfg *Config, redact func(string) string) (*FetchResult, *Error) {
 	page, err := wire.DecodeFetch(body)
 	if err != nil {
-		return nil, &Error{Code: CodeMalformed, Message: "DeepSeek Fetch failed: malformed response: " + err.Error()}
+		return nil, &Error{Code: CodeMalformed, Message: malformedMessage("DeepSeek Fetch", err, body, cfg, redact)}
 	}
 	if strings.TrimSpace(page.Content) == "" {
 		return nil, &Error{Code: CodeNoContent, Message: fmt.Sprintf("DeepSeek Fetch failed: no readable content at %s", clip(pageURL, 200))}
@@ -76,7 +77,7 @@ func FormatFetch(title, content string, maxChars int) FetchResult {
 	}
 	addTitle := title != "" && !opensWithHeading(content, title)
 	pre, _, whole := prefixRunes(content, 2*maxChars+2)
-	if !whole && strings.IndexFunc(content[len(pre):], notSpace) < 0 {
+	if !whole && allSpace(content[len(pre):]) {
 		pre, whole = content, true // only trailing white space was left out
 	}
 	content = strings.ReplaceAll(pre, "\r\n", "\n")

@@ -170,11 +170,19 @@ func TestFetchNoContent(t *testing.T) {
 }
 
 func TestFetchMalformed(t *testing.T) {
-	for _, body := range []string{``, `[]`, `"content"`, `<html>`, `{"content":`} {
-		t.Run(body, func(t *testing.T) {
-			s := fetch(t, nil, "https://go.dev/x", okReply(body))
+	for _, tt := range []struct{ body, want string }{
+		{``, `DeepSeek Fetch failed: DeepSeek returned an empty response`},
+		{`[]`, `DeepSeek Fetch failed: DeepSeek returned JSON that is not an object (first bytes: [])`},
+		{`"content"`, `DeepSeek Fetch failed: DeepSeek returned JSON that is not an object (first bytes: "content")`},
+		{`<html>`, `DeepSeek Fetch failed: DeepSeek returned a response that is not JSON (first bytes: <html>)`},
+		{`{"content":`, `DeepSeek Fetch failed: DeepSeek returned JSON that breaks off after 11 bytes (the response was cut short; try again) (first bytes: {"content":)`},
+		{`{"content":"a\qb"}`, `DeepSeek Fetch failed: DeepSeek returned invalid JSON (at byte 15 of 18) (first bytes: {"content":"a\qb"})`},
+		{`{"content":"x"}` + "\x00", `DeepSeek Fetch failed: DeepSeek returned invalid JSON (at byte 16 of 16) (first bytes: {"content":"x"})`},
+	} {
+		t.Run(tt.body, func(t *testing.T) {
+			s := fetch(t, nil, "https://go.dev/x", okReply(tt.body))
 			require.ErrorIs(t, s.Err, ErrMalformed)
-			require.True(t, strings.HasPrefix(s.Err.Message, "DeepSeek Fetch failed: malformed response: "), s.Err.Message)
+			require.EqualError(t, s.Err, tt.want)
 		})
 	}
 }

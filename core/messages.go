@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core/internal/anthropic"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core/internal/wire"
 )
 
 // Backend names the search backend (option searchBackend).
@@ -336,7 +337,6 @@ const messagesPrompt = "Perform a web search for the query: "
 // backend into o (whose cfg is set).
 func prepareMessages(o *operation, op Operation) (*operation, *Error) {
 	cfg := o.cfg
-	o.name = "DeepSeek Messages search"
 	// Domains go to the tool, not into the query; language and
 	// localization belong to the Search API.
 	plain := *cfg
@@ -351,7 +351,7 @@ func prepareMessages(o *operation, op Operation) (*operation, *Error) {
 		return nil, &Error{Code: CodeMissingKey, Message: cfg.MissingKeyMessage()}
 	}
 	if !validKey(key) {
-		return nil, &Error{Code: CodeMissingKey, Message: fmt.Sprintf("DeepSeek API key in %s is unusable: it contains spaces or control characters", cfg.APIKeyEnv)}
+		return nil, &Error{Code: CodeMissingKey, Message: fmt.Sprintf("DeepSeek API key in %s is unusable: %s", cfg.APIKeyEnv, keyCharsRule)}
 	}
 	o.key = key
 	if strings.Contains(q, key) {
@@ -407,12 +407,23 @@ func (t *messagesTurn) body(cfg *Config) ([]byte, error) {
 	return json.Marshal(b)
 }
 
+// messagesMalformed says what is wrong with a 2xx Messages body that could
+// not be used, the way malformedMessage does for the Search API: a body
+// that is not a JSON object is classified by the wire decoder; a JSON
+// object of the wrong shape names the member.
+func messagesMalformed(o *operation, err error, body []byte) string {
+	if _, werr := wire.DecodeFetch(body); werr != nil {
+		return malformedMessage(o.name, werr, body, o.cfg, o.redact)
+	}
+	return o.name + " failed: DeepSeek returned a Messages response whose " + err.Error() + " (first bytes: " + excerpt(body, excerptChars, o.redact) + ")"
+}
+
 // messagesSuccess maps a 2xx Messages response, or continues a paused turn.
 func (o *operation) messagesSuccess(body []byte) Step {
 	t := o.messages
 	resp, err := anthropic.Decode(body)
 	if err != nil {
-		return Step{Done: true, Err: &Error{Code: CodeMalformed, Message: o.redact(o.name + " failed: malformed response: " + err.Error())}}
+		return Step{Done: true, Err: &Error{Code: CodeMalformed, Message: messagesMalformed(o, err, body)}}
 	}
 	if resp.Type == "error" {
 		msg := o.name + " failed: DeepSeek answered with an error"

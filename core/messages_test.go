@@ -484,9 +484,11 @@ func TestMessagesTransport(t *testing.T) {
 	require.Equal(t, CodeRedirect, s.Err.Code)
 
 	s, _ = messagesSearch(t, cfg, "q", okReply(`<html>bad gateway</html>`))
-	require.Equal(t, "DeepSeek Messages search failed: malformed response: not a JSON object", s.Err.Message)
+	require.Equal(t, "DeepSeek Messages search failed: DeepSeek returned a response that is not JSON (first bytes: <html>bad gateway</html>)", s.Err.Message)
+	s, _ = messagesSearch(t, cfg, "q", okReply(`{"content":[{"type":"text"`))
+	require.Equal(t, "DeepSeek Messages search failed: DeepSeek returned JSON that breaks off after 26 bytes (the response was cut short; try again) (first bytes: {\"content\":[{\"type\":\"text\")", s.Err.Message)
 	s, _ = messagesSearch(t, cfg, "q", okReply(`{"content":{"type":"text"}}`))
-	require.Equal(t, "DeepSeek Messages search failed: malformed response: \"content\" is not a list", s.Err.Message)
+	require.Equal(t, "DeepSeek Messages search failed: DeepSeek returned a Messages response whose \"content\" is not a list (first bytes: {\"content\":{\"type\":\"text\"}})", s.Err.Message)
 	s, _ = messagesSearch(t, cfg, "q", okReply(`{"type":"error","error":{"type":"api_error","message":"boom for `+testKey+`"}}`))
 	require.Equal(t, &Error{Code: CodeAPI, Message: "DeepSeek Messages search failed: DeepSeek answered with an error: boom for [redacted]"}, s.Err)
 

@@ -259,13 +259,19 @@ func explicitZero(name string, o Options) error {
 func unknownOptionWarning(name string) string {
 	for _, known := range optionNames {
 		if strings.EqualFold(known, name) {
-			return fmt.Sprintf("unknown option %q ignored (did you mean %q?)", clip(name, 60), known)
+			return fmt.Sprintf("unknown option %s ignored (did you mean %q?)", shown(name, 60), known)
 		}
 	}
-	return fmt.Sprintf("unknown option %q ignored", clip(name, 60))
+	return fmt.Sprintf("unknown option %s ignored", shown(name, 60))
 }
 
-func quoteRaw(v json.RawMessage) string { return clip(string(bytes.TrimSpace(v)), 40) }
+func quoteRaw(v json.RawMessage) string {
+	s := string(bytes.TrimSpace(v))
+	if looksLikeKey(s) {
+		return "a value that looks like an API key (not repeated here)"
+	}
+	return clip(s, 40)
+}
 
 func decodeString(v json.RawMessage, dst *string) error {
 	if json.Unmarshal(v, dst) != nil {
@@ -417,25 +423,27 @@ func NewConfig(o Options) (*Config, []string, error) {
 			continue
 		}
 		if !t.in.Valid() {
-			return fail(t.name, "want off, optional, preferred or forced, got %q", clip(string(t.in), 40))
+			return fail(t.name, "want off, optional, preferred or forced, got %s", shown(string(t.in), 40))
 		}
 		*t.out = t.in
 	}
 	if o.APIKeyEnv != "" {
-		if !validEnvName(o.APIKeyEnv) {
-			return fail("apiKeyEnv", "%q is not an environment variable name", clip(o.APIKeyEnv, 60))
+		// A key pasted here can be a valid name (ghp_…): refuse known key
+		// shapes rather than read a variable named after the key.
+		if !validEnvName(o.APIKeyEnv) || hasKeyPrefix(o.APIKeyEnv) {
+			return fail("apiKeyEnv", "%s is not an environment variable name", shown(o.APIKeyEnv, 60))
 		}
 		c.APIKeyEnv = o.APIKeyEnv
 	}
 	if k := strings.TrimSpace(o.APIKey); k != "" {
 		if name, ok := envReference(k); ok {
 			if !validEnvName(name) {
-				return fail("apiKey", "the reference names %q, which is not an environment variable name", clip(name, 60))
+				return fail("apiKey", "the reference names %s, which is not an environment variable name", shown(name, 60))
 			}
 			c.APIKeyEnv = name
 		} else {
 			if !validKey(k) {
-				return fail("apiKey", "the literal key contains spaces or control characters")
+				return fail("apiKey", "the literal key is not usable: %s", keyCharsRule)
 			}
 			c.literalKey = k
 			warnings = append(warnings, `option "apiKey" holds a literal key; prefer "{env:DEEPSEEK_API_KEY}" so no secret sits in a config file`)
@@ -507,7 +515,7 @@ func NewConfig(o Options) (*Config, []string, error) {
 	}
 	if lang := strings.TrimSpace(o.Language); lang != "" {
 		if !validLanguage(lang) {
-			return fail("language", "want language codes separated by commas, such as \"zh,en\", got %q", clip(lang, 40))
+			return fail("language", "want language codes separated by commas, such as \"zh,en\", got %s", shown(lang, 40))
 		}
 		c.Language = lang
 	}
@@ -515,7 +523,7 @@ func NewConfig(o Options) (*Config, []string, error) {
 		if a, err := netip.ParseAddr(loc); err == nil && a.Zone() == "" {
 			c.Localization = a.String()
 		} else {
-			warnings = append(warnings, fmt.Sprintf("option \"localization\": %q is not an IPv4 or IPv6 address; it is not sent", clip(loc, 60)))
+			warnings = append(warnings, fmt.Sprintf("option \"localization\": %s is not an IPv4 or IPv6 address; it is not sent", shown(loc, 60)))
 		}
 	}
 	if err := c.resolveMessages(o); err != nil {
@@ -567,19 +575,6 @@ func validEnvName(s string) bool {
 	return true
 }
 
-// validKey rejects keys that could break an HTTP header.
-func validKey(k string) bool {
-	if k == "" || len(k) > 4096 {
-		return false
-	}
-	for i := 0; i < len(k); i++ {
-		if k[i] <= ' ' || k[i] >= 0x7f {
-			return false
-		}
-	}
-	return true
-}
-
 func validLanguage(s string) bool {
 	if len(s) > 64 {
 		return false
@@ -602,7 +597,7 @@ func validLanguage(s string) bool {
 func checkBaseURL(s string) (string, error) {
 	u, err := url.Parse(strings.TrimSpace(s))
 	if err != nil || u.Host == "" || u.Opaque != "" {
-		return "", fmt.Errorf("%q is not an absolute URL", clip(s, 80))
+		return "", fmt.Errorf("%s is not an absolute URL", shown(s, 80))
 	}
 	if u.User != nil {
 		return "", fmt.Errorf("must not contain a user name or password")
@@ -614,10 +609,10 @@ func checkBaseURL(s string) (string, error) {
 	case "https":
 	case "http":
 		if !isLoopbackHost(u.Hostname()) {
-			return "", fmt.Errorf("must use https (plain http is allowed only for loopback hosts), got %q", clip(s, 80))
+			return "", fmt.Errorf("must use https (plain http is allowed only for loopback hosts), got %s", shown(s, 80))
 		}
 	default:
-		return "", fmt.Errorf("must use https, got %q", clip(s, 80))
+		return "", fmt.Errorf("must use https, got %s", shown(s, 80))
 	}
 	return strings.TrimRight(u.Scheme+"://"+u.Host+u.EscapedPath(), "/"), nil
 }

@@ -137,7 +137,7 @@ func TestNewConfigErrors(t *testing.T) {
 		{"apiKeyEnv dash", Options{APIKeyEnv: "MY-KEY"}, `option "apiKeyEnv": "MY-KEY" is not an environment variable name`},
 		{"apiKey bad reference", Options{APIKey: "${MY KEY}"}, `option "apiKey": the reference names "MY KEY", which is not an environment variable name`},
 		{"apiKey empty reference", Options{APIKey: "{env:}"}, `option "apiKey": the reference names "", which is not an environment variable name`},
-		{"apiKey literal with space", Options{APIKey: "sk-abc def"}, `option "apiKey": the literal key contains spaces or control characters`},
+		{"apiKey literal with space", Options{APIKey: "sk-abc def"}, `option "apiKey": the literal key is not usable: an API key is 1 to 1,024 letters, digits and - _ . ~ + / = :`},
 		{"baseURL http remote", Options{BaseURL: "http://api.deepseek.com"}, `option "baseURL": must use https (plain http is allowed only for loopback hosts), got "http://api.deepseek.com"`},
 		{"baseURL http private", Options{BaseURL: "http://10.0.0.1"}, `option "baseURL": must use https (plain http is allowed only for loopback hosts), got "http://10.0.0.1"`},
 		{"baseURL http localhost lookalike", Options{BaseURL: "http://localhost.example.com"}, `option "baseURL": must use https (plain http is allowed only for loopback hosts), got "http://localhost.example.com"`},
@@ -207,11 +207,9 @@ func TestNewConfigWarnings(t *testing.T) {
 			require.NotContains(t, w, testKey)
 		}
 	})
-	t.Run("unterminated reference is a literal", func(t *testing.T) {
-		c, warnings, err := NewConfig(Options{APIKey: "${DEEPSEEK_API_KEY"})
-		require.NoError(t, err)
-		require.Len(t, warnings, 1)
-		require.True(t, c.HasLiteralKey())
+	t.Run("unterminated reference is no key", func(t *testing.T) {
+		_, _, err := NewConfig(Options{APIKey: "${DEEPSEEK_API_KEY"})
+		require.EqualError(t, err, `option "apiKey": the literal key is not usable: an API key is 1 to 1,024 letters, digits and - _ . ~ + / = :`)
 	})
 	for _, loc := range []string{"not-an-ip", "fe80::1%eth0", "1.2.3", "203.0.113.7/24"} {
 		t.Run("localization "+loc, func(t *testing.T) {

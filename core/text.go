@@ -28,19 +28,33 @@ func clip(s string, n int) string {
 func runeCount(s string) int { return utf8.RuneCountInString(s) }
 
 // collapse trims s and folds every run of white space into one space.
-func collapse(s string) string {
+func collapse(s string) string { return collapseN(s, -1) }
+
+// collapseN is collapse stopped once the result holds n code points (n < 0:
+// no limit): enough for ellipsize to cut to n-1, at a cost bounded by n
+// rather than by s.
+func collapseN(s string, n int) string {
 	var b strings.Builder
 	space := false
+	count := 0
 	for _, r := range s {
 		if unicode.IsSpace(r) || r == 0 {
 			space = true
 			continue
 		}
 		if space && b.Len() > 0 {
+			if count == n {
+				break
+			}
 			b.WriteByte(' ')
+			count++
+		}
+		if count == n {
+			break
 		}
 		space = false
 		b.WriteRune(r)
+		count++
 	}
 	return b.String()
 }
@@ -52,4 +66,18 @@ func ellipsize(s string, n int) string {
 		return s
 	}
 	return strings.TrimRightFunc(clip(s, n-1), unicode.IsSpace) + "…"
+}
+
+// allSpace reports whether s is only white space. ASCII white space is
+// checked a byte at a time without a call per character, so a 5 MiB run
+// of blank lines costs little in WebAssembly.
+func allSpace(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case ' ', '\t', '\n', '\v', '\f', '\r':
+			continue
+		}
+		return strings.IndexFunc(s[i:], func(r rune) bool { return !unicode.IsSpace(r) }) < 0
+	}
+	return true
 }

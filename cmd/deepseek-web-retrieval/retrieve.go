@@ -110,6 +110,12 @@ func runFetch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 // with net/http, print the result.
 func retrieve(ctx context.Context, name string, args []string, usage func(io.Writer), stdout, stderr io.Writer,
 	extra func(*flag.FlagSet), operation func(arg string) core.Operation) int {
+	// Until the key is resolved, mask the default variable's key: usage
+	// errors quote flag values, and a key pasted into a flag is the likely
+	// one.
+	early := httpdriver.NewMaskingWriter(stderr, os.Getenv(core.DefaultAPIKeyEnv))
+	defer early.Flush()
+	stderr = early
 	fl := flag.NewFlagSet(name, flag.ContinueOnError)
 	fl.SetOutput(io.Discard)
 	var (
@@ -125,12 +131,23 @@ func retrieve(ctx context.Context, name string, args []string, usage func(io.Wri
 	if fl.NArg() != 1 {
 		return usageErr(stderr, name, fmt.Sprintf("want exactly one %s argument (quote it), got %d", map[string]string{"search": "QUERY", "fetch": "URL"}[name], fl.NArg()))
 	}
-	cfg, err := configFrom(o)
+	cfg, warnings, err := configFrom(o)
 	if err != nil {
 		return usageErr(stderr, name, err.Error())
 	}
 	op := operation(fl.Arg(0))
 	op.Config, op.APIKey = cfg, cfg.ResolveKey(os.Getenv)
+	// From here on every byte printed, by us or by a library through the
+	// standard logger, has the key masked. The logger stays routed: net/http
+	// may log from its own goroutines after this returns.
+	maskedOut, maskedErr := httpdriver.NewMaskingWriter(stdout, op.APIKey), httpdriver.NewMaskingWriter(stderr, op.APIKey)
+	defer maskedOut.Flush()
+	defer maskedErr.Flush()
+	stdout, stderr = maskedOut, maskedErr
+	httpdriver.RouteStandardLogger(maskedErr)
+	for _, w := range warnings {
+		fmt.Fprintln(stderr, "deepseek-web-retrieval: warning: "+w)
+	}
 
 	eng := core.NewEngine(core.Env{Now: time.Now, Random: rand.Float64})
 	step := httpdriver.Run(ctx, httpdriver.NewClient(), eng, op)
@@ -161,26 +178,23 @@ func retrieve(ctx context.Context, name string, args []string, usage func(io.Wri
 
 // configFrom validates flag-given options with the core, the same way the
 // plugin validates its options object.
-func configFrom(o install.Options) (*core.Config, error) {
+func configFrom(o install.Options) (*core.Config, []string, error) {
 	data, err := json.Marshal(o)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	parsed, _, err := core.ParseOptions(data)
 	if err != nil {
-		return nil, flagError(err)
+		return nil, nil, flagError(err)
 	}
 	if err := applyMessagesEnv(&parsed, os.Getenv); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	cfg, warnings, err := core.NewConfig(parsed)
 	if err != nil {
-		return nil, flagError(err)
+		return nil, nil, flagError(err)
 	}
-	for _, w := range warnings {
-		fmt.Fprintln(os.Stderr, "deepseek-web-retrieval: warning: "+w)
-	}
-	return cfg, nil
+	return cfg, warnings, nil
 }
 
 // flagError names an invalid option by its flag.
