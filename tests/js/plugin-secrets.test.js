@@ -86,8 +86,10 @@ test("an echoed key is masked everywhere the host looks (2.x and 1.x)", async ()
     assert.match(e2.text, /^DeepSeek Fetch failed: HTTP 400: bad request from key=\[redacted\]$/)
     seen.push(e2)
     // The key typed into the input by the model (a URL, a query) is masked in error text too.
+    // Refused for carrying the key before the URL policy could quote it.
     const e3 = await host.runTool("deepseek_fetch", { url: `http://127.0.0.1/?k=${key}` })
-    assert.equal(e3.metadata.error, "url_refused")
+    assert.equal(e3.metadata.error, "invalid_input")
+    assert.equal(e3.text, "DeepSeek Fetch: the URL contains the API key; it was not sent")
     seen.push(e3)
     const e4 = await host.runTool("deepseek_fetch", { url: "https://echo.example/", format: key })
     assert.ok(e4.metadata.error)
