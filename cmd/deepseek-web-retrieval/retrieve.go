@@ -106,17 +106,18 @@ func retrieve(ctx context.Context, name string, args []string, usage func(io.Wri
 	fl.BoolVar(&asJSON, "json", false, "")
 	bindOptionFlags(fl, &o)
 	extra(fl)
-	if code, done := parse(fl, args, usage, stdout, stderr); done {
+	positional, code, done := parseInterspersed(fl, args, usage, stdout, stderr)
+	if done {
 		return code
 	}
-	if fl.NArg() != 1 {
-		return usageErr(stderr, name, fmt.Sprintf("want exactly one %s argument (quote it), got %d", map[string]string{"search": "QUERY", "fetch": "URL"}[name], fl.NArg()))
+	if len(positional) != 1 {
+		return usageErr(stderr, name, wantOneArgument(name, positional))
 	}
 	cfg, err := configFrom(o)
 	if err != nil {
 		return usageErr(stderr, name, err.Error())
 	}
-	op := operation(fl.Arg(0))
+	op := operation(positional[0])
 	op.Config, op.APIKey = cfg, cfg.ResolveKey(os.Getenv)
 
 	eng := core.NewEngine(core.Env{Now: time.Now, Random: rand.Float64})
