@@ -1,5 +1,5 @@
 # deepseek-web-retrieval — see README.md.
-#   make install   build and install the OpenCode plugin into the global config
+#   make install   build, put the binary in ~/.local/bin, install into every host found
 #   make test      every test suite: Go (core, module, CLI, installer), JS hosts, real OpenCode
 #   make build     plugin/core.wasm and bin/deepseek-web-retrieval
 #   make bench     benchmarks that print figures
@@ -9,10 +9,13 @@ WASM      := plugin/core.wasm
 CLI       := bin/deepseek-web-retrieval
 WASMFLAGS := -buildmode=c-shared -trimpath -buildvcs=false -ldflags='-s -w -buildid='
 JSDIR     := tests/js
-# make install: HOST=auto asks the opencode on PATH for its version (1.x gets the
-# "plugin" key, 2.x or none the "plugins" key); INSTALL_FLAGS adds init flags.
+# make install: copies the binary to $(BINDIR) (MCP hosts start it by that absolute
+# path), then runs its init: HOST=auto installs into every host found (OpenCode: the
+# opencode on PATH picks the 1.x "plugin" or 2.x "plugins" key); INSTALL_FLAGS adds
+# init flags. make uninstall reverses it and removes the binary.
 HOST          ?= auto
 INSTALL_FLAGS ?=
+BINDIR        ?= $(HOME)/.local/bin
 
 .PHONY: all build wasm cli install uninstall test test-go test-js test-e2e check-wasm lint bench fuzz js-deps clean
 
@@ -27,10 +30,16 @@ cli: wasm
 	$(GO) build -trimpath -o $(CLI) ./cmd/deepseek-web-retrieval
 
 install: cli
-	$(CLI) init --scope global --yes --host $(HOST) $(INSTALL_FLAGS)
+	@mkdir -p $(BINDIR)
+	@cp $(CLI) $(BINDIR)/.deepseek-web-retrieval.tmp && chmod 0755 $(BINDIR)/.deepseek-web-retrieval.tmp && \
+	  mv $(BINDIR)/.deepseek-web-retrieval.tmp $(BINDIR)/deepseek-web-retrieval
+	@echo "installed $(BINDIR)/deepseek-web-retrieval: MCP hosts start it from there (after moving it, run init again)"
+	@case ":$$PATH:" in *":$(BINDIR):"*) ;; *) echo "note: $(BINDIR) is not on your PATH";; esac
+	$(BINDIR)/deepseek-web-retrieval init --scope global --yes --host $(HOST) $(INSTALL_FLAGS)
 
 uninstall: cli
-	$(CLI) uninstall --scope global --yes
+	$(CLI) uninstall --scope global --yes --host $(HOST)
+	rm -f $(BINDIR)/deepseek-web-retrieval
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
