@@ -7,6 +7,7 @@ import { after, before, describe, test } from "node:test"
 import { startMockDeepSeek } from "../js/lib/mock-deepseek.js"
 import { startMockResponses } from "./lib/mock-responses.js"
 import { FETCH_URL, PAYMENT_ERROR, SEARCH_402_SENTENCE, SEARCH_QUERY, checkKeyOnlyAsBearer, checkReference, referenceTexts } from "./lib/reference.js"
+import { assertRestored, initHost, readFiles, uninstallHost } from "./lib/install.js"
 import { BIN_DIR, dwrBinary, filesContaining, jsonLines, makeSandbox, randomKey, runAgent } from "./lib/sandbox.js"
 
 const CODEX = join(BIN_DIR, "codex")
@@ -15,18 +16,18 @@ const SERVER = "deepseek-web-retrieval"
 const NAMESPACE = "mcp__deepseek_web_retrieval"
 
 /**
- * ~/.codex/config.toml: the harness part (mock provider, no network, no approvals) and the
- * server entry issue 11 specifies for `init --host codex` (command by absolute path, args,
- * env_vars for the key; `web_search = "disabled"` at top level under forced search).
+ * The user's ~/.codex/config.toml before init: the harness part only (the mock provider,
+ * nothing that reaches a public host), with a comment init must keep. init then adds the
+ * server entry and, under forced search, top-level `web_search = "disabled"`.
  */
-function writeConfig(sb, { llm, ds, binary, search }) {
+function writeHarnessConfig(sb, { llm }) {
   const toml = `# Harness: the mock model on loopback, nothing that reaches a public host.
 model = "mock-model"
 model_provider = "mock"
 approval_policy = "never"
 sandbox_mode = "read-only"
 check_for_update_on_startup = false
-${search === "forced" ? `# init --search forced: the only switch that really turns the built-in search off.\nweb_search = "disabled"\n` : ""}
+
 [model_providers.mock]
 name = "Mock"
 base_url = "${llm.baseURL}"
@@ -49,13 +50,6 @@ metrics_exporter = "none"
 [features]
 plugins = false
 apps = false
-
-[mcp_servers.${SERVER}]
-command = "${binary}"
-args = ["mcp", "--search", "${search}", "--base-url", "${ds.baseURL}"]
-env_vars = ["DEEPSEEK_API_KEY"]
-# Harness: approval_policy "never" refuses every MCP call unless the server is pre-approved.
-default_tools_approval_mode = "approve"
 `
   mkdirSync(join(sb.home, ".codex"), { recursive: true })
   writeFileSync(join(sb.home, ".codex", "config.toml"), toml)
@@ -63,8 +57,12 @@ default_tools_approval_mode = "approve"
 
 const env = (sb, key) => sb.env({ MOCK_MODEL_KEY: "mock-model-key", DEEPSEEK_API_KEY: key })
 
+// approval_policy "never" refuses every MCP call unless the server is pre-approved; the harness
+// approves ours on the command line, so the config file stays exactly what init wrote.
+const APPROVE = ["-c", `mcp_servers.${SERVER}.default_tools_approval_mode="approve"`]
+
 function exec(sb, key, prompt) {
-  return runAgent(CODEX, ["exec", "--skip-git-repo-check", "--json", prompt], { cwd: sb.project, env: env(sb, key), timeoutMs: 60000 })
+  return runAgent(CODEX, ["exec", ...APPROVE, "--skip-git-repo-check", "--json", prompt], { cwd: sb.project, env: env(sb, key), timeoutMs: 60000 })
 }
 
 /** The texts of a function_call_output after Codex's own "Wall time: … Output:" header. */
@@ -111,7 +109,9 @@ describe("Codex 0.169.0", () => {
       await ds.close()
       sb.cleanup()
     })
-    writeConfig(sb, { llm, ds, binary, search: "forced" })
+    writeHarnessConfig(sb, { llm })
+    const before = readFiles(sb.home, [".codex/config.toml"])
+    await initHost(sb, "codex", "global", ["--search", "forced", "--fetch", "forced", "--base-url", ds.baseURL])
 
     const listed = await runAgent(CODEX, ["mcp", "list", "--json"], { cwd: sb.project, env: env(sb, key), timeoutMs: 20000 })
     assert.equal(listed.code, 0, listed.stderr)
@@ -119,7 +119,7 @@ describe("Codex 0.169.0", () => {
     const ours = servers.find((s) => s.name === SERVER)
     assert.ok(ours, listed.stdout)
     assert.equal(ours.enabled, true)
-    assert.deepEqual({ command: ours.transport.command, args: ours.transport.args.slice(0, 3), env_vars: ours.transport.env_vars }, { command: binary, args: ["mcp", "--search", "forced"], env_vars: ["DEEPSEEK_API_KEY"] })
+    assert.deepEqual({ command: ours.transport.command, args: ours.transport.args.slice(0, 5), env_vars: ours.transport.env_vars }, { command: binary, args: ["mcp", "--search", "forced", "--fetch", "forced"], env_vars: ["DEEPSEEK_API_KEY"] })
 
     const r = await exec(sb, key, "Find tips for writing Go, then read the best page.")
     assert.equal(r.timedOut, false, "codex exec ran out of time")
@@ -157,6 +157,10 @@ describe("Codex 0.169.0", () => {
     assert.ok(!llm.requests.some((q) => q.body.includes(key) || JSON.stringify(q.headers).includes(key)), "key sent to the model")
     assert.deepEqual(filesContaining(sb.root, key), [])
     assert.ok(filesContaining(sb.home, "Effective Go gives tips").length > 0, "Codex kept a session file (so the key check above looked at one)")
+
+    // uninstall restores config.toml byte for byte, after Codex itself ran on it.
+    await uninstallHost(sb, "codex", "global")
+    assertRestored(sb.home, before, join(sb.home, ".local", "state", "deepseek-web-retrieval"))
   })
 
   test("HTTP 402 from DeepSeek reaches the model as our failure sentence; built-in web_search stays without forced", async (t) => {
@@ -172,7 +176,8 @@ describe("Codex 0.169.0", () => {
       await ds.close()
       sb.cleanup()
     })
-    writeConfig(sb, { llm, ds, binary, search: "preferred" })
+    writeHarnessConfig(sb, { llm })
+    await initHost(sb, "codex", "global", ["--base-url", ds.baseURL])
     const r = await exec(sb, key, "Find tips for writing Go.")
     assert.equal(r.code, 0, r.stderr)
     const calls = jsonLines(r.stdout).filter((e) => e.type === "item.completed" && e.item?.type === "mcp_tool_call")
