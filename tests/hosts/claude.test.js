@@ -8,6 +8,7 @@ import { before, describe, test } from "node:test"
 import { startMockDeepSeek } from "../js/lib/mock-deepseek.js"
 import { startMockMessages } from "./lib/mock-messages.js"
 import { FETCH_URL, PAYMENT_ERROR, SEARCH_402_SENTENCE, SEARCH_QUERY, checkKeyOnlyAsBearer, checkReference, referenceTexts } from "./lib/reference.js"
+import { assertRestored, initHost, readFiles, uninstallHost } from "./lib/install.js"
 import { BIN_DIR, dwrBinary, filesContaining, jsonLines, makeSandbox, randomKey, runAgent } from "./lib/sandbox.js"
 
 const CLAUDE = join(BIN_DIR, "claude")
@@ -20,24 +21,18 @@ const FETCH_TOOL = `mcp__${SERVER}__deepseek_fetch`
 const LOAD_TOOLS = { call: { name: "ToolSearch", args: { query: `select:${SEARCH_TOOL},${FETCH_TOOL}`, max_results: 5 } } }
 
 /**
- * The project files issue 11 specifies for `init --host claude --scope project`: .mcp.json
- * with the key as `${DEEPSEEK_API_KEY}` (expanded by Claude Code), and under forced search
- * `permissions.deny: ["WebSearch", "WebFetch"]` in .claude/settings.json. The approval of the
- * project server is the user's step; here it is given the documented non-interactive way,
- * `enabledMcpjsonServers` in the user's ~/.claude/settings.json.
+ * `init --host claude --scope project` writes .mcp.json (the key as ${DEEPSEEK_API_KEY:-},
+ * expanded by Claude Code) and, under forced tiers, `permissions.deny` in the project's
+ * .claude/settings.json. Approving a project server is the user's step; the harness gives it
+ * the documented non-interactive way beforehand, `enabledMcpjsonServers` in the user's
+ * ~/.claude/settings.json (Claude Code 2.1.328 ignores it in the project's own settings files).
  */
-function writeConfig(sb, { ds, binary, search }) {
-  const mcp = {
-    mcpServers: {
-      [SERVER]: { type: "stdio", command: binary, args: ["mcp", "--search", search, "--base-url", ds.baseURL], env: { DEEPSEEK_API_KEY: "${DEEPSEEK_API_KEY}" } },
-    },
-  }
-  writeFileSync(join(sb.project, ".mcp.json"), JSON.stringify(mcp, null, 2) + "\n")
-  mkdirSync(join(sb.project, ".claude"), { recursive: true })
-  if (search === "forced") writeFileSync(join(sb.project, ".claude", "settings.json"), JSON.stringify({ permissions: { deny: ["WebSearch", "WebFetch"] } }, null, 2) + "\n")
+function writeHarnessConfig(sb) {
   mkdirSync(join(sb.home, ".claude"), { recursive: true })
   writeFileSync(join(sb.home, ".claude", "settings.json"), JSON.stringify({ enabledMcpjsonServers: [SERVER] }, null, 2) + "\n")
 }
+
+const PROJECT_FILES = [".mcp.json", ".claude/settings.json"]
 
 const env = (sb, llm, key) =>
   sb.env({
@@ -115,17 +110,20 @@ describe("Claude Code 2.1.328", () => {
       await ds.close()
       sb.cleanup()
     })
-    writeConfig(sb, { ds, binary, search: "forced" })
+    writeHarnessConfig(sb)
+    const before = readFiles(sb.project, PROJECT_FILES)
+    await initHost(sb, "claude", "project", ["--search", "forced", "--fetch", "forced", "--base-url", ds.baseURL])
 
     // The host's own listings: the project server, approved, connected.
     const list = await runAgent(CLAUDE, ["mcp", "list"], { cwd: sb.project, env: env(sb, llm, key), timeoutMs: 60000 })
     assert.equal(list.code, 0, list.stderr)
-    assert.match(list.stdout, new RegExp(`^${SERVER}: ${binary.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} mcp --search forced --base-url \\S+ - . Connected$`, "m"))
+    assert.match(list.stdout, new RegExp(`^${SERVER}: ${binary.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} mcp --search forced --fetch forced --base-url \\S+ - . Connected$`, "m"))
     const get = await runAgent(CLAUDE, ["mcp", "get", SERVER], { cwd: sb.project, env: env(sb, llm, key), timeoutMs: 60000 })
     assert.equal(get.code, 0, get.stderr)
     assert.match(get.stdout, /Scope: Project config/)
     assert.match(get.stdout, /Status: . Connected/)
-    assert.match(get.stdout, /DEEPSEEK_API_KEY=\$\{DEEPSEEK_API_KEY\}/)
+    // .mcp.json holds "${DEEPSEEK_API_KEY:-}"; claude mcp get shows it as ${DEEPSEEK_API_KEY}.
+    assert.match(get.stdout, /^ {4}DEEPSEEK_API_KEY=\$\{DEEPSEEK_API_KEY\}$/m)
 
     const r = await print(sb, llm, key, "Find tips for writing Go, then read the best page.")
     assert.equal(r.timedOut, false, "claude -p ran out of time")
@@ -158,6 +156,40 @@ describe("Claude Code 2.1.328", () => {
     assert.ok(!llm.requests.some((q) => q.body.includes(key) || JSON.stringify(q.headers).includes(key)), "key sent to the model")
     assert.deepEqual(filesContaining(sb.root, key), [])
     assert.ok(filesContaining(sb.home, "Effective Go gives tips").length > 0, "Claude Code kept a session file (so the key check above looked at one)")
+
+    await uninstallHost(sb, "claude", "project")
+    assertRestored(sb.project, before, join(sb.home, ".local", "state", "deepseek-web-retrieval"))
+  })
+
+  test("user scope: init edits ~/.claude.json, claude mcp list/get show our server connected, uninstall restores it byte for byte", async (t) => {
+    const sb = makeSandbox("claude-user")
+    const key = randomKey()
+    const ds = await startMockDeepSeek({ apiKey: key })
+    t.after(async () => {
+      await ds.close()
+      sb.cleanup()
+    })
+    // A ~/.claude.json as Claude Code keeps it, with another user-scope server beside ours.
+    const userJson = JSON.stringify({ numStartups: 7, hasCompletedOnboarding: true, mcpServers: { other: { type: "stdio", command: "true", args: [] } } }, null, 2) + "\n"
+    writeFileSync(join(sb.home, ".claude.json"), userJson)
+    // Claude Code adds its own keys (first start, IDs, migrations) on its first run; a user who
+    // installs has run it before, so run it once before taking the snapshot.
+    const first = await runAgent(CLAUDE, ["mcp", "list"], { cwd: sb.project, env: env(sb, null, key), timeoutMs: 60000 })
+    assert.equal(first.code, 0, first.stderr)
+    const before = readFiles(sb.home, [".claude.json", ".claude/settings.json"])
+    await initHost(sb, "claude", "global", ["--search", "forced", "--base-url", ds.baseURL])
+
+    const list = await runAgent(CLAUDE, ["mcp", "list"], { cwd: sb.project, env: env(sb, null, key), timeoutMs: 60000 })
+    assert.equal(list.code, 0, list.stderr)
+    assert.match(list.stdout, new RegExp(`^${SERVER}: \\S+ mcp --search forced --fetch optional --base-url \\S+ - . Connected$`, "m"))
+    const get = await runAgent(CLAUDE, ["mcp", "get", SERVER], { cwd: sb.project, env: env(sb, null, key), timeoutMs: 60000 })
+    assert.equal(get.code, 0, get.stderr)
+    assert.match(get.stdout, /Scope: User config/)
+    assert.match(get.stdout, /Status: . Connected/)
+    assert.ok(!list.stdout.includes(key) && !get.stdout.includes(key))
+
+    await uninstallHost(sb, "claude", "global")
+    assertRestored(sb.home, before, join(sb.home, ".local", "state", "deepseek-web-retrieval"))
   })
 
   test("HTTP 402 from DeepSeek reaches the model as a failed tool result with our sentence; WebSearch stays without forced", async (t) => {
@@ -171,7 +203,8 @@ describe("Claude Code 2.1.328", () => {
       await ds.close()
       sb.cleanup()
     })
-    writeConfig(sb, { ds, binary, search: "preferred" })
+    writeHarnessConfig(sb)
+    await initHost(sb, "claude", "project", ["--base-url", ds.baseURL])
     const r = await print(sb, llm, key, "Find tips for writing Go.")
     assert.equal(r.code, 0, r.stderr)
     const results = llm.toolResults().slice(1)
