@@ -8,6 +8,7 @@ import { before, describe, test } from "node:test"
 import { startMockDeepSeek } from "../js/lib/mock-deepseek.js"
 import { startMockGemini } from "./lib/mock-gemini.js"
 import { FETCH_URL, PAYMENT_ERROR, SEARCH_402_SENTENCE, SEARCH_QUERY, checkKeyOnlyAsBearer, checkReference, referenceTexts } from "./lib/reference.js"
+import { assertRestored, initHost, readFiles, uninstallHost } from "./lib/install.js"
 import { BIN_DIR, dwrBinary, filesContaining, jsonLines, makeSandbox, randomKey, runAgent } from "./lib/sandbox.js"
 
 const GEMINI = join(BIN_DIR, "gemini")
@@ -18,22 +19,18 @@ const FETCH_TOOL = `mcp_${SERVER}_deepseek_fetch`
 const BUILTINS = ["google_web_search", "web_fetch"]
 
 /**
- * ~/.gemini/settings.json: the harness part (no update check, no statistics or telemetry, API
- * key auth) and what issue 11 specifies for `init --host gemini`: mcpServers entry whose env
- * passes the key as "$DEEPSEEK_API_KEY" (Gemini CLI drops inherited variables named like
- * secrets), and under forced search `tools.exclude` of both built-ins.
+ * The user's ~/.gemini/settings.json before init: the harness part (no update check, no
+ * statistics or telemetry, API-key auth). init adds the mcpServers entry, whose env passes the
+ * key as "$DEEPSEEK_API_KEY" (Gemini CLI drops inherited variables named like secrets), and
+ * under forced tiers `tools.exclude` of the built-ins.
  */
-function writeConfig(sb, { ds, binary, search }) {
+function writeHarnessConfig(sb) {
   const settings = {
-    general: { disableAutoUpdate: true, disableUpdateNag: true },
+    general: { enableAutoUpdate: false, enableAutoUpdateNotification: false },
     privacy: { usageStatisticsEnabled: false },
     telemetry: { enabled: false },
     security: { auth: { selectedType: "gemini-api-key" } },
-    mcpServers: {
-      [SERVER]: { command: binary, args: ["mcp", "--search", search, "--base-url", ds.baseURL], env: { DEEPSEEK_API_KEY: "$DEEPSEEK_API_KEY" } },
-    },
   }
-  if (search === "forced") settings.tools = { exclude: BUILTINS }
   mkdirSync(join(sb.home, ".gemini"), { recursive: true })
   writeFileSync(join(sb.home, ".gemini", "settings.json"), JSON.stringify(settings, null, 2) + "\n")
 }
@@ -89,13 +86,15 @@ describe("Gemini CLI 0.61.0", () => {
       await ds.close()
       sb.cleanup()
     })
-    writeConfig(sb, { ds, binary, search: "forced" })
+    writeHarnessConfig(sb)
+    const before = readFiles(sb.home, [".gemini/settings.json"])
+    await initHost(sb, "gemini", "global", ["--search", "forced", "--fetch", "forced", "--base-url", ds.baseURL])
 
     const list = await runAgent(GEMINI, ["mcp", "list"], { cwd: sb.project, env: env(sb, llm, key), timeoutMs: 60000 })
     assert.equal(list.code, 0, list.stderr)
     // The host's own listing: our server, connected (gemini mcp list connects to each server).
     // Gemini CLI 0.61.0 prints the listing on stderr.
-    assert.ok(list.stderr.split("\n").includes(`✓ ${SERVER}: ${binary} mcp --search forced --base-url ${ds.baseURL} (stdio) - Connected`), list.stderr)
+    assert.ok(list.stderr.split("\n").includes(`✓ ${SERVER}: ${binary} mcp --search forced --fetch forced --base-url ${ds.baseURL} (stdio) - Connected`), list.stderr)
 
     const r = await prompt(sb, llm, key, "Find tips for writing Go, then read the best page.")
     assert.equal(r.timedOut, false, "gemini -p ran out of time")
@@ -125,6 +124,9 @@ describe("Gemini CLI 0.61.0", () => {
     assert.ok(!llm.requests.some((q) => q.body.includes(key) || JSON.stringify(q.headers).includes(key)), "key sent to the model")
     assert.deepEqual(filesContaining(sb.root, key), [])
     assert.ok(filesContaining(sb.home, "Effective Go gives tips").length > 0, "Gemini CLI kept a session file (so the key check above looked at one)")
+
+    await uninstallHost(sb, "gemini", "global")
+    assertRestored(sb.home, before, join(sb.home, ".local", "state", "deepseek-web-retrieval"))
   })
 
   test("HTTP 402 from DeepSeek reaches the model as a failed tool result with our sentence; built-ins stay without forced", async (t) => {
@@ -138,7 +140,8 @@ describe("Gemini CLI 0.61.0", () => {
       await ds.close()
       sb.cleanup()
     })
-    writeConfig(sb, { ds, binary, search: "preferred" })
+    writeHarnessConfig(sb)
+    await initHost(sb, "gemini", "global", ["--base-url", ds.baseURL])
     const r = await prompt(sb, llm, key, "Find tips for writing Go.")
     assert.equal(r.code, 0, r.stderr)
     const responses = llm.functionResponses()
