@@ -12,23 +12,27 @@ import { before, describe, test } from "node:test"
 import { startMockDeepSeek } from "../js/lib/mock-deepseek.js"
 import { startMockMessages } from "./lib/mock-messages.js"
 import { FETCH_URL, PAYMENT_ERROR, SEARCH_402_SENTENCE, SEARCH_QUERY, checkKeyOnlyAsBearer, checkReference, referenceTexts } from "./lib/reference.js"
+import { assertRestored, initHost, readFiles, uninstallHost } from "./lib/install.js"
 import { BIN_DIR, HOSTS_DIR, dwrBinary, filesContaining, jsonLines, makeSandbox, randomKey, runAgent } from "./lib/sandbox.js"
 
 const PI = join(BIN_DIR, "pi")
-const ADAPTER = join(HOSTS_DIR, "node_modules", "pi-mcp-adapter", "index.ts")
+const ADAPTER_DIR = join(HOSTS_DIR, "node_modules", "pi-mcp-adapter")
 const SERVER = "deepseek-web-retrieval"
 // With directTools the adapter registers each MCP tool as "<server>_<tool>".
 const SEARCH_TOOL = `${SERVER}_deepseek_search`
 const FETCH_TOOL = `${SERVER}_deepseek_fetch`
 
 /**
- * ~/.pi/agent: the harness part (models.json: a provider "mock" speaking the Messages API at
- * the loopback mock) and what issue 11 specifies for `init --host pi`: an mcp.json entry with
- * `directTools: true` (without it the adapter hides our tools behind its one `mcp` proxy tool).
+ * The user's ~/.pi/agent before init: settings.json lists pi-mcp-adapter as a package (a local
+ * path to the one in tests/hosts/node_modules; `pi install npm:pi-mcp-adapter` would list
+ * "npm:pi-mcp-adapter" and download it) and models.json adds a provider "mock" speaking the
+ * Messages API at the loopback mock. init then writes mcp.json with `directTools: true`
+ * (without it the adapter hides our tools behind its one `mcp` proxy tool).
  */
-function writeConfig(sb, { llm, ds, binary, search }) {
+function writeHarnessConfig(sb, { llm }) {
   const agentDir = join(sb.home, ".pi", "agent")
   mkdirSync(agentDir, { recursive: true })
+  writeFileSync(join(agentDir, "settings.json"), JSON.stringify({ packages: [ADAPTER_DIR] }, null, 2) + "\n")
   const models = {
     providers: {
       mock: {
@@ -40,8 +44,6 @@ function writeConfig(sb, { llm, ds, binary, search }) {
     },
   }
   writeFileSync(join(agentDir, "models.json"), JSON.stringify(models, null, 2) + "\n")
-  const mcp = { mcpServers: { [SERVER]: { command: binary, args: ["mcp", "--search", search, "--base-url", ds.baseURL], directTools: true } } }
-  writeFileSync(join(agentDir, "mcp.json"), JSON.stringify(mcp, null, 2) + "\n")
 }
 
 // Pi compiles the adapter's TypeScript with jiti on every start (~10 s on 2 busy cores) and
@@ -52,7 +54,7 @@ mkdirSync(PI_TMP, { recursive: true })
 
 function prompt(sb, key, text) {
   // --offline (PI_OFFLINE=1): no update checks, package checks or install telemetry.
-  const args = ["--offline", "-e", ADAPTER, "--provider", "mock", "--model", "m", "--mode", "json", "-p", text]
+  const args = ["--offline", "--provider", "mock", "--model", "m", "--mode", "json", "-p", text]
   return runAgent(PI, args, { cwd: sb.project, env: sb.env({ DEEPSEEK_API_KEY: key, PI_OFFLINE: "1", PI_SKIP_VERSION_CHECK: "1", TMPDIR: PI_TMP }), timeoutMs: 90000 })
 }
 
@@ -92,7 +94,10 @@ describe("Pi 0.73.1 with pi-mcp-adapter 2.36.0", () => {
       await ds.close()
       sb.cleanup()
     })
-    writeConfig(sb, { llm, ds, binary, search: "forced" })
+    writeHarnessConfig(sb, { llm })
+    const before = readFiles(sb.home, [".pi/agent/mcp.json", ".pi/agent/settings.json"])
+    const init = await initHost(sb, "pi", "global", ["--search", "forced", "--fetch", "forced", "--base-url", ds.baseURL])
+    assert.ok(!init.stdout.includes("pi-mcp-adapter is not installed"), init.stdout)
     const r = await prompt(sb, key, "Find tips for writing Go, then read the best page.")
     assert.equal(r.timedOut, false, "pi -p ran out of time")
     assert.equal(r.code, 0, r.stderr)
@@ -122,6 +127,9 @@ describe("Pi 0.73.1 with pi-mcp-adapter 2.36.0", () => {
     assert.deepEqual(filesContaining(sb.root, key), [])
     assert.deepEqual(filesContaining(PI_TMP, key), [])
     assert.ok(filesContaining(sb.home, "Effective Go gives tips").length > 0, "Pi kept a session file (so the key check above looked at one)")
+
+    await uninstallHost(sb, "pi", "global")
+    assertRestored(sb.home, before, join(sb.home, ".local", "state", "deepseek-web-retrieval"))
   })
 
   test("HTTP 402 from DeepSeek reaches the model as a failed tool result with our sentence", async (t) => {
@@ -135,7 +143,8 @@ describe("Pi 0.73.1 with pi-mcp-adapter 2.36.0", () => {
       await ds.close()
       sb.cleanup()
     })
-    writeConfig(sb, { llm, ds, binary, search: "preferred" })
+    writeHarnessConfig(sb, { llm })
+    await initHost(sb, "pi", "global", ["--base-url", ds.baseURL])
     const r = await prompt(sb, key, "Find tips for writing Go.")
     assert.equal(r.code, 0, r.stderr)
     const results = llm.toolResults()
