@@ -79,15 +79,31 @@ type Options struct {
 }
 
 // NewServer returns an MCP server with the tools cfg's tiers ask for. Run it
-// with (*sdk.Server).Run on a transport; in-flight calls are cancelled when
-// the connection ends.
+// with (*sdk.Server).Run on a transport; the calls in flight are cancelled
+// when the client disconnects. [Serve] also cancels them when its context
+// ends.
 func NewServer(o Options) *sdk.Server {
+	return newServer(newHandler(o), o.Version)
+}
+
+// Serve runs a server on t until the client disconnects (for stdio: EOF) or
+// ctx is done. Either way it cancels the calls in flight first, so it returns
+// promptly; a cancelled ctx is a clean end and returns nil.
+func Serve(ctx context.Context, o Options, t sdk.Transport) error {
 	h := newHandler(o)
-	v := o.Version
-	if v == "" {
-		v = core.Version
+	h.lifetime = ctx
+	err := newServer(h, o.Version).Run(ctx, t)
+	if ctx.Err() != nil {
+		return nil
 	}
-	srv := sdk.NewServer(&sdk.Implementation{Name: Name, Title: "DeepSeek Web Retrieval", Version: v}, &sdk.ServerOptions{
+	return err
+}
+
+func newServer(h *handler, version string) *sdk.Server {
+	if version == "" {
+		version = core.Version
+	}
+	srv := sdk.NewServer(&sdk.Implementation{Name: Name, Title: "DeepSeek Web Retrieval", Version: version}, &sdk.ServerOptions{
 		// No logging capability: diagnostics go to stderr, never to the
 		// protocol stream.
 		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{}},
@@ -131,6 +147,9 @@ type handler struct {
 	getenv func(string) string
 	client *http.Client
 	eng    *core.Engine
+	// lifetime, when set, cancels every call when it ends (the SDK waits
+	// for calls in flight before it closes a session).
+	lifetime context.Context
 }
 
 func newHandler(o Options) *handler {
@@ -162,6 +181,12 @@ func newHandler(o Options) *handler {
 // call is the tools/call handler of both tools. It never returns a Go error:
 // every failure is a tool result with IsError and our sentence.
 func (h *handler) call(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+	if h.lifetime != nil {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		defer context.AfterFunc(h.lifetime, cancel)()
+	}
 	op, err := decode(req.Params.Name, req.Params.Arguments, h.cfg)
 	if err != nil {
 		return failure(err.Error()), nil

@@ -80,11 +80,13 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageErr(stderr, "mcp", err.Error())
 	}
-	cfg, err := configFrom(o)
+	cfg, err := newConfig(o)
 	if err != nil {
 		var oe *core.OptionError
 		if errors.As(err, &oe) && fromEnv[strings.TrimPrefix(optionFlags[oe.Option], "--")] {
 			err = fmt.Errorf("%s: %s", envName(strings.TrimPrefix(optionFlags[oe.Option], "--")), oe.Reason)
+		} else {
+			err = flagError(err)
 		}
 		return usageErr(stderr, "mcp", err.Error())
 	}
@@ -92,9 +94,8 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	fmt.Fprintf(stderr, "deepseek-web-retrieval mcp: serving %s on stdio; the key is read from $%s at each call\n", describe(cfg), cfg.APIKeyEnv)
-	srv := mcp.NewServer(mcp.Options{Config: cfg, Version: versionString()})
-	err = srv.Run(ctx, &mcp.StdioTransport{Reader: os.Stdin, Writer: stdout})
-	if err != nil && ctx.Err() == nil && !errors.Is(err, io.EOF) {
+	err = mcp.Serve(ctx, mcp.Options{Config: cfg, Version: versionString()}, &mcp.StdioTransport{Reader: os.Stdin, Writer: stdout})
+	if err != nil && !errors.Is(err, io.EOF) {
 		fmt.Fprintf(stderr, "deepseek-web-retrieval mcp: %v\n", err)
 		return exitFailed
 	}

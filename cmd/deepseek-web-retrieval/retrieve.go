@@ -150,17 +150,27 @@ func retrieve(ctx context.Context, name string, args []string, usage func(io.Wri
 // configFrom validates flag-given options with the core, the same way the
 // plugin validates its options object.
 func configFrom(o install.Options) (*core.Config, error) {
+	cfg, err := newConfig(o)
+	if err != nil {
+		return nil, flagError(err)
+	}
+	return cfg, nil
+}
+
+// newConfig is configFrom with the core's own *core.OptionError, for callers
+// that name options their own way (mcp names environment variables).
+func newConfig(o install.Options) (*core.Config, error) {
 	data, err := json.Marshal(o)
 	if err != nil {
 		return nil, err
 	}
 	parsed, _, err := core.ParseOptions(data)
 	if err != nil {
-		return nil, flagError(err)
+		return nil, err
 	}
 	cfg, warnings, err := core.NewConfig(parsed)
 	if err != nil {
-		return nil, flagError(err)
+		return nil, err
 	}
 	for _, w := range warnings {
 		fmt.Fprintln(os.Stderr, "deepseek-web-retrieval: warning: "+w)
