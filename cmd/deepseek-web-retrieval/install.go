@@ -467,7 +467,7 @@ func runPlans(cmd string, hosts []hostTarget, yes bool, stdout, stderr io.Writer
 	}
 	if failed {
 		if yes {
-			fmt.Fprintf(stderr, "deepseek-web-retrieval %s: nothing was applied, because a plan above could not be made or applied\n", cmd)
+			fmt.Fprintf(stderr, "deepseek-web-retrieval %s: nothing was applied, because a plan above could not be made or applied (--host HOST acts on one host only)\n", cmd)
 		}
 		return exitFailed
 	}

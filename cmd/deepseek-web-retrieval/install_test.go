@@ -248,3 +248,22 @@ func TestCLIMCPHost(t *testing.T) {
 	require.Equal(t, exitOK, code)
 	require.Contains(t, out, "nothing to uninstall")
 }
+
+// doctor on an OpenCode install: present and complete exits 0; a vendored
+// file deleted is a problem (exit 1); the key variable is reported, never
+// its value.
+func TestCLIDoctorOpenCode(t *testing.T) {
+	cfgDir := setup(t)
+	t.Setenv("DEEPSEEK_API_KEY", "sk-doctor-test-0123456789")
+	code, _, errs := runCLI("init", "--host", "opencode", "--yes")
+	require.Equal(t, exitOK, code, errs)
+	code, out, _ := runCLI("doctor")
+	require.Equal(t, exitOK, code, out)
+	require.Contains(t, out, `opencode.jsonc lists ./vendor/deepseek-web-retrieval under "plugins"`)
+	require.Contains(t, out, "DEEPSEEK_API_KEY is set in this shell (value not shown).")
+	require.NotContains(t, out, "sk-doctor-test")
+	require.NoError(t, os.Remove(filepath.Join(cfgDir, "vendor", "deepseek-web-retrieval", "server.js")))
+	code, out, _ = runCLI("doctor")
+	require.Equal(t, exitFailed, code, out)
+	require.Contains(t, out, "x vendor/deepseek-web-retrieval/server.js is missing: run init again")
+}

@@ -27,10 +27,11 @@ func (r *resolved) fetchForced() bool  { return r.Options.Fetch == "forced" }
 // ---- Codex ----
 //
 // openai/codex codex-rs/config/src/config_toml.rs: `mcp_servers:
-// HashMap<String, McpServerConfig>` with command, args, env, env_vars (the
-// names of variables passed through: Codex starts stdio servers with only a
-// short whitelist of the parent's environment, so the key needs env_vars),
-// startup_timeout_sec, tool_timeout_sec. The built-in search is the
+// HashMap<String, McpServerConfig>`; codex-rs/config/src/mcp_types.rs: the
+// stdio transport is `{ command, args, env, env_vars, cwd }` (untagged,
+// deny_unknown_fields), env_vars naming variables passed through from the
+// parent: Codex starts stdio servers with only a short whitelist of the
+// environment, so the key needs env_vars. The built-in search is the
 // top-level `web_search: Option<WebSearchMode>` ("disabled" | "cached" |
 // "live"); `[tools] web_search` goes through
 // deserialize_optional_web_search_tool_config, whose `Enabled(bool)` arm
@@ -186,11 +187,12 @@ func claudeDetect(env Env) bool {
 
 // ---- Gemini CLI ----
 //
-// google-gemini/gemini-cli docs/get-started/configuration.md: settings in
-// ~/.gemini/settings.json and the project's .gemini/settings.json;
-// mcpServers.<name> with command, args, env (values expand $VAR and
-// ${VAR}), timeout, includeTools; tools.exclude removes built-in tools by
-// name (google_web_search, web_fetch). packages/core/src/services/
+// google-gemini/gemini-cli docs/cli/configuration.md: settings in
+// ~/.gemini/settings.json and the project's .gemini/settings.json (project
+// overrides user); string values expand $VAR and ${VAR};
+// mcpServers.<name> with command, args, env, timeout, includeTools;
+// tools.exclude ("names of tools to exclude from discovery") removes
+// built-in tools by name (google_web_search, web_fetch). packages/core/src/services/
 // environmentSanitization.ts strips inherited variables whose names match
 // /KEY/i, /TOKEN/i, … when redaction is on, so the key is passed explicitly
 // in env. The policy engine splits tool names on "_" to find the server,

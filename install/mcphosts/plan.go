@@ -54,6 +54,9 @@ type RecordFile struct {
 	Server json.RawMessage `json:"server,omitempty"`
 	// ServerCreated is how many elements of the entry's path init created.
 	ServerCreated int `json:"serverCreated,omitempty"`
+	// ServerExisted reports that the same entry was there before init (a
+	// committed project file): uninstall leaves it.
+	ServerExisted bool `json:"serverExisted,omitempty"`
 	// Adds are the strings init added to arrays, with how many path
 	// elements it created for each.
 	Adds []RecordAdd `json:"adds,omitempty"`
@@ -251,6 +254,7 @@ func editInit(rs *resolved, t target, cur parsed, prev *RecordFile) (*RecordFile
 	if prev != nil {
 		rf.Existed = prev.Existed
 		rf.ServerCreated = prev.ServerCreated
+		rf.ServerExisted = prev.ServerExisted
 		rf.Adds = prev.Adds
 		rf.TopKey = prev.TopKey
 		b, ok := []byte(nil), false
@@ -279,13 +283,18 @@ func editInit(rs *resolved, t target, cur parsed, prev *RecordFile) (*RecordFile
 				return nil, nil, nil, shared.Refuse(fmt.Sprintf("%s defines [%s] in a form init does not edit (inline or dotted keys)", t.path, strings.Join(t.serverPath, ".")),
 					"remove that definition, then run init again")
 			}
-			if prev == nil && doc.HasTable(t.serverPath) {
+			want := lookupTOMLTable(t.tomlTable, t.serverPath)
+			if prev == nil && doc.HasTable(t.serverPath) && jsonEqual(mustJSON(lookup(cur.tomlV, t.serverPath...)), mustJSON(want)) {
+				rf.ServerExisted = true // the same table, committed: adopted, and left by uninstall
+			} else if prev == nil && doc.HasTable(t.serverPath) {
 				return nil, nil, nil, shared.Refuse(fmt.Sprintf("%s already has a [%s] table that this installer did not write", t.path, strings.Join(t.serverPath, ".")),
 					"remove the table (or run `deepseek-web-retrieval uninstall` if an earlier install wrote it), then run init again")
 			}
-			doc.SetTable(t.serverPath, t.tomlTable)
-			raw, _ := json.Marshal(lookupTOMLTable(t.tomlTable, t.serverPath))
-			rf.Server = raw
+			if !jsonEqual(mustJSON(lookup(cur.tomlV, t.serverPath...)), mustJSON(want)) {
+				doc.SetTable(t.serverPath, t.tomlTable)
+				rf.ServerExisted = false // ours now: uninstall removes it
+			}
+			rf.Server = mustJSON(want)
 		}
 		if t.topKey != nil {
 			line := doc.TopKeyLine(t.topKey.Key)
@@ -312,17 +321,21 @@ func editInit(rs *resolved, t target, cur parsed, prev *RecordFile) (*RecordFile
 			existing := c.LookupPlain(t.serverPath...)
 			if existing != nil && prev == nil {
 				want, _ := shared.Normalize(mustJSON(t.entry))
+				rf.ServerExisted = true
 				if !reflect.DeepEqual(existing, want) {
 					return nil, nil, nil, shared.Refuse(fmt.Sprintf("%s already has an entry %q that this installer did not write", t.path, strings.Join(t.serverPath, ".")),
 						"remove the entry (or run `deepseek-web-retrieval uninstall` if an earlier install wrote it), then run init again")
 				}
 			}
-			n, err := c.Set(t.serverPath, t.entry)
-			if err != nil {
-				return nil, nil, nil, shared.Refuse(fmt.Sprintf("cannot add the entry to %s: %v", t.path, err))
-			}
-			if prev == nil {
-				rf.ServerCreated = n
+			if existing == nil || !jsonEqual(mustJSON(existing), mustJSON(t.entry)) {
+				n, err := c.Set(t.serverPath, t.entry)
+				if err != nil {
+					return nil, nil, nil, shared.Refuse(fmt.Sprintf("cannot add the entry to %s: %v", t.path, err))
+				}
+				if prev == nil {
+					rf.ServerCreated = n
+				}
+				rf.ServerExisted = false // ours now: uninstall removes it
 			}
 			rf.Server = json.RawMessage(mustJSON(t.entry))
 		}
@@ -514,7 +527,7 @@ func editUninstall(rs *resolved, t target, cur parsed, rf *RecordFile, manual []
 	var out []byte
 	if t.toml {
 		doc := cur.toml
-		if rf.Server != nil {
+		if rf.Server != nil && !rf.ServerExisted {
 			got, _ := json.Marshal(lookup(cur.tomlV, t.serverPath...))
 			switch {
 			case lookup(cur.tomlV, t.serverPath...) == nil:
@@ -539,7 +552,7 @@ func editUninstall(rs *resolved, t target, cur parsed, rf *RecordFile, manual []
 		return out, false, nil
 	}
 	c := cur.json
-	if rf.Server != nil {
+	if rf.Server != nil && !rf.ServerExisted {
 		got := c.LookupPlain(t.serverPath...)
 		switch {
 		case got == nil:

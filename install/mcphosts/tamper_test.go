@@ -166,3 +166,21 @@ func TestArgs(t *testing.T) {
 	got := Args(ocinstall.Options{Search: "forced", MaxResults: &n, MinRerank: &x, AllowUnknownAuthority: &yes, BaseURL: "https://api.example.com", APIKeyEnv: "K", BlockedDomains: []string{"a.com", "b.com"}})
 	require.Equal(t, []string{"mcp", "--search", "forced", "--fetch", "optional", "--api-key-env", "K", "--base-url", "https://api.example.com", "--max-results", "5", "--min-rerank", "1.5", "--allow-unknown-authority=false", "--blocked-domains", "a.com,b.com"}, got)
 }
+
+// A project file that already has exactly our entry (committed by a
+// teammate): init adopts it, uninstall leaves it.
+func TestCommittedEntryIsLeftByUninstall(t *testing.T) {
+	f := newFixture(t)
+	req := f.req(Claude, ocinstall.ScopeProject, ocinstall.Options{})
+	f.apply(PlanInit(req))
+	mcp := filepath.Join(f.env.WorkDir, ".mcp.json")
+	committed := f.read(mcp)
+	rs, _ := resolve(req)
+	require.NoError(t, os.Remove(rs.recordPath(mcp))) // a fresh clone: no record here
+	p, err := PlanInit(req)
+	require.NoError(t, err)
+	require.NoError(t, p.Apply())
+	f.write(mcp, committed+"\n") // and the file changed since, so the structural path runs
+	f.apply(PlanUninstall(req))
+	require.Equal(t, committed+"\n", f.read(mcp))
+}

@@ -281,3 +281,34 @@ func TestConfigWithBOM(t *testing.T) {
 		require.Equal(t, want, f.read("opencode.jsonc"))
 	}
 }
+
+// FuzzRecord feeds arbitrary install records to uninstall and init: they
+// never panic, and no change they plan touches a path outside the config
+// directory (issue 9.1, the record is untrusted input).
+func FuzzRecord(f *testing.F) {
+	f.Add([]byte(`{"format":1,"tool":"deepseek-web-retrieval","host":"opencode","key":"plugins","config":{"file":"opencode.jsonc","existed":false,"snapshotExact":true,"writtenSHA256":"","createdKey":true},"entry":{"package":"./vendor/deepseek-web-retrieval","options":{"search":"preferred","fetch":"optional"}},"files":[{"path":"vendor/deepseek-web-retrieval/server.js","sha256":""}],"createdDirs":["vendor","vendor/deepseek-web-retrieval"]}`))
+	f.Add([]byte(`{"format":1,"tool":"deepseek-web-retrieval","host":"opencode","key":"plugins","config":{"file":"../x/opencode.jsonc"},"files":[{"path":"../../etc/passwd"}],"createdDirs":["/"]}`))
+	f.Add([]byte(`{"format":1,"tool":"deepseek-web-retrieval","host":"opencode","key":"plugins","config":{"file":"opencode.jsonc","entryExisted":true,"originalEntry":"{\"package\":\"./vendor/deepseek-web-retrieval\",\"options\":{\"baseURL\":\"https://a.invalid\"}}"},"files":[]}`))
+	f.Fuzz(func(t *testing.T, rec []byte) {
+		fx := newFixture(t)
+		fx.init(fx.request(Options{}))
+		fx.write(recordFile, string(rec))
+		check := func(p *Plan) {
+			for _, c := range p.Changes {
+				rel, err := filepath.Rel(fx.cfgDir, c.Path)
+				if err != nil || strings.HasPrefix(rel, "..") {
+					t.Fatalf("a plan touches %s, outside %s", c.Path, fx.cfgDir)
+				}
+				if c.Kind == KindConfig && len(c.New) > 0 && strings.Contains(string(c.New), "baseURL") {
+					t.Fatalf("a plan writes a baseURL from the record:\n%s", c.New)
+				}
+			}
+		}
+		if p, err := PlanUninstall(UninstallRequest{Env: fx.env}); err == nil {
+			check(p)
+		}
+		if p, err := PlanInit(fx.request(Options{})); err == nil {
+			check(p)
+		}
+	})
+}
