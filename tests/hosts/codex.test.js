@@ -1,7 +1,7 @@
 // Codex 0.169.0 (@openai/codex from npm) running our MCP server, with its model played by a
 // loopback mock of the Responses API and DeepSeek by tests/js/lib/mock-deepseek.js.
 import assert from "node:assert/strict"
-import { mkdirSync, writeFileSync } from "node:fs"
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { after, before, describe, test } from "node:test"
 import { startMockDeepSeek } from "../js/lib/mock-deepseek.js"
@@ -161,6 +161,28 @@ describe("Codex 0.169.0", () => {
     // uninstall restores config.toml byte for byte, after Codex itself ran on it.
     await uninstallHost(sb, "codex", "global")
     assertRestored(sb.home, before, join(sb.home, ".local", "state", "deepseek-web-retrieval"))
+  })
+
+  test("the trap init works around: without env_vars Codex starts the server without the key", async (t) => {
+    const sb = makeSandbox("codex-envvars")
+    const key = randomKey()
+    const ds = await startMockDeepSeek({ apiKey: key })
+    const llm = await startMockResponses({ turns: [{ call: { namespace: NAMESPACE, name: "deepseek_search", args: { query: SEARCH_QUERY } } }, { text: "No key." }] })
+    t.after(async () => {
+      await llm.close()
+      await ds.close()
+      sb.cleanup()
+    })
+    writeHarnessConfig(sb, { llm })
+    await initHost(sb, "codex", "global", ["--base-url", ds.baseURL])
+    const file = join(sb.home, ".codex", "config.toml")
+    const toml = readFileSync(file, "utf8")
+    assert.ok(toml.includes('env_vars = ["DEEPSEEK_API_KEY"]\n'), toml)
+    writeFileSync(file, toml.replace('env_vars = ["DEEPSEEK_API_KEY"]\n', ""))
+    const r = await exec(sb, key, "Find tips for writing Go.")
+    assert.equal(r.code, 0, r.stderr)
+    assert.deepEqual(outputTexts(llm.toolOutputs()[0]), [ref.missingKey.text])
+    assert.equal(ds.requests.length, 0)
   })
 
   test("HTTP 402 from DeepSeek reaches the model as our failure sentence; built-in web_search stays without forced", async (t) => {

@@ -2,7 +2,7 @@
 // played by a loopback mock of the Gemini API (GOOGLE_GEMINI_BASE_URL) and DeepSeek by
 // tests/js/lib/mock-deepseek.js.
 import assert from "node:assert/strict"
-import { mkdirSync, writeFileSync } from "node:fs"
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { before, describe, test } from "node:test"
 import { startMockDeepSeek } from "../js/lib/mock-deepseek.js"
@@ -127,6 +127,31 @@ describe("Gemini CLI 0.61.0", () => {
 
     await uninstallHost(sb, "gemini", "global")
     assertRestored(sb.home, before, join(sb.home, ".local", "state", "deepseek-web-retrieval"))
+  })
+
+  test("the trap init works around: without the env entry the server gets no key", async (t) => {
+    const sb = makeSandbox("gemini-env")
+    const key = randomKey()
+    const ds = await startMockDeepSeek({ apiKey: key })
+    const llm = await startMockGemini({ turns: [{ call: { name: SEARCH_TOOL, args: { query: SEARCH_QUERY } } }, { text: "No key." }] })
+    t.after(async () => {
+      await llm.close()
+      await ds.close()
+      sb.cleanup()
+    })
+    writeHarnessConfig(sb)
+    await initHost(sb, "gemini", "global", ["--base-url", ds.baseURL])
+    const file = join(sb.home, ".gemini", "settings.json")
+    const settings = JSON.parse(readFileSync(file, "utf8"))
+    assert.deepEqual(settings.mcpServers[SERVER].env, { DEEPSEEK_API_KEY: "$DEEPSEEK_API_KEY" })
+    delete settings.mcpServers[SERVER].env
+    writeFileSync(file, JSON.stringify(settings, null, 2) + "\n")
+    const r = await prompt(sb, llm, key, "Find tips for writing Go.")
+    assert.equal(r.code, 0, r.stderr)
+    const responses = llm.functionResponses()
+    assert.equal(responses.length, 1)
+    assert.ok(responses[0].response.error?.includes(ref.missingKey.text), JSON.stringify(responses[0]))
+    assert.equal(ds.requests.length, 0)
   })
 
   test("HTTP 402 from DeepSeek reaches the model as a failed tool result with our sentence; built-ins stay without forced", async (t) => {

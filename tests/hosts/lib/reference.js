@@ -31,7 +31,17 @@ export async function referenceTexts(binary) {
     const fetch = await call("deepseek_fetch", { url: FETCH_URL })
     ds.enqueue("search", PAYMENT_ERROR)
     const failure = await call("deepseek_search", { query: SEARCH_QUERY })
-    return { tools: list.tools.map((t) => t.name).sort(), search, fetch, failure }
+    // The same server started without the key (as a host that does not pass it starts it).
+    const bare = startMcpClient(binary, ["mcp", "--base-url", ds.baseURL], { env: { PATH: process.env.PATH } })
+    let missingKey
+    try {
+      await bare.initialize()
+      const r = await bare.request("tools/call", { name: "deepseek_search", arguments: { query: SEARCH_QUERY } })
+      missingKey = { text: r.content[0].text, isError: r.isError === true }
+    } finally {
+      await bare.close()
+    }
+    return { tools: list.tools.map((t) => t.name).sort(), search, fetch, failure, missingKey }
   } finally {
     await client.close()
     await ds.close()
@@ -57,6 +67,8 @@ export function checkReference(ref) {
   assert.ok(ref.fetch.text.startsWith("# Example page\n\nFetched from https://go.dev/doc/effective_go."), ref.fetch.text)
   assert.equal(ref.failure.isError, true)
   assert.ok(ref.failure.text.includes(SEARCH_402_SENTENCE), ref.failure.text)
+  assert.equal(ref.missingKey.isError, true)
+  assert.ok(ref.missingKey.text.includes("DEEPSEEK_API_KEY"), ref.missingKey.text)
 }
 
 /**
