@@ -3,7 +3,7 @@
 import assert from "node:assert/strict"
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { after, before, describe, test } from "node:test"
+import { before, describe, test } from "node:test"
 import { startMockDeepSeek } from "../js/lib/mock-deepseek.js"
 import { startMockResponses } from "./lib/mock-responses.js"
 import { FETCH_URL, PAYMENT_ERROR, SEARCH_402_SENTENCE, SEARCH_QUERY, checkKeyOnlyAsBearer, checkReference, referenceTexts } from "./lib/reference.js"

@@ -33,9 +33,9 @@ export function randomKey() {
 }
 
 /**
- * A scratch root with home/ and project/ (plus home/.cache, tmp/). Removed by cleanup() unless
- * KEEP_SCRATCH=1. Not under /tmp's top level only because Codex refuses helper aliases there
- * (a warning, harmless): keep the default.
+ * A scratch root under $TMPDIR with home/, project/ and tmp/. Removed by cleanup() unless
+ * KEEP_SCRATCH=1. (Codex warns that it will not create its PATH helper aliases under a
+ * temporary directory; harmless here.)
  */
 export function makeSandbox(name) {
   const root = mkdtempSync(join(tmpdir(), `dwr-${name}-`))
