@@ -1,6 +1,7 @@
 # deepseek-web-retrieval — see README.md.
 #   make install   build, put the binary in ~/.local/bin, install into every host found
-#   make test      every test suite: Go (core, module, CLI, installer), JS hosts, real OpenCode
+#   make test      every test suite: Go (core, module, CLI, installer), JS hosts, real OpenCode,
+#                  real MCP hosts (Codex, Claude Code, Gemini CLI, Pi: tests/hosts)
 #   make build     plugin/core.wasm and bin/deepseek-web-retrieval
 #   make bench     benchmarks that print figures
 
