@@ -18,7 +18,8 @@ import (
 // is found among the lines before the first header. Everything else stays
 // byte for byte. BurntSushi/toml parses the result, and callers compare it
 // as data with the original (see TOMLEqualExcept), so an edit this scanner
-// got wrong is never written.
+// got wrong is never written. See RATIONALE.md, "Why a hand-written TOML
+// editor for Codex?".
 
 // TOMLDoc is a TOML document as lines (each with its line ending).
 type TOMLDoc struct {
