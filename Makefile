@@ -1,6 +1,7 @@
 # deepseek-web-retrieval — see README.md.
 #   make install   build, put the binary in ~/.local/bin, install into every host found
-#   make test      every test suite: Go (core, module, CLI, installer), JS hosts, real OpenCode
+#   make test      every test suite: Go (core, module, CLI, installer), JS hosts, real OpenCode,
+#                  real MCP hosts (Codex, Claude Code, Gemini CLI, Pi: tests/hosts)
 #   make build     plugin/core.wasm and bin/deepseek-web-retrieval
 #   make bench     benchmarks that print figures
 
@@ -9,6 +10,7 @@ WASM      := plugin/core.wasm
 CLI       := bin/deepseek-web-retrieval
 WASMFLAGS := -buildmode=c-shared -trimpath -buildvcs=false -ldflags='-s -w -buildid='
 JSDIR     := tests/js
+HOSTSDIR  := tests/hosts
 # make install: copies the binary to $(BINDIR) (MCP hosts start it by that absolute
 # path), then runs its init: HOST=auto installs into every host found (OpenCode: the
 # opencode on PATH picks the 1.x "plugin" or 2.x "plugins" key); INSTALL_FLAGS adds
@@ -17,7 +19,7 @@ HOST          ?= auto
 INSTALL_FLAGS ?=
 BINDIR        ?= $(HOME)/.local/bin
 
-.PHONY: all build wasm cli install uninstall test test-go test-js test-e2e check-wasm lint bench fuzz js-deps clean
+.PHONY: all build wasm cli install uninstall test test-go test-js test-hosts hosts-deps test-e2e check-wasm lint bench fuzz js-deps clean
 
 all: build
 
@@ -53,7 +55,7 @@ check-wasm:
 	if cmp -s $$tmp/core.wasm $(WASM); then echo "plugin/core.wasm matches a fresh build"; rm -rf $$tmp; \
 	else echo "plugin/core.wasm differs from a fresh build: run 'make wasm' and commit it"; rm -rf $$tmp; exit 1; fi
 
-test: lint check-wasm test-go test-js
+test: lint check-wasm test-go test-js test-hosts
 
 test-go:
 	$(GO) test -count=1 ./...
@@ -64,6 +66,16 @@ js-deps:
 # The same node:test files run under Node and under Bun 1.3.14 (OpenCode's runtime).
 test-js: js-deps
 	cd $(JSDIR) && npm test && npm run test:bun
+
+# Real MCP hosts (Codex, Claude Code, Gemini CLI, Pi) on loopback mocks: tests/hosts/README.md.
+# npm ci only when the lockfile changed (node_modules/.package-lock.json is npm's own stamp).
+hosts-deps: $(HOSTSDIR)/node_modules/.package-lock.json
+
+$(HOSTSDIR)/node_modules/.package-lock.json: $(HOSTSDIR)/package.json $(HOSTSDIR)/package-lock.json
+	cd $(HOSTSDIR) && npm ci --no-audit --no-fund
+
+test-hosts: cli hosts-deps
+	cd $(HOSTSDIR) && DWR_BIN=$(abspath $(CLI)) node --test --test-concurrency=1
 
 bench: build
 	$(GO) test -run='^$$' -bench=. -benchmem ./core/... ./tests/...

@@ -143,36 +143,56 @@ func NewPlan(host string, cfg *core.Config, warnings []string) (*Plan, error) {
 }
 
 func fetchTool(cfg *core.Config, host string) Tool {
+	t := Tool{Name: FetchTool, Description: FetchDescription(cfg, BuiltinFetch)}
+	if host == HostV1 {
+		t.Args = mustJSON(map[string]json.RawMessage{"url": json.RawMessage(URLProperty)})
+		return t
+	}
+	t.Options = nativeTool()
+	t.Input = FetchInput()
+	return t
+}
+
+// FetchDescription is deepseek_fetch's description for cfg. builtin names the
+// host's own fetch tool, which the preferred and forced tiers tell the model
+// to avoid (BuiltinFetch on OpenCode).
+func FetchDescription(cfg *core.Config, builtin string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Fetch one public web page through DeepSeek's Fetch API and return its content as Markdown, at most %d characters (longer pages end with \"[content truncated]\"). ", cfg.FetchMaxChars)
 	b.WriteString("Use it to read a page whose URL you know, for example a search result. ")
 	b.WriteString("Only absolute http:// and https:// URLs on the public internet: localhost, private and local-network addresses are refused before anything is sent. ")
 	b.WriteString("JavaScript is not run and private or binary files are not supported.")
 	if cfg.Fetch == core.TierPreferred || cfg.Fetch == core.TierForced {
-		b.WriteString(" Prefer this tool over webfetch for reading web pages.")
+		b.WriteString(" Prefer this tool over " + builtin + " for reading web pages.")
 	}
-	url := json.RawMessage(`{"type":"string","description":"The absolute http:// or https:// URL of the page to fetch."}`)
-	t := Tool{Name: FetchTool, Description: b.String()}
-	if host == HostV1 {
-		t.Args = mustJSON(map[string]json.RawMessage{"url": url})
-		return t
-	}
-	t.Options = nativeTool()
-	t.Input = mustJSON(map[string]any{
+	return b.String()
+}
+
+// Property schemas of the tools' inputs, shared with other hosts' adapters.
+const (
+	URLProperty    = `{"type":"string","description":"The absolute http:// or https:// URL of the page to fetch."}`
+	FormatProperty = `{"type":"string","enum":["markdown"],"description":"Output format. Only \"markdown\" is available; leave it out."}`
+	// QueryProperty is the query of the Search API backend; see
+	// [SearchQueryProperty] for the one that fits the configured backend.
+	QueryProperty = `{"type":"string","description":"What to search for, with optional operators."}`
+)
+
+// FetchInput is the JSON Schema of deepseek_fetch's input object.
+func FetchInput() json.RawMessage {
+	return mustJSON(map[string]any{
 		"type": "object",
 		"properties": map[string]json.RawMessage{
-			"url":    url,
-			"format": json.RawMessage(`{"type":"string","enum":["markdown"],"description":"Output format. Only \"markdown\" is available; leave it out."}`),
+			"url":    json.RawMessage(URLProperty),
+			"format": json.RawMessage(FormatProperty),
 		},
 		"required":             []string{"url"},
 		"additionalProperties": false,
 	})
-	return t
 }
 
 func searchTool(cfg *core.Config, host string) Tool {
-	description, query := searchDescription(cfg)
-	t := Tool{Name: SearchTool, Description: description}
+	query := json.RawMessage(SearchQueryProperty(cfg))
+	t := Tool{Name: SearchTool, Description: SearchDescription(cfg, BuiltinSearch)}
 	if host == HostV1 {
 		t.Args = mustJSON(map[string]json.RawMessage{"query": query})
 		return t
@@ -187,11 +207,21 @@ func searchTool(cfg *core.Config, host string) Tool {
 	return t
 }
 
-// searchDescription is deepseek_search's description and the schema of its
-// query for the configured backend.
-func searchDescription(cfg *core.Config) (string, json.RawMessage) {
+// SearchQueryProperty is the schema of deepseek_search's query for the
+// configured backend (the Messages backend takes no query operators).
+func SearchQueryProperty(cfg *core.Config) string {
 	if cfg.Messages.Backend == core.BackendMessages {
-		return messagesSearchDescription(cfg)
+		return messagesQueryProperty
+	}
+	return QueryProperty
+}
+
+// SearchDescription is deepseek_search's description for cfg. builtin names
+// the host's own search tool, which the preferred and forced tiers tell the
+// model to avoid (BuiltinSearch on OpenCode).
+func SearchDescription(cfg *core.Config, builtin string) string {
+	if cfg.Messages.Backend == core.BackendMessages {
+		return messagesSearchDescription(cfg, builtin)
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Search the web with DeepSeek's Search API. Returns up to %d results, each with its title, URL, a quality marker ", cfg.MaxResults)
@@ -199,9 +229,9 @@ func searchDescription(cfg *core.Config) (string, json.RawMessage) {
 	b.WriteString("The query may use the operators site:example.com, -site:example.com, lang:zh,en, after:2025-01-01 and before:2026; at most 128 characters in all. ")
 	b.WriteString("Read a result in full with " + FetchTool + ".")
 	if cfg.Search == core.TierPreferred || cfg.Search == core.TierForced {
-		b.WriteString(" Prefer this tool over websearch for searching the web.")
+		b.WriteString(" Prefer this tool over " + builtin + " for searching the web.")
 	}
-	return b.String(), json.RawMessage(`{"type":"string","description":"What to search for, with optional operators."}`)
+	return b.String()
 }
 
 // nativeTool is the 2.x registration option that keeps a tool on the

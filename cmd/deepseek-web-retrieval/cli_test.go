@@ -284,9 +284,9 @@ func TestCLIUsageAndInputErrors(t *testing.T) {
 		args   []string
 		stderr string
 	}{
-		{"search without a query", []string{"search"}, "deepseek-web-retrieval search: want exactly one QUERY argument (quote it), got 0\n"},
-		{"search with two arguments", []string{"search", "go", "idioms"}, "want exactly one QUERY argument (quote it), got 2"},
-		{"fetch without a URL", []string{"fetch"}, "want exactly one URL argument (quote it), got 0"},
+		{"search without a query", []string{"search"}, "deepseek-web-retrieval search: missing the QUERY argument\n"},
+		{"search with two arguments", []string{"search", "go", "idioms"}, `want one QUERY, got 2 arguments ("go" "idioms"); quote a query of several words: deepseek-web-retrieval search "go idioms"`},
+		{"fetch without a URL", []string{"fetch"}, "deepseek-web-retrieval fetch: missing the URL argument\n"},
 		{"max-results out of range", []string{"search", "--max-results", "0", "go"}, "--max-results"},
 		{"max-results not a number", []string{"search", "--max-results", "ten", "go"}, "--max-results"},
 		{"unknown flag", []string{"search", "--nope", "go"}, "--nope"},

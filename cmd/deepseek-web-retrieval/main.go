@@ -50,6 +50,7 @@ func commands() []command {
 		{"doctor", "check every host's install, its traps and the key variable", runDoctor, doctorUsage},
 		{"search", "search the web with DeepSeek Search", runSearch, searchUsage},
 		{"fetch", "fetch a web page as Markdown with DeepSeek Fetch", runFetch, fetchUsage},
+		{"mcp", "serve deepseek_search and deepseek_fetch to MCP hosts over stdio", runMCP, mcpUsage},
 		{"version", "print the version", runVersion, nil},
 		{"help", "show help for a command", runHelp, nil},
 	}

@@ -125,17 +125,18 @@ func retrieve(ctx context.Context, name string, args []string, usage func(io.Wri
 	fl.BoolVar(&asJSON, "json", false, "")
 	bindOptionFlags(fl, &o)
 	extra(fl)
-	if code, done := parse(fl, args, usage, stdout, stderr); done {
+	positional, code, done := parseInterspersed(fl, args, usage, stdout, stderr)
+	if done {
 		return code
 	}
-	if fl.NArg() != 1 {
-		return usageErr(stderr, name, fmt.Sprintf("want exactly one %s argument (quote it), got %d", map[string]string{"search": "QUERY", "fetch": "URL"}[name], fl.NArg()))
+	if len(positional) != 1 {
+		return usageErr(stderr, name, wantOneArgument(name, positional))
 	}
 	cfg, warnings, err := configFrom(o)
 	if err != nil {
 		return usageErr(stderr, name, err.Error())
 	}
-	op := operation(fl.Arg(0))
+	op := operation(positional[0])
 	op.Config, op.APIKey = cfg, cfg.ResolveKey(os.Getenv)
 	// From here on every byte printed, by us or by a library through the
 	// standard logger, has the key masked. The logger stays routed: net/http
@@ -177,24 +178,31 @@ func retrieve(ctx context.Context, name string, args []string, usage func(io.Wri
 }
 
 // configFrom validates flag-given options with the core, the same way the
-// plugin validates its options object.
+// plugin validates its options object. It returns the core's warnings.
 func configFrom(o install.Options) (*core.Config, []string, error) {
+	cfg, warnings, err := newConfig(o)
+	if err != nil {
+		return nil, nil, flagError(err)
+	}
+	return cfg, warnings, nil
+}
+
+// newConfig is configFrom with the core's own *core.OptionError, for callers
+// that name options their own way (mcp names environment variables). The
+// seed variables of the Messages backend apply (flags win).
+func newConfig(o install.Options) (*core.Config, []string, error) {
 	data, err := json.Marshal(o)
 	if err != nil {
 		return nil, nil, err
 	}
 	parsed, _, err := core.ParseOptions(data)
 	if err != nil {
-		return nil, nil, flagError(err)
+		return nil, nil, err
 	}
 	if err := applyMessagesEnv(&parsed, os.Getenv); err != nil {
 		return nil, nil, err
 	}
-	cfg, warnings, err := core.NewConfig(parsed)
-	if err != nil {
-		return nil, nil, flagError(err)
-	}
-	return cfg, warnings, nil
+	return core.NewConfig(parsed)
 }
 
 // flagError names an invalid option by its flag.

@@ -1,0 +1,162 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+	"syscall"
+
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/mcp"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/opencode/install"
+)
+
+// envPrefix starts the environment variables that set the MCP server's
+// options, for hosts whose config can only set the environment:
+// DEEPSEEK_WEB_RETRIEVAL_MAX_RESULTS=5 is --max-results 5.
+const envPrefix = "DEEPSEEK_WEB_RETRIEVAL_"
+
+func mcpUsage(w io.Writer) {
+	fmt.Fprint(w, `Usage: deepseek-web-retrieval mcp [--search TIER] [--fetch TIER] [--api-key-env NAME] [option flags]
+
+Serves DeepSeek Search and Fetch as the MCP tools deepseek_search and
+deepseek_fetch over stdio (newline-delimited JSON-RPC on stdin and stdout;
+diagnostics on stderr). MCP hosts start it themselves: see "Use it from any
+MCP host" in the README. It runs until stdin closes or it gets SIGINT/SIGTERM.
+
+The key is read from DEEPSEEK_API_KEY (or --api-key-env) at every call, so the
+server starts and lists its tools without it; a call without it fails with a
+message naming the variable.
+
+Example (Claude Code):
+  claude mcp add deepseek -e DEEPSEEK_API_KEY=sk-... -- deepseek-web-retrieval mcp --fetch preferred
+
+Flags (the plugin options of the README, in kebab-case):
+  --search TIER                 deepseek_search: off, optional, preferred (default) or forced
+  --fetch TIER                  deepseek_fetch: off, optional (default), preferred or forced
+  --api-key-env NAME            variable holding the key (default DEEPSEEK_API_KEY)
+  --base-url URL                DeepSeek origin (default https://api.deepseek.com)
+  --max-results N               1-50 (default 10)
+  --max-summary-chars N         per result (default 1200)
+  --min-rerank X, --min-authority X, --allow-unknown-authority=BOOL
+  --include-domains a,b         search only these (site:)
+  --allowed-domains a,b         fetch only these and their subdomains
+  --blocked-domains a,b         never search or fetch these
+  --language zh,en              lang: operator
+  --localization IP             prefer results local to this address
+  --fetch-max-chars N           cap in code points, title included (default 16000)
+  --timeout-ms N                per attempt, body included (default 30000)
+  --max-retries N               retries on 408/425/429/5xx (default 2)
+
+Every flag can also be set as an environment variable named DEEPSEEK_WEB_RETRIEVAL_
+and the flag in upper case with underscores (DEEPSEEK_WEB_RETRIEVAL_MAX_RESULTS=5,
+DEEPSEEK_WEB_RETRIEVAL_FETCH=preferred); a flag wins over its variable.
+
+Exit status: 0 stdin closed or a signal, 2 invalid options (reported on stderr).
+`)
+}
+
+// runMCP is the mcp command: options from flags and the environment, then
+// the server on stdin/stdout until EOF or a signal.
+func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fl := flag.NewFlagSet("mcp", flag.ContinueOnError)
+	fl.SetOutput(io.Discard)
+	var o install.Options
+	bindOptionFlags(fl, &o)
+	positional, code, done := parseInterspersed(fl, args, mcpUsage, stdout, stderr)
+	if done {
+		return code
+	}
+	if len(positional) > 0 {
+		return usageErr(stderr, "mcp", fmt.Sprintf("takes no arguments, got %q (options are flags, e.g. --max-results 5)", positional[0]))
+	}
+	fromEnv, err := optionsFromEnv(fl, os.Environ(), stderr)
+	if err != nil {
+		return usageErr(stderr, "mcp", err.Error())
+	}
+	cfg, warnings, err := newConfig(o)
+	if err != nil {
+		var oe *core.OptionError
+		if errors.As(err, &oe) && fromEnv[strings.TrimPrefix(optionFlags[oe.Option], "--")] {
+			err = fmt.Errorf("%s: %s", envName(strings.TrimPrefix(optionFlags[oe.Option], "--")), oe.Reason)
+		} else {
+			err = flagError(err)
+		}
+		return usageErr(stderr, "mcp", err.Error())
+	}
+
+	for _, w := range warnings {
+		fmt.Fprintln(stderr, "deepseek-web-retrieval mcp: warning: "+w)
+	}
+
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	fmt.Fprintf(stderr, "deepseek-web-retrieval mcp: serving %s on stdio; the key is read from $%s at each call\n", describe(cfg), cfg.APIKeyEnv)
+	err = mcp.Serve(ctx, mcp.Options{Config: cfg, Version: versionString()}, &mcp.StdioTransport{Reader: os.Stdin, Writer: stdout})
+	if err != nil && !errors.Is(err, io.EOF) {
+		fmt.Fprintf(stderr, "deepseek-web-retrieval mcp: %v\n", err)
+		return exitFailed
+	}
+	return exitOK
+}
+
+// optionsFromEnv sets every flag not given on the command line from its
+// DEEPSEEK_WEB_RETRIEVAL_ variable, reports which it set, and warns about
+// variables with the prefix that name no option.
+func optionsFromEnv(fl *flag.FlagSet, environ []string, stderr io.Writer) (map[string]bool, error) {
+	given := map[string]bool{}
+	fl.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	known := map[string]string{}
+	fl.VisitAll(func(f *flag.Flag) { known[envName(f.Name)] = f.Name })
+	fromEnv := map[string]bool{}
+	var unknown []string
+	for _, kv := range environ {
+		name, value, _ := strings.Cut(kv, "=")
+		if !strings.HasPrefix(name, envPrefix) {
+			continue
+		}
+		flagName, ok := known[name]
+		switch {
+		case !ok:
+			unknown = append(unknown, name)
+		case given[flagName] || strings.TrimSpace(value) == "":
+		default:
+			if err := fl.Set(flagName, value); err != nil {
+				return nil, fmt.Errorf("%s: %v", name, err)
+			}
+			fromEnv[flagName] = true
+		}
+	}
+	sort.Strings(unknown)
+	for _, name := range unknown {
+		fmt.Fprintf(stderr, "deepseek-web-retrieval mcp: warning: %s is not an option variable; ignored\n", name)
+	}
+	return fromEnv, nil
+}
+
+// envName is the variable of a flag: max-results → DEEPSEEK_WEB_RETRIEVAL_MAX_RESULTS.
+func envName(flagName string) string {
+	return envPrefix + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
+}
+
+// describe says what the server offers, for its start line on stderr.
+func describe(cfg *core.Config) string {
+	var parts []string
+	for _, t := range mcp.Tools(cfg) {
+		tier := cfg.Search
+		if t.Name == mcp.FetchTool {
+			tier = cfg.Fetch
+		}
+		parts = append(parts, fmt.Sprintf("%s (%s)", t.Name, tier))
+	}
+	if len(parts) == 0 {
+		return "no tools (--search and --fetch are both off)"
+	}
+	return strings.Join(parts, " and ")
+}

@@ -1,0 +1,411 @@
+package main
+
+// The MCP server as hosts run it: the built binary spawned over stdio and driven by raw
+// JSON-RPC lines at each protocol revision, against the httptest DeepSeek of cli_test.go.
+// Every line the server writes to stdout must be a JSON-RPC message.
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// protocolRevisions are the MCP revisions the server must negotiate.
+var protocolRevisions = []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"}
+
+// rpcServer is one running `deepseek-web-retrieval mcp`.
+type rpcServer struct {
+	t      *testing.T
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	stderr *strings.Builder
+	msgs   chan map[string]any // every stdout line, decoded
+	mu     sync.Mutex
+	stdout []string
+	bad    []string // stdout lines that are not JSON-RPC
+	exited chan struct{}
+	held   []map[string]any // messages read while waiting for another
+}
+
+func startMCP(t *testing.T, env []string, args ...string) *rpcServer {
+	t.Helper()
+	s := &rpcServer{t: t, cmd: exec.Command(cliBin, append([]string{"mcp"}, args...)...), stderr: &strings.Builder{},
+		msgs: make(chan map[string]any, 100), exited: make(chan struct{})}
+	s.cmd.Env = env
+	s.cmd.Stderr = s.stderr
+	var err error
+	s.stdin, err = s.cmd.StdinPipe()
+	require.NoError(t, err)
+	stdout, err := s.cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, s.cmd.Start())
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		sc.Buffer(nil, 1<<24)
+		for sc.Scan() {
+			line := sc.Text()
+			var m map[string]any
+			s.mu.Lock()
+			s.stdout = append(s.stdout, line)
+			if json.Unmarshal([]byte(line), &m) != nil || m["jsonrpc"] != "2.0" {
+				s.bad = append(s.bad, line)
+			}
+			s.mu.Unlock()
+			if m != nil {
+				s.msgs <- m
+			}
+		}
+		close(s.msgs)
+	}()
+	go func() { _ = s.cmd.Wait(); close(s.exited) }()
+	t.Cleanup(func() {
+		select {
+		case <-s.exited:
+		default:
+			_ = s.cmd.Process.Kill()
+			<-s.exited
+		}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		require.Empty(t, s.bad, "stdout lines that are not JSON-RPC")
+		all := strings.Join(s.stdout, "\n") + s.stderr.String()
+		require.NotContains(t, all, cliKey, "the key was printed")
+		require.NotContains(t, all, "panic:")
+	})
+	return s
+}
+
+func (s *rpcServer) send(line string) {
+	s.t.Helper()
+	_, err := io.WriteString(s.stdin, line+"\n")
+	require.NoError(s.t, err)
+}
+
+func (s *rpcServer) sendJSON(v any) {
+	s.t.Helper()
+	b, err := json.Marshal(v)
+	require.NoError(s.t, err)
+	s.send(string(b))
+}
+
+// next returns the next message matching keep, holding the others for later.
+func (s *rpcServer) next(keep func(map[string]any) bool) map[string]any {
+	s.t.Helper()
+	for i, m := range s.held {
+		if keep(m) {
+			s.held = append(s.held[:i], s.held[i+1:]...)
+			return m
+		}
+	}
+	timeout := time.After(15 * time.Second)
+	for {
+		select {
+		case m, ok := <-s.msgs:
+			if !ok {
+				s.t.Fatalf("the server closed stdout; stderr:\n%s", s.stderr.String())
+			}
+			if keep(m) {
+				return m
+			}
+			s.held = append(s.held, m)
+		case <-timeout:
+			s.t.Fatalf("no answer in 15 s; stderr:\n%s", s.stderr.String())
+		}
+	}
+}
+
+// response waits for the response to id.
+func (s *rpcServer) response(id any) map[string]any {
+	s.t.Helper()
+	want, _ := json.Marshal(id)
+	return s.next(func(m map[string]any) bool {
+		got, _ := json.Marshal(m["id"])
+		_, isCall := m["method"]
+		return string(got) == string(want) && !isCall
+	})
+}
+
+func (s *rpcServer) call(id any, method string, params any) map[string]any {
+	s.t.Helper()
+	s.sendJSON(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+	return s.response(id)
+}
+
+func (s *rpcServer) initialize(version string) map[string]any {
+	s.t.Helper()
+	r := s.call(0, "initialize", map[string]any{"protocolVersion": version, "capabilities": map[string]any{},
+		"clientInfo": map[string]any{"name": "raw-driver", "version": "1"}})
+	s.sendJSON(map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"})
+	return r
+}
+
+// toolText returns a tools/call response's text and isError.
+func toolText(t *testing.T, resp map[string]any) (string, bool) {
+	t.Helper()
+	res, ok := resp["result"].(map[string]any)
+	require.True(t, ok, "not a result: %v", resp)
+	content := res["content"].([]any)
+	require.Len(t, content, 1)
+	c := content[0].(map[string]any)
+	require.Equal(t, "text", c["type"])
+	_, hasStructured := res["structuredContent"]
+	require.False(t, hasStructured, "structuredContent would replace the text in Codex and Claude Code")
+	isErr, _ := res["isError"].(bool)
+	return c["text"].(string), isErr
+}
+
+// closeAndWait closes stdin and returns the exit code and how long the exit took.
+func (s *rpcServer) closeAndWait() (int, time.Duration) {
+	s.t.Helper()
+	start := time.Now()
+	require.NoError(s.t, s.stdin.Close())
+	return s.wait(start)
+}
+
+func (s *rpcServer) wait(start time.Time) (int, time.Duration) {
+	s.t.Helper()
+	select {
+	case <-s.exited:
+	case <-time.After(10 * time.Second):
+		s.t.Fatal("the server did not exit")
+	}
+	return s.cmd.ProcessState.ExitCode(), time.Since(start)
+}
+
+func TestMCPProtocolRevisions(t *testing.T) {
+	m := newMock(t)
+	m.search = answer(200, searchAnswer)
+	m.fetch = answer(200, fetchAnswer)
+	for _, version := range protocolRevisions {
+		t.Run(version, func(t *testing.T) {
+			s := startMCP(t, baseEnv(t), "--base-url", m.URL, "--fetch", "preferred")
+			init := s.initialize(version)
+			res := init["result"].(map[string]any)
+			require.Equal(t, version, res["protocolVersion"])
+			require.Equal(t, "deepseek-web-retrieval", res["serverInfo"].(map[string]any)["name"])
+			require.Contains(t, res["capabilities"], "tools")
+
+			list := s.call(1, "tools/list", map[string]any{})
+			var names []string
+			for _, tool := range list["result"].(map[string]any)["tools"].([]any) {
+				tool := tool.(map[string]any)
+				names = append(names, tool["name"].(string))
+				require.Equal(t, "object", tool["inputSchema"].(map[string]any)["type"])
+			}
+			require.ElementsMatch(t, []string{"deepseek_search", "deepseek_fetch"}, names)
+
+			text, isErr := toolText(t, s.call("search-1", "tools/call", map[string]any{"name": "deepseek_search", "arguments": map[string]any{"query": "go idioms"}}))
+			require.False(t, isErr)
+			require.Equal(t, strings.TrimSuffix(searchText, "\n"), text)
+
+			text, isErr = toolText(t, s.call(2, "tools/call", map[string]any{"name": "deepseek_fetch", "arguments": map[string]any{"url": "https://go.dev/doc/effective_go"}}))
+			require.False(t, isErr)
+			require.Equal(t, strings.TrimSuffix(fetchText, "\n"), text)
+
+			text, isErr = toolText(t, s.call(3, "tools/call", map[string]any{"name": "deepseek_fetch", "arguments": map[string]any{"url": "http://127.1/"}}))
+			require.True(t, isErr)
+			require.Equal(t, `DeepSeek Fetch: url refused: host "127.1" is the loopback address 127.0.0.1; private and local addresses never leave this machine`, text)
+
+			// Protocol errors: an unknown tool, an unknown method, a line that is not JSON, a
+			// JSON value that is not a message, a batch. The server answers each and keeps serving.
+			e := s.call(4, "tools/call", map[string]any{"name": "nope", "arguments": map[string]any{}})["error"].(map[string]any)
+			require.Equal(t, float64(-32602), e["code"])
+			require.Equal(t, `unknown tool "nope"`, e["message"])
+			require.Equal(t, float64(-32601), s.call(5, "no/such/method", map[string]any{})["error"].(map[string]any)["code"])
+			s.send(`this is not JSON`)
+			require.Equal(t, map[string]any{"jsonrpc": "2.0", "id": nil, "error": map[string]any{"code": float64(-32700), "message": "parse error: the line is not JSON"}},
+				s.next(func(m map[string]any) bool { return m["id"] == nil }))
+			s.send(`{"id":6,"hello":"world"}`)
+			require.Equal(t, float64(-32600), s.response(6)["error"].(map[string]any)["code"])
+			s.send(`[{"jsonrpc":"2.0","id":7,"method":"ping"}]`)
+			require.Equal(t, float64(-32600), s.next(func(m map[string]any) bool { return m["id"] == nil })["error"].(map[string]any)["code"])
+			require.Equal(t, map[string]any{}, s.call(8, "ping", nil)["result"])
+
+			code, took := s.closeAndWait()
+			require.Equal(t, 0, code, s.stderr.String())
+			require.Less(t, took, time.Second)
+			require.Equal(t, "deepseek-web-retrieval mcp: serving deepseek_search (preferred) and deepseek_fetch (preferred) on stdio; the key is read from $DEEPSEEK_API_KEY at each call\n", s.stderr.String())
+		})
+	}
+}
+
+// The server starts and lists its tools without a key; each call says which variable to set.
+func TestMCPWithoutKey(t *testing.T) {
+	m := newMock(t)
+	s := startMCP(t, []string{"HOME=" + t.TempDir()}, "--base-url", m.URL, "--api-key-env", "MY_DS_KEY")
+	s.initialize("2025-06-18")
+	require.Len(t, s.call(1, "tools/list", map[string]any{})["result"].(map[string]any)["tools"], 2)
+	text, isErr := toolText(t, s.call(2, "tools/call", map[string]any{"name": "deepseek_search", "arguments": map[string]any{"query": "go"}}))
+	require.True(t, isErr)
+	require.Equal(t, "DeepSeek API key not found: set the MY_DS_KEY environment variable", text)
+	require.Empty(t, m.seen())
+	code, _ := s.closeAndWait()
+	require.Equal(t, 0, code)
+}
+
+// blockingMock answers nothing until the request is aborted; aborted receives one value per
+// aborted request.
+func blockingMock(t *testing.T) (m *mockDeepSeek, aborted chan struct{}) {
+	m = newMock(t)
+	aborted = make(chan struct{}, 10)
+	m.fetch = func(_ http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+			aborted <- struct{}{}
+		case <-time.After(20 * time.Second):
+		}
+	}
+	return m, aborted
+}
+
+func startFetch(t *testing.T, s *rpcServer, m *mockDeepSeek, id any) {
+	t.Helper()
+	s.sendJSON(map[string]any{"jsonrpc": "2.0", "id": id, "method": "tools/call",
+		"params": map[string]any{"name": "deepseek_fetch", "arguments": map[string]any{"url": "https://go.dev/slow"}}})
+	select {
+	case <-m.arrived:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the request did not reach DeepSeek")
+	}
+}
+
+func TestMCPCancelledAbortsTheRequest(t *testing.T) {
+	m, aborted := blockingMock(t)
+	s := startMCP(t, baseEnv(t), "--base-url", m.URL)
+	s.initialize("2025-03-26")
+	startFetch(t, s, m, 1)
+	start := time.Now()
+	s.sendJSON(map[string]any{"jsonrpc": "2.0", "method": "notifications/cancelled", "params": map[string]any{"requestId": 1, "reason": "user"}})
+	select {
+	case <-aborted:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the request was not aborted")
+	}
+	require.Less(t, time.Since(start), time.Second)
+	// Still serving.
+	require.Equal(t, map[string]any{}, s.call(2, "ping", nil)["result"])
+	code, _ := s.closeAndWait()
+	require.Equal(t, 0, code)
+}
+
+// EOF, SIGTERM and SIGINT each end the server with exit 0 within a second, aborting the call
+// in flight.
+func TestMCPShutdown(t *testing.T) {
+	for _, how := range []string{"eof", "SIGTERM", "SIGINT"} {
+		t.Run(how, func(t *testing.T) {
+			m, aborted := blockingMock(t)
+			s := startMCP(t, baseEnv(t), "--base-url", m.URL)
+			s.initialize("2025-11-25")
+			startFetch(t, s, m, 1)
+			var code int
+			var took time.Duration
+			switch how {
+			case "eof":
+				code, took = s.closeAndWait()
+			case "SIGTERM", "SIGINT":
+				sig := map[string]syscall.Signal{"SIGTERM": syscall.SIGTERM, "SIGINT": syscall.SIGINT}[how]
+				start := time.Now()
+				require.NoError(t, s.cmd.Process.Signal(sig))
+				code, took = s.wait(start)
+			}
+			require.Equal(t, 0, code, s.stderr.String())
+			require.Less(t, took, time.Second)
+			select {
+			case <-aborted:
+			case <-time.After(2 * time.Second):
+				t.Fatal("the request in flight was not aborted")
+			}
+		})
+	}
+}
+
+func TestMCPOptionsFromFlagsAndEnvironment(t *testing.T) {
+	m := newMock(t)
+	m.search = answer(200, searchAnswer)
+	tests := []struct {
+		name  string
+		env   []string
+		args  []string
+		tools []string
+		count float64
+	}{
+		{"defaults", nil, nil, []string{"deepseek_search", "deepseek_fetch"}, 10},
+		{"variables", []string{"DEEPSEEK_WEB_RETRIEVAL_MAX_RESULTS=3", "DEEPSEEK_WEB_RETRIEVAL_FETCH=off"}, nil, []string{"deepseek_search"}, 3},
+		{"flags win", []string{"DEEPSEEK_WEB_RETRIEVAL_MAX_RESULTS=3", "DEEPSEEK_WEB_RETRIEVAL_FETCH=off"}, []string{"--max-results", "7", "--fetch", "optional"}, []string{"deepseek_search", "deepseek_fetch"}, 7},
+		{"blank variable ignored", []string{"DEEPSEEK_WEB_RETRIEVAL_MAX_RESULTS="}, nil, []string{"deepseek_search", "deepseek_fetch"}, 10},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			before := len(m.seen())
+			s := startMCP(t, append(baseEnv(t), tc.env...), append([]string{"--base-url", m.URL}, tc.args...)...)
+			s.initialize("2025-06-18")
+			var names []string
+			for _, tool := range s.call(1, "tools/list", map[string]any{})["result"].(map[string]any)["tools"].([]any) {
+				names = append(names, tool.(map[string]any)["name"].(string))
+			}
+			require.ElementsMatch(t, tc.tools, names)
+			_, isErr := toolText(t, s.call(2, "tools/call", map[string]any{"name": "deepseek_search", "arguments": map[string]any{"query": "go", "question": "how?"}}))
+			require.False(t, isErr)
+			seen := m.seen()
+			require.Len(t, seen, before+1)
+			require.Equal(t, map[string]any{"query": "go", "count": tc.count, "need_content": false, "ori_question": "how?"}, seen[before].Body)
+			code, _ := s.closeAndWait()
+			require.Equal(t, 0, code)
+		})
+	}
+}
+
+func TestMCPWarnsAboutUnknownVariables(t *testing.T) {
+	s := startMCP(t, append(baseEnv(t), "DEEPSEEK_WEB_RETRIEVAL_MAX_RESULT=3"))
+	s.initialize("2025-06-18")
+	code, _ := s.closeAndWait()
+	require.Equal(t, 0, code)
+	require.True(t, strings.HasPrefix(s.stderr.String(), "deepseek-web-retrieval mcp: warning: DEEPSEEK_WEB_RETRIEVAL_MAX_RESULT is not an option variable; ignored\n"), s.stderr.String())
+}
+
+// Invalid options stop the server at start: exit 2, the reason on stderr, nothing on stdout.
+func TestMCPInvalidOptions(t *testing.T) {
+	tests := []struct {
+		name   string
+		env    []string
+		args   []string
+		stderr string
+	}{
+		{"flag out of range", nil, []string{"--max-results", "0"}, "deepseek-web-retrieval mcp: --max-results: "},
+		{"flag not a number", nil, []string{"--timeout-ms", "soon"}, `deepseek-web-retrieval mcp: invalid value "soon" for flag --timeout-ms: want a whole number`},
+		{"bad tier", nil, []string{"--search", "always"}, `deepseek-web-retrieval mcp: --search: want off, optional, preferred or forced, got "always"`},
+		{"unknown flag", nil, []string{"--nope"}, "deepseek-web-retrieval mcp: flag provided but not defined: --nope"},
+		{"an argument", nil, []string{"wasi"}, `deepseek-web-retrieval mcp: takes no arguments, got "wasi"`},
+		{"variable out of range", []string{"DEEPSEEK_WEB_RETRIEVAL_MAX_RESULTS=99"}, nil, "deepseek-web-retrieval mcp: DEEPSEEK_WEB_RETRIEVAL_MAX_RESULTS: "},
+		{"variable not a number", []string{"DEEPSEEK_WEB_RETRIEVAL_MAX_RETRIES=many"}, nil, "deepseek-web-retrieval mcp: DEEPSEEK_WEB_RETRIEVAL_MAX_RETRIES: want a whole number"},
+		{"variable bad tier", []string{"DEEPSEEK_WEB_RETRIEVAL_FETCH=sometimes"}, nil, `deepseek-web-retrieval mcp: DEEPSEEK_WEB_RETRIEVAL_FETCH: want off, optional, preferred or forced, got "sometimes"`},
+		{"http base URL", nil, []string{"--base-url", "http://api.deepseek.com"}, "deepseek-web-retrieval mcp: --base-url: "},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := runBin(t, append(baseEnv(t), tc.env...), append([]string{"mcp"}, tc.args...)...)
+			require.Equal(t, exitUsage, r.code, r.stderr)
+			require.Empty(t, r.stdout)
+			require.True(t, strings.HasPrefix(r.stderr, tc.stderr), "stderr:\n%s", r.stderr)
+		})
+	}
+}
+
+func TestMCPHelp(t *testing.T) {
+	r := runBin(t, baseEnv(t), "help", "mcp")
+	require.Equal(t, 0, r.code)
+	require.True(t, strings.HasPrefix(r.stdout, "Usage: deepseek-web-retrieval mcp [--search TIER] [--fetch TIER] [--api-key-env NAME] [option flags]\n"), r.stdout)
+	require.Contains(t, r.stdout, "DEEPSEEK_WEB_RETRIEVAL_MAX_RESULTS=5")
+	r = runBin(t, baseEnv(t), "--help")
+	require.Contains(t, r.stdout, fmt.Sprintf("  %-10s %s\n", "mcp", "serve deepseek_search and deepseek_fetch to MCP hosts over stdio"))
+}

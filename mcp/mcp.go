@@ -1,0 +1,264 @@
+// Package mcp serves DeepSeek Search and Fetch as the tools of a Model
+// Context Protocol server, so every MCP host (Codex, Claude Code, Gemini CLI,
+// Cursor, OpenCode's mcp key, …) gets the same retrieval as the OpenCode
+// plugin: the same options and tiers, the same tool descriptions and input
+// validation, and exactly the text the CLI prints.
+//
+// It is a host adapter beside package opencode: it maps MCP tool calls onto
+// [core.Operation]s and drives them with [httpdriver]. The protocol itself is
+// the official Go SDK's (github.com/modelcontextprotocol/go-sdk).
+//
+//	srv := mcp.NewServer(mcp.Options{Config: cfg})
+//	err := srv.Run(ctx, &sdk.StdioTransport{})
+//
+// # Tools
+//
+//   - deepseek_search: {query, question?}; question is sent as ori_question.
+//   - deepseek_fetch: {url, format?}; format accepts only "markdown".
+//
+// A tier of "off" hides a tool; "preferred" and "forced" add a sentence to
+// its description that tells the model to prefer it over the host's built-in
+// tool. Every failure (bad input, a missing key, a refused URL, an HTTP
+// error, a timeout, cancellation) is a tool result with isError set and our
+// sentence as its text; only unknown tools and malformed requests are
+// JSON-RPC errors. Results carry no structuredContent: see RATIONALE.md.
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/httpdriver"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/opencode"
+)
+
+// Name is the server name reported in the initialize result.
+const Name = "deepseek-web-retrieval"
+
+// Tool names, the same as on OpenCode.
+const (
+	SearchTool = opencode.SearchTool
+	FetchTool  = opencode.FetchTool
+)
+
+// What the preferred and forced tiers tell the model to avoid: MCP hosts name
+// their built-ins differently (web_search, WebFetch, google_web_search, …).
+const (
+	builtinSearch = "the host's built-in web search tool"
+	builtinFetch  = "the host's built-in web fetch tool"
+)
+
+// questionProperty is the MCP-only search input: hosts may pass the user's
+// own question, which DeepSeek uses to rank results.
+const questionProperty = `{"type":"string","description":"Optional: the user's original question in their own words, when it says more than the query; DeepSeek uses it to rank results."}`
+
+// Options configures a server. The zero Options serves both tools with the
+// default options, reading DEEPSEEK_API_KEY from the process environment.
+type Options struct {
+	// Config holds the validated options, tiers included. Nil means the
+	// defaults of core.NewConfig.
+	Config *core.Config
+	// Getenv reads the API key's variable at every call (never at start).
+	// Nil means os.Getenv.
+	Getenv func(string) string
+	// Client performs the HTTP requests. Nil means httpdriver.NewClient().
+	Client *http.Client
+	// Env is the engine's clock and randomness. A zero Env means time.Now
+	// and math/rand/v2.
+	Env core.Env
+	// Version is the serverInfo version. Empty means core.Version.
+	Version string
+}
+
+// NewServer returns an MCP server with the tools cfg's tiers ask for. Run it
+// with (*sdk.Server).Run on a transport; the calls in flight are cancelled
+// when the client disconnects. [Serve] also cancels them when its context
+// ends.
+func NewServer(o Options) *sdk.Server {
+	return newServer(newHandler(o), o.Version)
+}
+
+// Serve runs a server on t until the client disconnects (for stdio: EOF) or
+// ctx is done. Either way it cancels the calls in flight first, so it returns
+// promptly; a cancelled ctx is a clean end and returns nil.
+func Serve(ctx context.Context, o Options, t sdk.Transport) error {
+	h := newHandler(o)
+	h.lifetime = ctx
+	err := newServer(h, o.Version).Run(ctx, t)
+	if ctx.Err() != nil {
+		return nil
+	}
+	return err
+}
+
+func newServer(h *handler, version string) *sdk.Server {
+	if version == "" {
+		version = core.Version
+	}
+	srv := sdk.NewServer(&sdk.Implementation{Name: Name, Title: "DeepSeek Web Retrieval", Version: version}, &sdk.ServerOptions{
+		// No logging capability: diagnostics go to stderr, never to the
+		// protocol stream.
+		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{}},
+	})
+	for _, t := range Tools(h.cfg) {
+		srv.AddTool(t, h.call)
+	}
+	return srv
+}
+
+// Tools returns the tool definitions cfg's tiers ask for: none, one or both.
+func Tools(cfg *core.Config) []*sdk.Tool {
+	var tools []*sdk.Tool
+	yes := true
+	if cfg.Search != core.TierOff {
+		tools = append(tools, &sdk.Tool{
+			Name:        SearchTool,
+			Title:       "DeepSeek Search",
+			Description: opencode.SearchDescription(cfg, builtinSearch),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"query":` + opencode.SearchQueryProperty(cfg) +
+				`,"question":` + questionProperty + `},"required":["query"],"additionalProperties":false}`),
+			Annotations: &sdk.ToolAnnotations{Title: "DeepSeek Search", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &yes},
+		})
+	}
+	if cfg.Fetch != core.TierOff {
+		tools = append(tools, &sdk.Tool{
+			Name:        FetchTool,
+			Title:       "DeepSeek Fetch",
+			Description: opencode.FetchDescription(cfg, builtinFetch),
+			InputSchema: opencode.FetchInput(),
+			Annotations: &sdk.ToolAnnotations{Title: "DeepSeek Fetch", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &yes},
+		})
+	}
+	return tools
+}
+
+// handler runs tool calls; it is shared by every call and safe for
+// concurrent use.
+type handler struct {
+	cfg    *core.Config
+	getenv func(string) string
+	client *http.Client
+	eng    *core.Engine
+	// lifetime, when set, cancels every call when it ends (the SDK waits
+	// for calls in flight before it closes a session).
+	lifetime context.Context
+}
+
+func newHandler(o Options) *handler {
+	h := &handler{cfg: o.Config, getenv: o.Getenv, client: o.Client}
+	if h.cfg == nil {
+		cfg, _, err := core.NewConfig(core.Options{})
+		if err != nil {
+			panic(err) // the defaults are valid
+		}
+		h.cfg = cfg
+	}
+	if h.getenv == nil {
+		h.getenv = os.Getenv
+	}
+	if h.client == nil {
+		h.client = httpdriver.NewClient()
+	}
+	env := o.Env
+	if env.Now == nil {
+		env.Now = time.Now
+	}
+	if env.Random == nil {
+		env.Random = rand.Float64
+	}
+	h.eng = core.NewEngine(env)
+	return h
+}
+
+// call is the tools/call handler of both tools. It never returns a Go error:
+// every failure is a tool result with IsError and our sentence.
+func (h *handler) call(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+	if h.lifetime != nil {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		defer context.AfterFunc(h.lifetime, cancel)()
+	}
+	op, err := decode(req.Params.Name, req.Params.Arguments, h.cfg)
+	if err != nil {
+		return failure(err.Error()), nil
+	}
+	op.APIKey = h.cfg.ResolveKey(h.getenv)
+	step := h.run(ctx, op, h.progress(ctx, req))
+	if step.Err != nil {
+		return failure(step.Err.Message), nil
+	}
+	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: Text(step.Result)}}}, nil
+}
+
+// Text is the text a result shows the model: exactly what the CLI's search
+// and fetch print (SPEC §6), without the final newline.
+func Text(r *core.Result) string {
+	if r.Search != nil {
+		return r.Search.Text()
+	}
+	return r.Fetch.Text
+}
+
+func failure(msg string) *sdk.CallToolResult {
+	return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: msg}}}
+}
+
+// run drives op like httpdriver.Run, telling progress about every retry wait.
+func (h *handler) run(ctx context.Context, op core.Operation, progress func(*core.Request, core.Reply)) core.Step {
+	step := h.eng.Start(op)
+	for !step.Done {
+		reply := httpdriver.Perform(ctx, h.client, step.Request)
+		if reply.Kind == core.ReplyCancelled {
+			return h.eng.Cancel(step.Handle)
+		}
+		step = h.eng.Resume(step.Handle, reply)
+		if !step.Done && progress != nil {
+			progress(step.Request, reply)
+		}
+	}
+	return step
+}
+
+// progress returns what reports a retry wait to the client, or nil when the
+// client gave no progress token. Progress counts attempts made; the total is
+// the most a call may make.
+func (h *handler) progress(ctx context.Context, req *sdk.CallToolRequest) func(*core.Request, core.Reply) {
+	token := req.Params.GetProgressToken()
+	if token == nil || req.Session == nil {
+		return nil
+	}
+	name := map[string]string{SearchTool: "DeepSeek Search", FetchTool: "DeepSeek Fetch"}[req.Params.Name]
+	total := h.cfg.MaxRetries + 1
+	return func(next *core.Request, prev core.Reply) {
+		_ = req.Session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{
+			ProgressToken: token,
+			Progress:      float64(next.Attempt - 1),
+			Total:         float64(total),
+			Message: fmt.Sprintf("%s: attempt %d of %d failed (%s); retrying in %.1f s",
+				name, next.Attempt-1, total, outcome(prev), float64(next.DelayMs)/1000),
+		})
+	}
+}
+
+// outcome names how an attempt ended, without any body text (which could
+// echo the key).
+func outcome(r core.Reply) string {
+	switch r.Kind {
+	case core.ReplyResponse:
+		return fmt.Sprintf("HTTP %d", r.Status)
+	case core.ReplyTimeout:
+		return "timed out"
+	case core.ReplyTooLarge:
+		return "response too large"
+	}
+	return "network error"
+}
