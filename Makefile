@@ -51,7 +51,7 @@ test: lint check-wasm test-go test-js
 # does, so each package is compiled once: -trimpath is part of the build cache key, and a cold
 # cache otherwise compiles the CLI and its dependencies twice. (`go env GOFLAGS` keeps flags
 # set with `go env -w`, which a GOFLAGS variable would otherwise hide.)
-test: export GOFLAGS = $(strip $(shell $(GO) env GOFLAGS) -trimpath)
+test: export GOFLAGS := $(strip $(shell $(GO) env GOFLAGS 2>/dev/null) -trimpath)
 
 test-go:
 	$(GO) test -count=1 ./...
