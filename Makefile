@@ -57,15 +57,26 @@ check-wasm:
 
 test: lint check-wasm test-go test-js test-hosts
 
+# Every Go build in `make test` (vet, go test, the CLI that cmd/'s tests build, the reactor of
+# wasi.test.js, the `make install` of e2e-install.test.js) uses -trimpath, as `make build`
+# does, so each package is compiled once: -trimpath is part of the build cache key, and a cold
+# cache otherwise compiles the CLI and its dependencies twice. (`go env GOFLAGS` keeps flags
+# set with `go env -w`, which a GOFLAGS variable would otherwise hide.)
+test: export GOFLAGS := $(strip $(shell $(GO) env GOFLAGS 2>/dev/null) -trimpath)
+
 test-go:
 	$(GO) test -count=1 ./...
 
 js-deps:
 	cd $(JSDIR) && npm install --no-audit --no-fund
 
-# The same node:test files run under Node and under Bun 1.3.14 (OpenCode's runtime).
+# The node:test files run under Node and under Bun 1.3.14 (OpenCode's runtime); the files
+# that start the real OpenCode (e2e-*.test.js) run once, under Bun, three files at a time.
 test-js: js-deps
-	cd $(JSDIR) && npm test && npm run test:bun
+	cd $(JSDIR) && npm test && npm run test:bun && npm run test:e2e
+
+test-e2e: js-deps
+	cd $(JSDIR) && npm run test:e2e
 
 # Real MCP hosts (Codex, Claude Code, Gemini CLI, Pi) on loopback mocks: tests/hosts/README.md.
 # npm ci only when the lockfile changed (node_modules/.package-lock.json is npm's own stamp).
