@@ -130,7 +130,8 @@ func NewPlan(host string, cfg *core.Config, warnings []string) (*Plan, error) {
 
 func fetchTool(cfg *core.Config, host string) Tool {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Fetch one public web page through DeepSeek's Fetch API and return its content as Markdown, at most %d characters (longer pages end with \"[content truncated]\"). ", cfg.FetchMaxChars)
+	fmt.Fprintf(&b, "Fetch one public web page through DeepSeek's Fetch API and return its content as Markdown, at most %d characters per call. ", cfg.FetchMaxChars)
+	b.WriteString(pagingHelp(cfg))
 	b.WriteString("Use it to read a page whose URL you know, for example a search result. ")
 	b.WriteString("Only absolute http:// and https:// URLs on the public internet: localhost, private and local-network addresses are refused before anything is sent. ")
 	b.WriteString("JavaScript is not run and private or binary files are not supported.")
@@ -140,7 +141,7 @@ func fetchTool(cfg *core.Config, host string) Tool {
 	url := json.RawMessage(`{"type":"string","description":"The absolute http:// or https:// URL of the page to fetch."}`)
 	t := Tool{Name: FetchTool, Description: b.String()}
 	if host == HostV1 {
-		t.Args = mustJSON(map[string]json.RawMessage{"url": url})
+		t.Args = mustJSON(map[string]json.RawMessage{"url": url, "offset": offsetSchema})
 		return t
 	}
 	t.Input = mustJSON(map[string]any{
@@ -148,6 +149,7 @@ func fetchTool(cfg *core.Config, host string) Tool {
 		"properties": map[string]json.RawMessage{
 			"url":    url,
 			"format": json.RawMessage(`{"type":"string","enum":["markdown"],"description":"Output format. Only \"markdown\" is available; leave it out."}`),
+			"offset": offsetSchema,
 		},
 		"required":             []string{"url"},
 		"additionalProperties": false,
@@ -211,7 +213,11 @@ func ToolCall(tool string, args json.RawMessage, cfg *core.Config) (core.Operati
 		if err != nil {
 			return core.Operation{}, err
 		}
-		return core.Operation{Kind: core.KindFetch, URL: u, Format: f, Config: cfg}, nil
+		off, err := offsetArg(tool, fields["offset"])
+		if err != nil {
+			return core.Operation{}, err
+		}
+		return core.Operation{Kind: core.KindFetch, URL: u, Format: f, Offset: off, Config: cfg}, nil
 	case SearchTool:
 		q, err := str("query", true)
 		if err != nil {
@@ -265,19 +271,30 @@ type FetchMetadata struct {
 	// Truncated tells OpenCode 2.x the tool already cut its output, so the
 	// host's own 50 KiB cut does not apply; set only when it did.
 	Truncated bool `json:"truncated,omitempty"`
+	// Offset is where this part starts, NextOffset where the next one does
+	// (absent for the last part), TotalChars the page's length; all in code
+	// points.
+	Offset     int `json:"offset"`
+	NextOffset int `json:"nextOffset,omitempty"`
+	TotalChars int `json:"totalChars"`
+	// Cached is true when the page came from the cache, with no request.
+	Cached bool `json:"cached"`
 }
 
 // SearchMetadata is deepseek_search's metadata.
 type SearchMetadata struct {
 	Query   string `json:"query"`
 	Results int    `json:"results"`
+	// Cached is true when the answer came from the cache, with no request.
+	Cached bool `json:"cached"`
 }
 
 // ResultFor maps an operation's result onto the tool result.
 func ResultFor(r *core.Result) ToolResult {
 	if f := r.Fetch; f != nil {
-		return ToolResult{Content: f.Text, Metadata: FetchMetadata{URL: f.URL, Title: f.Title, Chars: f.Chars, ContentTruncated: f.Truncated, Truncated: f.Truncated}}
+		return ToolResult{Content: f.Text, Metadata: FetchMetadata{URL: f.URL, Title: f.Title, Chars: f.Chars, ContentTruncated: f.Truncated, Truncated: f.Truncated,
+			Offset: f.Offset, NextOffset: f.NextOffset, TotalChars: f.TotalChars, Cached: f.Cached}}
 	}
 	s := r.Search
-	return ToolResult{Content: s.Text(), Metadata: SearchMetadata{Query: s.Query, Results: len(s.Hits)}}
+	return ToolResult{Content: s.Text(), Metadata: SearchMetadata{Query: s.Query, Results: len(s.Hits), Cached: s.Cached}}
 }
