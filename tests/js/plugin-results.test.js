@@ -90,7 +90,8 @@ test("2.x provider: an empty result set is an empty array, not an error", async 
 test("1.x deepseek_search: exact numbered text", async () => {
   const h = await env.v1({ search: "optional", fetch: "off" })
   env.ds.enqueue("search", { json: SEARCH })
-  const r = await h.runTool("deepseek_search", { query: "  the guide  " })
+  // Not "the guide" again: the 2.x test above would answer it from the search cache.
+  const r = await h.runTool("deepseek_search", { query: "  the 1.x guide  " })
   assert.equal(r.status, "completed", r.output)
   assert.equal(
     r.output,
@@ -110,7 +111,7 @@ test("1.x deepseek_search: exact numbered text", async () => {
       "Bare.",
     ].join("\n"),
   )
-  assert.equal(env.ds.searchRequests[0].json.query, "the guide")
+  assert.equal(env.ds.searchRequests[0].json.query, "the 1.x guide")
 })
 
 test("search options reach the wire: maxResults, domains, language", async () => {
@@ -136,7 +137,15 @@ test("2.x deepseek_fetch: exact content and metadata", async () => {
   assert.equal(r.ok, true, r.content)
   const text = "# Page Title\n\nFirst paragraph.\n\n## Section\n\nMore."
   assert.equal(r.content, text)
-  assert.deepEqual(r.metadata, { url: "https://docs.example/page", title: "Page Title", chars: codePoints(text), contentTruncated: false })
+  assert.deepEqual(r.metadata, {
+    url: "https://docs.example/page",
+    title: "Page Title",
+    chars: codePoints(text),
+    contentTruncated: false,
+    offset: 0,
+    totalChars: codePoints(text),
+    cached: false,
+  })
   assert.deepEqual(Object.keys(r.raw).sort(), ["content", "metadata"], "never `output`")
   assert.deepEqual(env.ds.fetchRequests[0].json, { url: "https://docs.example/page" })
 })
@@ -150,14 +159,17 @@ test("deepseek_fetch: no duplicate heading when the content starts with it; form
   assert.match(r.content, /^\s*# same\n\nBody\.$/)
 })
 
-test("deepseek_fetch: a small fetchMaxChars cuts with [content truncated] inside the limit", async () => {
+test("deepseek_fetch: a small fetchMaxChars cuts with the [content truncated: …] line inside the limit", async () => {
   const host = await env.v2({ fetchMaxChars: 200 })
   const body = Array.from({ length: 60 }, (_, i) => `line ${i} with ünïcödé 🙂`).join("\n")
   env.ds.enqueue("fetch", { json: { title: "Long", content: body } })
   const r = await host.runTool("deepseek_fetch", { url: "https://docs.example/long" })
   assert.equal(r.ok, true, r.content)
   assert.ok(r.content.startsWith("# Long\n\nline 0 with ünïcödé 🙂\n"))
-  assert.ok(r.content.endsWith("\n[content truncated]"), JSON.stringify(r.content.slice(-40)))
+  assert.ok(
+    r.content.endsWith("\n[content truncated: showing 0–99 of 1,377 characters; call deepseek_fetch with offset 99 for more]"),
+    JSON.stringify(r.content.slice(-120)),
+  )
   assert.ok(codePoints(r.content) <= 200)
   assert.equal(r.content.isWellFormed?.() ?? true, true)
   assert.equal(r.metadata.contentTruncated, true)
