@@ -172,12 +172,15 @@ func (p *Page) Part(offset, maxChars int, hint string) (FetchResult, error) {
 	if marker != truncationMarker {
 		marker = line(end)
 	}
-	if head = strings.TrimRightFunc(head, unicode.IsSpace); head != "" {
-		r.Text = head + "\n" + marker
+	// Count what is kept rather than the text: a part is up to 16,000 code
+	// points, the white space dropped a few.
+	trimmed := strings.TrimRightFunc(head, unicode.IsSpace)
+	kept := end - offset - runeCount(head[len(trimmed):])
+	if r.Chars = runeCount(marker); trimmed != "" {
+		r.Text, r.Chars = trimmed+"\n"+marker, kept+1+r.Chars
 	} else {
 		r.Text = marker
 	}
-	r.Chars = runeCount(r.Text)
 	return r, nil
 }
 
