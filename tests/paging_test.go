@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 
@@ -182,7 +181,7 @@ func BenchmarkPagingCachedPart(b *testing.B) {
 	fillCache(b, m, 1)
 	for i := 0; b.Loop(); i++ {
 		in := json.RawMessage(fmt.Sprintf(`{"tool":"deepseek_fetch","args":{"url":"https://example.com/0","offset":%d}}`, i%60*16000))
-		r, err := m.Start(ctx, abi.Start{V: 1, Kind: abi.KindTool, Options: json.RawMessage(`{"baseURL":"http://127.0.0.1:1"` + os.Getenv("PAGING_OPTS") + `}`), APIKey: testKey, Input: in})
+		r, err := m.Start(ctx, abi.Start{V: 1, Kind: abi.KindTool, Options: json.RawMessage(`{"baseURL":"http://127.0.0.1:1"}`), APIKey: testKey, Input: in})
 		if err != nil || r.Error != nil || r.Step.Step != abi.StepDone {
 			b.Fatalf("not served from the cache: %v %+v", err, r.Step)
 		}
