@@ -109,7 +109,7 @@ func (e *OffsetError) Error() string {
 // 0. When more follows, the part ends with a line that says where the
 // reader is and how to go on:
 //
-//	[content truncated: showing 16,000–31,873 of 91,234 characters; call deepseek_fetch with offset 31873 for more]
+//	[content truncated: showing 16,000–31,888 of 91,234 characters; call deepseek_fetch with offset 31888 for more]
 //
 // The line is counted inside maxChars, as SPEC §3.5 counts
 // "[content truncated]": the content kept is maxChars minus the line and its
