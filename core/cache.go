@@ -2,8 +2,8 @@ package core
 
 import (
 	"container/list"
-	"crypto/sha256"
 	"fmt"
+	"hash/maphash"
 	"net/url"
 	"strings"
 	"sync"
@@ -70,21 +70,22 @@ func (e *Engine) DropCache() {
 
 // cacheKey identifies a cached answer: what was asked, of which DeepSeek
 // endpoint, with the options that change the answer, and by which
-// credential (a digest of the API key, so one key's answers are never
-// served to a call with another). Only text is ever printed.
+// credential (a seeded 64-bit hash of the API key, so one key's answers are
+// never served to a call with another, and the key itself is not kept).
+// Only text is ever printed.
 type cacheKey struct {
 	text string
-	cred [16]byte
+	cred uint64
 }
+
+// credSeed seeds the credential hash; it is random per process.
+var credSeed = maphash.MakeSeed()
 
 // String is the key's printed form; it never holds the API key.
 func (k cacheKey) String() string { return k.text }
 
 func newCacheKey(text, apiKey string) cacheKey {
-	sum := sha256.Sum256([]byte("deepseek-web-retrieval cache\x00" + apiKey))
-	k := cacheKey{text: mask(text, apiKey)}
-	copy(k.cred[:], sum[:])
-	return k
+	return cacheKey{text: mask(text, apiKey), cred: maphash.String(credSeed, apiKey)}
 }
 
 // fetchKey keys a page by the fetch endpoint and the page URL with scheme
