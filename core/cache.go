@@ -269,8 +269,10 @@ func (o *operation) remember(page *Page, search *SearchResult, env Env) {
 		e.key = fetchKey(o)
 		e.size = page.size()
 	} else {
-		e.key = searchKey(o)
-		e.size = searchSize(search)
+		// The caller gets res itself: keep a copy it cannot edit.
+		cp := *search
+		cp.Hits = append([]Hit(nil), search.Hits...)
+		e.search, e.key, e.size = &cp, searchKey(o), searchSize(search)
 	}
 	e.size += int64(len(e.key.text)) + 128
 	o.cache.put(e, o.cfg.CacheMaxBytes)

@@ -229,6 +229,10 @@ func TestCacheSearch(t *testing.T) {
 	require.Equal(t, 1, n)
 	want := s.Result.Search
 	require.False(t, want.Cached)
+	first := *want
+	first.Hits = append([]Hit(nil), want.Hits...)
+	want.Hits[0].Title = "edited by the first caller"
+	want = &first
 
 	// The same final query (after trimming) with the same options.
 	s, n = run(t, e, Operation{Kind: KindSearch, Query: "wasi", Config: cfg}, nil)
