@@ -19,11 +19,11 @@ const UserAgent = "deepseek-web-retrieval/" + Version
 
 // Env carries what the engine must not read by itself: the clock and a
 // source of randomness. The zero Env is usable: without Now, an HTTP-date
-// Retry-After is ignored in favour of backoff; without Random, backoff has
-// no jitter (as if Random returned 0.5).
+// Retry-After is ignored in favour of backoff and nothing is cached;
+// without Random, backoff has no jitter (as if Random returned 0.5).
 type Env struct {
-	// Now returns the current time; used only to turn an HTTP-date
-	// Retry-After into a delay.
+	// Now returns the current time; used to turn an HTTP-date Retry-After
+	// into a delay and to age the cache.
 	Now func() time.Time
 	// Random returns a number in [0, 1); used only for backoff jitter.
 	Random func() float64
@@ -38,11 +38,13 @@ type Engine struct {
 	mu   sync.Mutex
 	next Handle
 	ops  map[Handle]*operation
+	// cache keeps fetched pages and search answers (cache.go).
+	cache *cache
 }
 
 // NewEngine returns an engine with no operations in flight.
 func NewEngine(env Env) *Engine {
-	return &Engine{env: env, ops: make(map[Handle]*operation)}
+	return &Engine{env: env, ops: make(map[Handle]*operation), cache: newCache()}
 }
 
 // InFlight returns the number of operations not yet done.
@@ -61,6 +63,9 @@ type operation struct {
 	request Request   // the first attempt, with Attempt advanced to the one in flight; retries copy it
 	query   string    // final query (search)
 	url     string    // page URL (fetch)
+	offset  int       // first code point of the part to return (fetch)
+	hint    string    // Operation.ContinueHint (fetch)
+	cache   *cache    // where to keep the answer; nil when not caching
 	// messages is the turn of a search on the Messages backend, nil on
 	// the Search API (messages.go).
 	messages *messagesTurn
@@ -84,6 +89,12 @@ func (e *Engine) Start(op Operation) Step {
 		// may hold the key.
 		err.Message = mask(err.Message, strings.TrimSpace(op.APIKey))
 		return Step{Done: true, Err: err}
+	}
+	if s, ok := e.fromCache(o); ok {
+		return s
+	}
+	if e.caching(o) {
+		o.cache = e.cache
 	}
 	e.mu.Lock()
 	e.next++
@@ -175,7 +186,10 @@ func prepare(op Operation) (*operation, *Error) {
 		if err != nil {
 			return nil, err
 		}
-		o.url = u
+		if op.Offset < 0 {
+			return nil, &Error{Code: CodeInvalidInput, Message: "DeepSeek Fetch: " + (&OffsetError{Offset: op.Offset}).Error()}
+		}
+		o.url, o.offset, o.hint = u, op.Offset, op.ContinueHint
 		path = "/v1/tools/fetch"
 		body = fetchBody{URL: u}
 	default:
@@ -285,7 +299,7 @@ func (o *operation) resume(r Reply, env Env) Step {
 	}
 	switch s := r.Status; {
 	case s >= 200 && s < 300:
-		return o.success(r.Body)
+		return o.success(r.Body, env)
 	case s >= 300 && s < 400:
 		return fail(CodeRedirect, s, "HTTP %d: DeepSeek answered with a redirect, which is never followed", s)
 	case s < 100 || s > 599:
@@ -318,18 +332,26 @@ func retryable(status int) bool {
 	return status == 408 || status == 425 || status == 429 || status >= 500 && status <= 599
 }
 
-func (o *operation) success(body []byte) Step {
+func (o *operation) success(body []byte, env Env) Step {
 	if o.messages != nil {
-		return o.messagesSuccess(body)
+		return o.messagesSuccess(body, env)
 	}
 	if o.kind == KindSearch {
 		res, err := processSearch(body, o.query, o.cfg, o.redact)
 		if err != nil {
 			return Step{Done: true, Err: &Error{Code: CodeMalformed, Message: malformedMessage(o.name, err, body, o.cfg, o.redact)}}
 		}
+		o.remember(nil, res, env)
 		return Step{Done: true, Result: &Result{Search: res}}
 	}
-	res, err := processFetch(body, o.url, o.cfg, o.redact)
+	page, err := decodePage(body, o.url, o.cfg, o.redact)
+	if err == nil {
+		o.remember(page, nil, env)
+	}
+	var res *FetchResult
+	if err == nil {
+		res, err = partOf(page, o.url, o.offset, o.cfg, o.hint)
+	}
 	if err != nil {
 		err.Message = o.redact(err.Message)
 		return Step{Done: true, Err: err}

@@ -454,7 +454,7 @@ func TestKeyMasking(t *testing.T) {
 	})
 	t.Run("fetch result", func(t *testing.T) {
 		s := fetch(t, nil, "https://go.dev/", okReply(fetchBodyJSON(t, "T "+testKey, "body "+testKey)))
-		require.Equal(t, &FetchResult{URL: "https://go.dev/", Title: "T [redacted]", Text: "# T [redacted]\n\nbody [redacted]", Chars: 31}, s.Result.Fetch)
+		require.Equal(t, &FetchResult{URL: "https://go.dev/", Title: "T [redacted]", Text: "# T [redacted]\n\nbody [redacted]", Chars: 31, TotalChars: 31}, s.Result.Fetch)
 	})
 	t.Run("malformed", func(t *testing.T) {
 		s := search(t, nil, "q", okReply(testKey))

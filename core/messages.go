@@ -303,6 +303,9 @@ type ServerToolUse struct {
 type messagesTurn struct {
 	prompt string
 	tool   webSearchTool
+	// first is the body of the turn's first request: what the search
+	// cache keys the answer by (continuations change the request body).
+	first  []byte
 	blocks []anthropic.Block
 	usage  Usage
 	// paused is true when the last response stopped with pause_turn;
@@ -369,6 +372,7 @@ func prepareMessages(o *operation, op Operation) (*operation, *Error) {
 	if jerr != nil {
 		return nil, &Error{Code: CodeInternal, Message: "deepseek-web-retrieval: encode request: " + jerr.Error()}
 	}
+	t.first = body
 	o.request = Request{
 		Method: "POST",
 		URL:    cfg.Messages.Endpoint,
@@ -419,7 +423,7 @@ func messagesMalformed(o *operation, err error, body []byte) string {
 }
 
 // messagesSuccess maps a 2xx Messages response, or continues a paused turn.
-func (o *operation) messagesSuccess(body []byte) Step {
+func (o *operation) messagesSuccess(body []byte, env Env) Step {
 	t := o.messages
 	resp, err := anthropic.Decode(body)
 	if err != nil {
@@ -461,6 +465,7 @@ func (o *operation) messagesSuccess(body []byte) Step {
 		e.Message = o.redact(o.name + " failed: " + e.Message)
 		return Step{Done: true, Err: e}
 	}
+	o.remember(nil, res, env)
 	return Step{Done: true, Result: &Result{Search: res}}
 }
 

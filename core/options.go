@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"sort"
 	"strings"
+	"time"
 )
 
 // Tier says how strongly a capability (search or fetch) is offered to the
@@ -107,6 +108,12 @@ type Options struct {
 	TimeoutMs int `json:"timeoutMs,omitempty"`
 	// MaxRetries is the number of retries (0–5); nil means 2.
 	MaxRetries *int `json:"maxRetries,omitempty"`
+	// CacheTTL is how long a cached page lives after its last use, in
+	// minutes (0–60); nil means 15, 0 turns the page and search caches off.
+	CacheTTL *int `json:"cacheTTL,omitempty"`
+	// CacheMaxMB caps the cache's memory, in MiB (0–64); nil means 64, 0
+	// turns the page and search caches off.
+	CacheMaxMB *int `json:"cacheMaxMB,omitempty"`
 
 	// The Messages search backend (messages.go).
 	MessagesOptions
@@ -125,12 +132,25 @@ const (
 	maxDomainEntries = 100
 )
 
+// Cache defaults and hard bounds; see cache.go and RATIONALE.md.
+const (
+	// DefaultCacheTTLMinutes is how long a page stays cached after its last
+	// use.
+	DefaultCacheTTLMinutes = 15
+	// MaxCacheTTLMinutes is the largest cacheTTL accepted.
+	MaxCacheTTLMinutes = 60
+	// MaxCacheMB is the most memory the cache of one engine may hold, in
+	// MiB; also the default.
+	MaxCacheMB = 64
+)
+
 // optionNames lists every known option, for unknown-name warnings.
 var optionNames = []string{
 	"search", "fetch", "apiKeyEnv", "apiKey", "baseURL", "maxResults",
 	"maxSummaryChars", "minRerank", "minAuthority", "allowUnknownAuthority",
 	"includeDomains", "allowedDomains", "blockedDomains", "language",
 	"localization", "fetchMaxChars", "timeoutMs", "maxRetries",
+	"cacheTTL", "cacheMaxMB",
 	"searchBackend", "messagesBaseURL", "messagesModel", "messagesMaxTokens",
 	"messagesMaxUses", "anthropicVersion", "messagesSummary",
 }
@@ -219,6 +239,14 @@ func ParseOptions(data []byte) (Options, []string, error) {
 			var n int
 			err = decodeRange(v, &n, "maxRetries")
 			o.MaxRetries = &n
+		case "cacheTTL", "cacheMaxMB":
+			var n int
+			err = decodeRange(v, &n, k)
+			if k == "cacheTTL" {
+				o.CacheTTL = &n
+			} else {
+				o.CacheMaxMB = &n
+			}
 		default:
 			var known bool
 			if known, err = o.MessagesOptions.parse(k, v); !known {
@@ -303,6 +331,8 @@ var intRanges = map[string][2]int{
 	"fetchMaxChars":   {minFetchMaxChars, maxFetchMaxChars},
 	"timeoutMs":       {minTimeoutMs, maxTimeoutMs},
 	"maxRetries":      {0, maxMaxRetries},
+	"cacheTTL":        {0, MaxCacheTTLMinutes},
+	"cacheMaxMB":      {0, MaxCacheMB},
 }
 
 func checkRange(name string, n int) error {
@@ -366,6 +396,11 @@ type Config struct {
 	FetchMaxChars         int
 	TimeoutMs             int
 	MaxRetries            int
+	// CacheTTL is how long a cached page lives after its last use; 0 when
+	// caching is off.
+	CacheTTL time.Duration
+	// CacheMaxBytes caps the cache's memory; 0 when caching is off.
+	CacheMaxBytes int64
 
 	// Messages holds the search backend and the Messages backend's
 	// settings (messages.go).
@@ -409,6 +444,8 @@ func NewConfig(o Options) (*Config, []string, error) {
 		FetchMaxChars:         DefaultFetchMaxChars,
 		TimeoutMs:             DefaultTimeoutMs,
 		MaxRetries:            DefaultMaxRetries,
+		CacheTTL:              DefaultCacheTTLMinutes * time.Minute,
+		CacheMaxBytes:         MaxCacheMB << 20,
 	}
 	var warnings []string
 	fail := func(name, format string, args ...any) (*Config, []string, error) {
@@ -479,6 +516,9 @@ func NewConfig(o Options) (*Config, []string, error) {
 			return fail("maxRetries", "%s", err)
 		}
 		c.MaxRetries = *o.MaxRetries
+	}
+	if err := c.setCache(o.CacheTTL, o.CacheMaxMB); err != nil {
+		return nil, nil, err
 	}
 	if o.MinRerank < 0 || o.MinRerank > 3 || math.IsNaN(o.MinRerank) {
 		return fail("minRerank", "want a number from 0 to 3, got %g", o.MinRerank)

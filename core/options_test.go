@@ -3,6 +3,7 @@ package core
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -24,6 +25,8 @@ func TestNewConfigDefaults(t *testing.T) {
 		FetchMaxChars:         16000,
 		TimeoutMs:             30000,
 		MaxRetries:            2,
+		CacheTTL:              15 * time.Minute,
+		CacheMaxBytes:         64 << 20,
 		Messages: MessagesConfig{
 			Backend:          BackendSearch,
 			BaseURL:          "https://api.deepseek.com/anthropic",

@@ -67,17 +67,3 @@ func ellipsize(s string, n int) string {
 	}
 	return strings.TrimRightFunc(clip(s, n-1), unicode.IsSpace) + "…"
 }
-
-// allSpace reports whether s is only white space. ASCII white space is
-// checked a byte at a time without a call per character, so a 5 MiB run
-// of blank lines costs little in WebAssembly.
-func allSpace(s string) bool {
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case ' ', '\t', '\n', '\v', '\f', '\r':
-			continue
-		}
-		return strings.IndexFunc(s[i:], func(r rune) bool { return !unicode.IsSpace(r) }) < 0
-	}
-	return true
-}

@@ -77,10 +77,3 @@ func TestCollapseNMatchesCollapse(t *testing.T) {
 		}
 	}
 }
-
-func TestAllSpace(t *testing.T) {
-	for s, want := range map[string]bool{"": true, " \t\n\v\f\r": true, "\u00a0\u3000 ": true, " x ": false, "\n\n\u00a0y": false, "\u0085": true, "\x85": false} {
-		require.Equal(t, want, allSpace(s), "%q", s)
-		require.Equal(t, strings.IndexFunc(s, notSpace) < 0, allSpace(s), "%q", s)
-	}
-}

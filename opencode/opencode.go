@@ -145,7 +145,7 @@ func NewPlan(host string, cfg *core.Config, warnings []string) (*Plan, error) {
 func fetchTool(cfg *core.Config, host string) Tool {
 	t := Tool{Name: FetchTool, Description: FetchDescription(cfg, BuiltinFetch)}
 	if host == HostV1 {
-		t.Args = mustJSON(map[string]json.RawMessage{"url": json.RawMessage(URLProperty)})
+		t.Args = mustJSON(map[string]json.RawMessage{"url": json.RawMessage(URLProperty), "offset": json.RawMessage(OffsetProperty)})
 		return t
 	}
 	t.Options = nativeTool()
@@ -158,7 +158,8 @@ func fetchTool(cfg *core.Config, host string) Tool {
 // to avoid (BuiltinFetch on OpenCode).
 func FetchDescription(cfg *core.Config, builtin string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Fetch one public web page through DeepSeek's Fetch API and return its content as Markdown, at most %d characters (longer pages end with \"[content truncated]\"). ", cfg.FetchMaxChars)
+	fmt.Fprintf(&b, "Fetch one public web page through DeepSeek's Fetch API and return its content as Markdown, at most %d characters per call. ", cfg.FetchMaxChars)
+	b.WriteString(pagingHelp(cfg))
 	b.WriteString("Use it to read a page whose URL you know, for example a search result. ")
 	b.WriteString("Only absolute http:// and https:// URLs on the public internet: localhost, private and local-network addresses are refused before anything is sent. ")
 	b.WriteString("JavaScript is not run and private or binary files are not supported.")
@@ -175,6 +176,8 @@ const (
 	// QueryProperty is the query of the Search API backend; see
 	// [SearchQueryProperty] for the one that fits the configured backend.
 	QueryProperty = `{"type":"string","description":"What to search for, with optional operators."}`
+	// OffsetProperty is deepseek_fetch's offset: where to start reading.
+	OffsetProperty = `{"type":"integer","minimum":0,"description":"Where to start reading, in characters into the page: 0 (the default) for the start, or the offset named by the last line of the previous part to read on."}`
 )
 
 // FetchInput is the JSON Schema of deepseek_fetch's input object.
@@ -184,6 +187,7 @@ func FetchInput() json.RawMessage {
 		"properties": map[string]json.RawMessage{
 			"url":    json.RawMessage(URLProperty),
 			"format": json.RawMessage(FormatProperty),
+			"offset": json.RawMessage(OffsetProperty),
 		},
 		"required":             []string{"url"},
 		"additionalProperties": false,
@@ -281,7 +285,11 @@ func ToolCall(tool string, args json.RawMessage, cfg *core.Config) (core.Operati
 		if err != nil {
 			return core.Operation{}, err
 		}
-		return core.Operation{Kind: core.KindFetch, URL: u, Format: f, Config: cfg}, nil
+		off, err := offsetArg(tool, fields["offset"])
+		if err != nil {
+			return core.Operation{}, err
+		}
+		return core.Operation{Kind: core.KindFetch, URL: u, Format: f, Offset: off, Config: cfg}, nil
 	case SearchTool:
 		q, err := str("query", true)
 		if err != nil {
@@ -337,6 +345,14 @@ type FetchMetadata struct {
 	Title            string `json:"title"`
 	Chars            int    `json:"chars"`
 	ContentTruncated bool   `json:"contentTruncated"`
+	// Offset is where this part starts, NextOffset where the next one does
+	// (absent for the last part), TotalChars the page's length; all in code
+	// points.
+	Offset     int `json:"offset"`
+	NextOffset int `json:"nextOffset,omitempty"`
+	TotalChars int `json:"totalChars"`
+	// Cached is true when the page came from the cache, with no request.
+	Cached bool `json:"cached"`
 }
 
 // SearchMetadata is deepseek_search's metadata.
@@ -345,13 +361,16 @@ type SearchMetadata struct {
 	Results int    `json:"results"`
 	// Usage is what a search on the Messages backend cost.
 	Usage *core.Usage `json:"usage,omitempty"`
+	// Cached is true when the answer came from the cache, with no request.
+	Cached bool `json:"cached"`
 }
 
 // ResultFor maps an operation's result onto the tool result.
 func ResultFor(r *core.Result) ToolResult {
 	if f := r.Fetch; f != nil {
-		return ToolResult{Content: f.Text, Title: ToolTitle(FetchTool, f.URL), Metadata: FetchMetadata{URL: f.URL, Title: f.Title, Chars: f.Chars, ContentTruncated: f.Truncated}}
+		return ToolResult{Content: f.Text, Title: ToolTitle(FetchTool, f.URL), Metadata: FetchMetadata{URL: f.URL, Title: f.Title, Chars: f.Chars, ContentTruncated: f.Truncated,
+			Offset: f.Offset, NextOffset: f.NextOffset, TotalChars: f.TotalChars, Cached: f.Cached}}
 	}
 	s := r.Search
-	return ToolResult{Content: s.Text(), Title: ToolTitle(SearchTool, s.Query), Metadata: SearchMetadata{Query: s.Query, Results: len(s.Hits), Usage: s.Usage}}
+	return ToolResult{Content: s.Text(), Title: ToolTitle(SearchTool, s.Query), Metadata: SearchMetadata{Query: s.Query, Results: len(s.Hits), Usage: s.Usage, Cached: s.Cached}}
 }

@@ -3,6 +3,7 @@ package tests
 import (
 	"encoding/json"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -76,11 +77,14 @@ func checkPlan(t *testing.T, p *opencode.Plan, host, search, fetch string) {
 			require.Equal(t, []string{"url"}, schema.Required)
 			require.Contains(t, schema.Properties, "url")
 			require.Contains(t, schema.Properties, "format")
+			require.JSONEq(t, `{"type":"integer","minimum":0,"description":"Where to start reading, in characters into the page: 0 (the default) for the start, or the offset named by the last line of the previous part to read on."}`, string(schema.Properties["offset"]))
 			require.Empty(t, ft.Args)
 		} else {
 			var args map[string]json.RawMessage
 			require.NoError(t, json.Unmarshal(ft.Args, &args))
-			require.Equal(t, []string{"url"}, keys(args), "every 1.x field is required, so format is left out")
+			// Every 1.x field is required, so format is left out; offset
+			// stays, since reading on needs it (the model sends 0 first).
+			require.Equal(t, []string{"offset", "url"}, keys(args))
 			require.Empty(t, ft.Input)
 		}
 	}
@@ -282,19 +286,16 @@ func TestTool(t *testing.T) {
 		require.Equal(t, "# Example Domain\n\nHello.", res.Content)
 		require.Equal(t, "deepseek_fetch example.com", res.Title)
 		require.Nil(t, res.Output, "never output without an output schema")
-		require.JSONEq(t, `{"url":"https://example.com/","title":"Example Domain","chars":24,"contentTruncated":false}`, string(res.Metadata))
+		require.JSONEq(t, `{"url":"https://example.com/","title":"Example Domain","chars":24,"contentTruncated":false,"offset":0,"totalChars":24,"cached":false}`, string(res.Metadata))
 		require.JSONEq(t, `{"url":"https://example.com/"}`, string(e.srv.requests()[0].Body))
 	})
 	t.Run("deepseek_fetch truncated", func(t *testing.T) {
 		e := newEnv(t, reply(200, fetchJSON(t, "T", strings.Repeat("word ", 100))))
 		steps := e.run(e.start(abi.KindTool, abi.ToolInput{Tool: "deepseek_fetch", Args: json.RawMessage(`{"url":"https://example.com/"}`)}, e.opts("fetchMaxChars", 200)))
 		res := result[toolResult](t, steps[len(steps)-1].Step)
-		require.True(t, strings.HasSuffix(res.Content, "\n[content truncated]"))
-		var md map[string]any
-		require.NoError(t, json.Unmarshal(res.Metadata, &md))
-		require.Equal(t, true, md["contentTruncated"])
-		require.NotContains(t, md, "truncated", "a defined truncated key would switch off OpenCode 2.x's own bound")
-		require.Equal(t, float64(len([]rune(res.Content))), md["chars"])
+		require.True(t, strings.HasSuffix(res.Content, "\n[content truncated: showing 0–101 of 504 characters; call deepseek_fetch with offset 101 for more]"), res.Content)
+		// No "truncated" key: a defined one would switch off OpenCode 2.x's own bound.
+		require.JSONEq(t, `{"url":"https://example.com/","title":"T","chars":`+strconv.Itoa(len([]rune(res.Content)))+`,"contentTruncated":true,"offset":0,"nextOffset":101,"totalChars":504,"cached":false}`, string(res.Metadata))
 	})
 	t.Run("deepseek_search", func(t *testing.T) {
 		e := newEnv(t, reply(200, searchBody))
@@ -311,7 +312,7 @@ func TestTool(t *testing.T) {
 			"[rerank 1.2 · authority unknown]",
 			"Only a snippet.",
 		}, "\n"), res.Content)
-		require.JSONEq(t, `{"query":"golang","results":2}`, string(res.Metadata))
+		require.JSONEq(t, `{"query":"golang","results":2,"cached":false}`, string(res.Metadata))
 		require.Equal(t, "deepseek_search golang", res.Title)
 	})
 	t.Run("tool failure", func(t *testing.T) {

@@ -148,7 +148,8 @@ func TestTimeoutMsRange(t *testing.T) {
 	}
 	steps := e.run(e.start(abi.KindSearch, abi.SearchInput{Query: "q"}, e.opts("timeoutMs", 120000)))
 	require.Equal(t, int64(120000), steps[0].Request.TimeoutMs)
-	steps = e.run(e.start(abi.KindSearch, abi.SearchInput{Query: "q"}, nil))
+	// Another query: the same one would be answered from the cache.
+	steps = e.run(e.start(abi.KindSearch, abi.SearchInput{Query: "q2"}, nil))
 	require.Equal(t, int64(30000), steps[0].Request.TimeoutMs, "default")
 	require.Equal(t, int64(5<<20), steps[0].Request.MaxBytes)
 	require.Equal(t, "manual", steps[0].Request.Redirect)

@@ -72,14 +72,19 @@ func fetchUsage(w io.Writer) {
 	fmt.Fprint(w, `Usage: deepseek-web-retrieval fetch [flags] URL
 
 Fetches one public web page with DeepSeek Fetch and prints it as Markdown,
-titled and cut to --fetch-max-chars. Local and private addresses are refused
-before anything is sent.
+titled and cut to --fetch-max-chars. A longer page ends with a line naming
+the offset of the next part; --offset reads from there. Each run fetches the
+page again (one request): the page cache lives in the plugin and the MCP
+server, not across CLI runs. Local and private addresses are refused before
+anything is sent.
 
 Example:
   export DEEPSEEK_API_KEY=sk-...
   deepseek-web-retrieval fetch https://go.dev/doc/go1.26
+  deepseek-web-retrieval fetch --offset 15893 https://go.dev/doc/go1.26
 
 `+retrieveFlags+`  --format markdown             the only format DeepSeek Fetch has
+  --offset N                    start at code point N of the page (default 0)
   --fetch-max-chars N           cap in code points, title included (default 16000)
   --allowed-domains a,b         fetch only these and their subdomains
   --blocked-domains a,b         refuse these and their subdomains
@@ -99,12 +104,19 @@ func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) int
 
 func runFetch(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var format string
+	var offset int
 	return retrieve(ctx, "fetch", args, fetchUsage, stdout, stderr,
-		func(fl *flag.FlagSet) { fl.StringVar(&format, "format", "", "") },
+		func(fl *flag.FlagSet) {
+			fl.StringVar(&format, "format", "", "")
+			fl.IntVar(&offset, "offset", 0, "")
+		},
 		func(arg string) core.Operation {
-			return core.Operation{Kind: core.KindFetch, URL: arg, Format: format}
+			return core.Operation{Kind: core.KindFetch, URL: arg, Format: format, Offset: offset, ContinueHint: cliContinueHint}
 		})
 }
+
+// cliContinueHint ends the continue line of a part printed by the CLI.
+const cliContinueHint = "run again with --offset {offset} for more"
 
 // retrieve is search and fetch: parse flags into options, run the operation
 // with net/http, print the result.

@@ -124,7 +124,8 @@ test("2.x provider: an empty result set is an empty array, not an error", async 
 test("1.x deepseek_search: exact numbered text", async () => {
   const h = await env.v1({ search: "optional", fetch: "off" })
   env.ds.enqueue("search", { json: SEARCH })
-  const r = await h.runTool("deepseek_search", { query: "  the guide  " })
+  // Not "the guide" again: the 2.x test above would answer it from the search cache.
+  const r = await h.runTool("deepseek_search", { query: "  the 1.x guide  " })
   assert.equal(r.status, "completed", r.output)
   assert.equal(
     r.output,
@@ -144,7 +145,7 @@ test("1.x deepseek_search: exact numbered text", async () => {
       "Bare.",
     ].join("\n"),
   )
-  assert.equal(env.ds.searchRequests[0].json.query, "the guide")
+  assert.equal(env.ds.searchRequests[0].json.query, "the 1.x guide")
 })
 
 test("search options reach the wire: maxResults, domains, language", async () => {
@@ -171,7 +172,16 @@ test("2.x deepseek_fetch: exact content and metadata", async () => {
   const text = "# Page Title\n\nFirst paragraph.\n\n## Section\n\nMore."
   assert.deepEqual(r.content, [{ type: "text", text }])
   // The README's metadata; `truncated: false` is the host's own verdict (tool-output.ts).
-  assert.deepEqual(r.metadata, { url: "https://docs.example/page", title: "Page Title", chars: codePoints(text), contentTruncated: false, truncated: false })
+  assert.deepEqual(r.metadata, {
+    url: "https://docs.example/page",
+    title: "Page Title",
+    chars: codePoints(text),
+    contentTruncated: false,
+    offset: 0,
+    totalChars: codePoints(text),
+    cached: false,
+    truncated: false,
+  })
   assert.deepEqual(Object.keys(r.raw).sort(), ["content", "metadata"], "never `output`")
   assert.deepEqual(env.ds.fetchRequests[0].json, { url: "https://docs.example/page" })
 })
@@ -185,14 +195,17 @@ test("deepseek_fetch: no duplicate heading when the content starts with it; form
   assert.match(r.text, /^\s*# same\n\nBody\.$/)
 })
 
-test("deepseek_fetch: a small fetchMaxChars cuts with [content truncated] inside the limit", async () => {
+test("deepseek_fetch: a small fetchMaxChars cuts with the [content truncated: …] line inside the limit", async () => {
   const host = await env.v2({ fetchMaxChars: 200 })
   const body = Array.from({ length: 60 }, (_, i) => `line ${i} with ünïcödé 🙂`).join("\n")
   env.ds.enqueue("fetch", { json: { title: "Long", content: body } })
   const r = await host.runTool("deepseek_fetch", { url: "https://docs.example/long" })
   assert.equal(r.status, "completed", r.text)
   assert.ok(r.text.startsWith("# Long\n\nline 0 with ünïcödé 🙂\n"))
-  assert.ok(r.text.endsWith("\n[content truncated]"), JSON.stringify(r.text.slice(-40)))
+  assert.ok(
+    r.text.endsWith("\n[content truncated: showing 0–99 of 1,377 characters; call deepseek_fetch with offset 99 for more]"),
+    JSON.stringify(r.text.slice(-120)),
+  )
   assert.ok(codePoints(r.text) <= 200)
   assert.equal(r.text.isWellFormed?.() ?? true, true)
   assert.equal(r.metadata.contentTruncated, true)
@@ -221,11 +234,13 @@ test("1.x deepseek_fetch: the text is the content", async () => {
   assert.equal(r.output, "# T\n\nBody.")
   // The title and metadata the README promises (issue 15 item 5), as 1.18.33 keeps them.
   assert.equal(r.title, "deepseek_fetch docs.example/t")
-  assert.deepEqual(r.metadata, { url: "https://docs.example/t", title: "T", chars: codePoints("# T\n\nBody."), contentTruncated: false, truncated: false })
+  const chars = codePoints("# T\n\nBody.")
+  assert.deepEqual(r.metadata, { url: "https://docs.example/t", title: "T", chars, contentTruncated: false, offset: 0, totalChars: chars, cached: false, truncated: false })
   env.ds.enqueue("search", { json: SEARCH })
-  const s = await h.runTool("deepseek_search", { query: "the guide" })
-  assert.equal(s.title, "deepseek_search the guide")
-  assert.deepEqual(s.metadata, { query: "the guide", results: 3, truncated: false })
+  // A query no other test here asks: a repeated one comes from the module's search cache.
+  const s = await h.runTool("deepseek_search", { query: "the README guide" })
+  assert.equal(s.title, "deepseek_search the README guide")
+  assert.deepEqual(s.metadata, { query: "the README guide", results: 3, cached: false, truncated: false })
 })
 
 // --- errors ---------------------------------------------------------------------------------

@@ -32,6 +32,12 @@ const FETCH_INPUT = {
   properties: {
     url: { type: "string", description: "The absolute http:// or https:// URL of the page to fetch." },
     format: { type: "string", enum: ["markdown"], description: 'Output format. Only "markdown" is available; leave it out.' },
+    offset: {
+      type: "integer",
+      minimum: 0,
+      description:
+        "Where to start reading, in characters into the page: 0 (the default) for the start, or the offset named by the last line of the previous part to read on.",
+    },
   },
   required: ["url"],
   additionalProperties: false,
@@ -221,8 +227,17 @@ for (const [tier, present, prefers] of [
       assert.equal(t.description.includes("Prefer this tool over webfetch"), prefers)
       assert.deepEqual(t.parameters, {
         type: "object",
-        properties: { url: { type: "string", description: "The absolute http:// or https:// URL of the page to fetch." } },
-        required: ["url"],
+        // 1.x makes every argument required: the model sends offset 0 for the first part.
+        properties: {
+          offset: {
+          type: "integer",
+          minimum: 0,
+          description:
+            "Where to start reading, in characters into the page: 0 (the default) for the start, or the offset named by the last line of the previous part to read on.",
+        },
+          url: { type: "string", description: "The absolute http:// or https:// URL of the page to fetch." },
+        },
+        required: ["offset", "url"],
       })
     }
     if (tier === "forced") {
