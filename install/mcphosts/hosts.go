@@ -91,6 +91,12 @@ func codexTraps(r *resolved, p *shared.Plan, cfgs []parsed) {
 	if r.fetchForced() {
 		p.Notes = append(p.Notes, "Codex has no built-in fetch tool to turn off; fetch=forced needs nothing more there")
 	}
+	// Seen in a real Codex 0.169.0 (tests/hosts): with approval_policy
+	// "never" every MCP call is refused as needing approval, unless the
+	// server entry approves its tools.
+	if v := lookup(cfg.plain, "approval_policy"); v == "never" {
+		p.Warnings = append(p.Warnings, fmt.Sprintf("%s sets approval_policy = \"never\": Codex then refuses every MCP tool call as needing approval; to let it call deepseek_search and deepseek_fetch (read-only tools), add default_tools_approval_mode = \"approve\" under [mcp_servers.%s]", rel, shared.Name))
+	}
 	p.Notes = append(p.Notes, "Codex starts MCP servers with only a short list of the environment's variables, so the entry lists "+r.key+" in env_vars; Codex shows the tools as mcp__deepseek_web_retrieval__*")
 	if !r.global() {
 		trusted := false
@@ -317,6 +323,15 @@ func piTraps(r *resolved, p *shared.Plan, _ []parsed) {
 	}
 	if has("pi-mcp-adapter") == "" {
 		p.Warnings = append(p.Warnings, "pi-mcp-adapter is not installed, so Pi will not read mcp.json: install it with `pi install npm:pi-mcp-adapter`, then restart Pi")
+	}
+	// Seen in tests/hosts: pi-mcp-adapter 2.11.0 and later import Pi under
+	// its new package name, @earendil-works/pi-coding-agent, and fail to
+	// load ("Cannot find module") in a Pi installed as
+	// @mariozechner/pi-coding-agent (0.73.x, the last for Node 20).
+	if bin, ok := r.Env.lookPath("pi"); ok {
+		if real, err := filepath.EvalSymlinks(bin); err == nil && strings.Contains(filepath.ToSlash(real), "/@mariozechner/pi-coding-agent/") {
+			p.Warnings = append(p.Warnings, "this Pi is the @mariozechner/pi-coding-agent package: current pi-mcp-adapter releases import @earendil-works/pi-coding-agent and fail to load in it (\"Cannot find module\"); update Pi to the @earendil-works/pi-coding-agent package (it needs Node 22.19 or later), or our tools will not appear")
+		}
 	}
 	if cm := has("codemode", "code-mode"); cm != "" {
 		p.Warnings = append(p.Warnings, fmt.Sprintf("the code-mode extension %q leaves only execute_tools active: deepseek_search and deepseek_fetch are then reachable only from code the model writes", cm))

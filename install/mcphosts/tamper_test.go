@@ -184,3 +184,44 @@ func TestCommittedEntryIsLeftByUninstall(t *testing.T) {
 	f.apply(PlanUninstall(req))
 	require.Equal(t, committed+"\n", f.read(mcp))
 }
+
+// Traps the real hosts showed (tests/hosts): Codex's approval_policy
+// "never" refuses every MCP call; a Pi installed as
+// @mariozechner/pi-coding-agent cannot load current pi-mcp-adapter releases.
+func TestTrapsSeenInRealHosts(t *testing.T) {
+	t.Run("codex approval_policy never", func(t *testing.T) {
+		f := newFixture(t)
+		f.write(filepath.Join(f.env.Home, ".codex", "config.toml"), "approval_policy = \"never\"\n")
+		p, err := PlanInit(f.req(Codex, ocinstall.ScopeGlobal, ocinstall.Options{}))
+		require.NoError(t, err)
+		require.Contains(t, p.Warnings, `.codex/config.toml sets approval_policy = "never": Codex then refuses every MCP tool call as needing approval; to let it call deepseek_search and deepseek_fetch (read-only tools), add default_tools_approval_mode = "approve" under [mcp_servers.deepseek-web-retrieval]`)
+
+		f.write(filepath.Join(f.env.Home, ".codex", "config.toml"), "approval_policy = \"on-request\"\n")
+		p, err = PlanInit(f.req(Codex, ocinstall.ScopeGlobal, ocinstall.Options{}))
+		require.NoError(t, err)
+		require.NotContains(t, strings.Join(p.Warnings, "\n"), "approval_policy")
+	})
+	t.Run("pi under its old package name", func(t *testing.T) {
+		for _, tc := range []struct {
+			pkg  string
+			warn bool
+		}{{"@mariozechner/pi-coding-agent", true}, {"@earendil-works/pi-coding-agent", false}} {
+			f := newFixture(t)
+			f.write(filepath.Join(f.env.Home, ".pi", "agent", "settings.json"), `{"packages": ["npm:pi-mcp-adapter"]}`)
+			cli := filepath.Join(f.root, "lib", "node_modules", tc.pkg, "dist", "cli.js")
+			f.write(cli, "#!/usr/bin/env node\n")
+			link := filepath.Join(f.root, "bin", "pi")
+			require.NoError(t, os.MkdirAll(filepath.Dir(link), 0o755))
+			require.NoError(t, os.Symlink(cli, link))
+			f.env.LookPath = func(name string) (string, error) {
+				if name == "pi" {
+					return link, nil
+				}
+				return "", os.ErrNotExist
+			}
+			p, err := PlanInit(f.req(Pi, ocinstall.ScopeGlobal, ocinstall.Options{}))
+			require.NoError(t, err)
+			require.Equal(t, tc.warn, strings.Contains(strings.Join(p.Warnings, "\n"), "current pi-mcp-adapter releases import @earendil-works/pi-coding-agent"), tc.pkg)
+		}
+	})
+}
