@@ -13,20 +13,31 @@ const ABI_VERSION = 1
 const encoder = new TextEncoder()
 const decoder = new TextDecoder()
 
+let bytes = null
 let compiled = null
 
+/** The bytes of core.wasm, read once (the stored-plan check hashes them, compile uses them). */
+export function coreBytes() {
+  bytes ??= readFileSync(new URL("./core.wasm", import.meta.url))
+  return bytes
+}
+
 /**
- * Compiles core.wasm once per process. The read is synchronous so compiling
- * starts at once, not on a later tick the host may keep busy.
+ * Compiles core.wasm once per process. Nothing happens at import: with a stored
+ * plan, setup returns before the module is read or compiled (see Runtime.create).
  */
 export function compileCore() {
-  compiled ??= (async () => WebAssembly.compile(readFileSync(new URL("./core.wasm", import.meta.url))))()
+  compiled ??= (async () => {
+    const m = await WebAssembly.compile(coreBytes())
+    bytes = null // the compiled module is all that is needed from here on
+    return m
+  })()
   return compiled
 }
 
-// Start at import: Node and Bun compile off the main thread, so this overlaps
-// whatever the host does before setup (errors surface there, same promise).
-compileCore().catch(() => {})
+// nextTask resolves in a later macrotask, so the host's own work (and its timers) runs
+// between the pieces of a lazy start.
+const nextTask = typeof setImmediate === "function" ? () => new Promise((r) => setImmediate(r)) : () => new Promise((r) => setTimeout(r, 0))
 
 /** Test and benchmark hook: the Runtime created last in this process. */
 export let lastRuntime = null
@@ -39,16 +50,38 @@ export class ModuleTrap extends Error {}
  * `log(level, message)` receives module output and bridge notices.
  */
 export class Runtime {
-  static async create(log = () => {}) {
-    const rt = new Runtime(await compileCore(), log)
-    rt.#instantiate()
+  /**
+   * Compiles and instantiates the module. `warmUp` are start envelopes run (and cancelled
+   * when they reach an HTTP step) after the promise resolves, one per macrotask, so the
+   * code paths of real calls are compiled before the first one arrives.
+   *
+   * With `lazy`, every piece waits for a macrotask of its own: compile (off the main
+   * thread), instantiation, `_initialize` (the one piece that cannot be split), then
+   * the warm-up; no main-thread slice is longer than the longest of them. Without it
+   * (no stored plan: setup needs the module's plan now) the module is ready when the
+   * promise resolves, as fast as it can be.
+   */
+  static async create(log = () => {}, { lazy = false, warmUp = [] } = {}) {
+    if (lazy) await nextTask()
+    const module = await compileCore()
+    const rt = new Runtime(module, log)
+    if (lazy) {
+      await nextTask()
+      const instance = rt.#newInstance()
+      await nextTask()
+      rt.#initialize(instance)
+    } else {
+      rt.#instantiate()
+    }
     lastRuntime = rt
+    rt.warmUp(warmUp)
     return rt
   }
 
   #module
   #log
   #exports = null
+  #wasi = null
   #generation = 0
   // #abandon aborts the requests of the current instance's operations when
   // it traps: their handles died with it.
@@ -62,13 +95,36 @@ export class Runtime {
   // #instantiate is synchronous, so a trapped instance is replaced before
   // the next call arrives.
   #instantiate() {
-    const wasi = createWasi({ write: (_fd, line) => this.#log("debug", line) })
-    const instance = new WebAssembly.Instance(this.#module, wasi.imports)
-    wasi.initialize(instance)
+    this.#initialize(this.#newInstance())
+  }
+
+  #newInstance() {
+    this.#wasi = createWasi({ write: (_fd, line) => this.#log("debug", line) })
+    return new WebAssembly.Instance(this.#module, this.#wasi.imports)
+  }
+
+  #initialize(instance) {
+    this.#wasi.initialize(instance)
     const version = instance.exports.abi_version()
     if (version !== ABI_VERSION) throw new Error(`deepseek-web-retrieval: core.wasm speaks ABI ${version}, this plugin ${ABI_VERSION}`)
     this.#exports = instance.exports
     this.#generation++
+  }
+
+  /**
+   * Runs each start envelope in a macrotask of its own, cancelling it at its first HTTP
+   * step (nothing is sent); failures are ignored (a real call meets them and reports them).
+   */
+  async warmUp(envelopes) {
+    for (const envelope of envelopes) {
+      await nextTask()
+      try {
+        const step = this.start(envelope)
+        if (step.step === "http") this.cancel(step.handle)
+      } catch {
+        // a trap was logged and the instance replaced by #call
+      }
+    }
   }
 
   /** Operations not yet done inside the module (0 when idle). */
