@@ -13,25 +13,15 @@ const ABI_VERSION = 1
 const encoder = new TextEncoder()
 const decoder = new TextDecoder()
 
-let bytes = null
 let compiled = null
 
-/** The bytes of core.wasm, read once (the stored-plan check hashes them, compile uses them). */
-export function coreBytes() {
-  bytes ??= readFileSync(new URL("./core.wasm", import.meta.url))
-  return bytes
-}
-
 /**
- * Compiles core.wasm once per process. Nothing happens at import: with a stored
- * plan, setup returns before the module is read or compiled (see Runtime.create).
+ * Compiles core.wasm once per process, from `bytes` when the caller read them already.
+ * Nothing happens at import: with a stored plan, setup returns before the module is
+ * read or compiled (see Runtime.create).
  */
-export function compileCore() {
-  compiled ??= (async () => {
-    const m = await WebAssembly.compile(coreBytes())
-    bytes = null // the compiled module is all that is needed from here on
-    return m
-  })()
+export function compileCore(bytes) {
+  compiled ??= (async () => WebAssembly.compile(bytes ?? readFileSync(new URL("./core.wasm", import.meta.url))))()
   return compiled
 }
 
@@ -61,9 +51,9 @@ export class Runtime {
    * (no stored plan: setup needs the module's plan now) the module is ready when the
    * promise resolves, as fast as it can be.
    */
-  static async create(log = () => {}, { lazy = false, warmUp = [] } = {}) {
+  static async create(log = () => {}, { lazy = false, warmUp = [], bytes } = {}) {
     if (lazy) await nextTask()
-    const module = await compileCore()
+    const module = await compileCore(bytes)
     const rt = new Runtime(module, log)
     if (lazy) {
       await nextTask()
@@ -116,6 +106,8 @@ export class Runtime {
    * step (nothing is sent); failures are ignored (a real call meets them and reports them).
    */
   async warmUp(envelopes) {
+    await nextTask()
+    warmTransport()
     for (const envelope of envelopes) {
       await nextTask()
       try {
@@ -208,6 +200,19 @@ export class Runtime {
       step = reply.kind === "cancelled" ? this.cancel(step.handle) : this.resume(step.handle, reply, body)
     }
     return step
+  }
+}
+
+// warmTransport loads what the fetch bridge uses (Node loads its fetch implementation on
+// first use) without sending anything.
+function warmTransport() {
+  try {
+    const c = new AbortController()
+    AbortSignal.any([c.signal])
+    new Headers({ "content-type": "application/json" }).forEach(() => {})
+    new Response(new Uint8Array(1)).body.getReader().read().catch(() => {})
+  } catch {
+    // a host without one of these fails the real call with its own message
   }
 }
 

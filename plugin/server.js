@@ -11,19 +11,29 @@
 import { createHash } from "node:crypto"
 import { readFileSync } from "node:fs"
 import { ID, clientLogger, fileLogger } from "./log.js"
-import { Runtime, coreBytes } from "./runtime.js"
 
 const PLAN_FORMAT = 1
 
 let shared = null
 let sharedLog = null
+// The module's bytes when setup read them to check the stored plan's stamp.
+let coreBytes = null
 
-// runtime returns the one module instance serving every call, creating it
-// when there is none (lazily, in small pieces after setup, with a stored plan).
-function runtime(log, opts) {
+const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0))
+
+// runtime returns the one module instance serving every call, creating it when there is
+// none. runtime.js (and wasi.js) load only then; with `lazy` (a stored plan) not before
+// setup has returned, and the module is compiled, instantiated and warmed in small pieces.
+function runtime(log, opts = {}) {
   if (log) sharedLog = log
   if (!shared) {
-    shared = Runtime.create((level, message) => sharedLog?.(level, message), opts)
+    shared = (async () => {
+      if (opts.lazy) await nextTask()
+      const { Runtime } = await import("./runtime.js")
+      const bytes = coreBytes
+      coreBytes = null
+      return Runtime.create((level, message) => sharedLog?.(level, message), { ...opts, bytes })
+    })()
     shared.catch(() => {
       shared = null
     })
@@ -31,15 +41,22 @@ function runtime(log, opts) {
   return shared
 }
 
-// warmUp lists the calls run once, cancelled, after setup, so the code paths of the
-// first real search and fetch are compiled before they arrive.
+// warmUp lists the calls run once each, cancelled at their first HTTP step, after setup,
+// so the code of the first real search and fetch is compiled before they arrive. The
+// first (a plan for no host: an error) takes the envelope decoding and the options; the
+// real plan, search and fetch then add only their own paths.
 function warmUp(host, options, plan) {
   const base = { options: options ?? {}, apiKey: "warm-up" }
-  const out = [{ ...base, kind: "opencode.plan", input: { host } }]
-  const search = plan.websearch && host === "opencode2" ? { kind: "opencode.websearch", input: { query: "warm-up" } } : { kind: "opencode.tool", input: { tool: "deepseek_search", args: { query: "warm-up" } } }
-  out.push({ ...base, ...search })
-  out.push({ ...base, kind: "opencode.tool", input: { tool: "deepseek_fetch", args: { url: "https://example.com/" } } })
-  return out
+  const search =
+    plan.websearch && host === "opencode2"
+      ? { kind: "opencode.websearch", input: { query: "warm-up" } }
+      : { kind: "opencode.tool", input: { tool: "deepseek_search", args: { query: "warm-up" } } }
+  return [
+    { ...base, kind: "opencode.plan", input: { host: "" } },
+    { ...base, kind: "opencode.plan", input: { host } },
+    { ...base, ...search },
+    { ...base, kind: "opencode.tool", input: { tool: "deepseek_fetch", args: { url: "https://example.com/" } } },
+  ]
 }
 
 const sha256 = (data) => createHash("sha256").update(data).digest("hex")
@@ -69,7 +86,12 @@ function storedPlan(host, options) {
     const stored = JSON.parse(readFileSync(new URL("./plan.json", import.meta.url), "utf8"))
     if (stored?.format !== PLAN_FORMAT || stored.host !== host || !Array.isArray(stored.plan?.tools)) return null
     if (stored.optionsSHA256 !== sha256(canonical(options ?? {}))) return null
-    moduleHash ??= sha256(coreBytes())
+    if (moduleHash === null) {
+      // Read once; compile uses the same bytes, so what runs is what was checked.
+      const bytes = readFileSync(new URL("./core.wasm", import.meta.url))
+      moduleHash = sha256(bytes)
+      if (!shared) coreBytes = bytes
+    }
     if (stored.moduleSHA256 !== moduleHash) return null
     return stored.plan
   } catch {
@@ -77,8 +99,8 @@ function storedPlan(host, options) {
   }
 }
 
-// ready returns the runtime and the plan for host: the stored plan at once (the module
-// loads after setup returns), else the module's plan.
+// ready returns the plan for host: the stored plan at once (the module loads after setup
+// returns), else the module's plan.
 async function ready(host, options, log) {
   const stored = storedPlan(host, options)
   if (stored) {
