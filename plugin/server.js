@@ -59,7 +59,10 @@ function warmUp(host, options, plan) {
   ]
 }
 
-const sha256 = (data) => createHash("sha256").update(data).digest("hex")
+// Bun's own hasher where there is one: its node:crypto is slower to start.
+const sha256 = globalThis.Bun?.CryptoHasher
+  ? (data) => new Bun.CryptoHasher("sha256").update(data).digest("hex")
+  : (data) => createHash("sha256").update(data).digest("hex")
 
 // canonical is JSON with object keys sorted: the text whose hash stamps a stored plan
 // (opencode/install OptionsDigest writes the same for the same options).

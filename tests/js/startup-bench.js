@@ -283,6 +283,9 @@ async function main() {
       const q = median(r.idle.plan.map((x) => x.firstIdle)) / median(r.idle.plan.map((x) => x.warm))
       return `×${f(q, 2)} ${ok(q <= 1.5)}`
     })
+    row("  first after idle, with plan − pure-JS's first after idle (ms)", (r) =>
+      f(median(r.idle.plan.map((x) => x.firstIdle)) - median(r.idle.purejs.map((x) => x.firstIdle)), 2),
+    )
     row("module _initialize by hand (ms)", (r) => f(initOf(r)))
     row("largest main-thread slice after setup, with plan (ms)", (r) => f(maxSlice(r, "plan")))
     row("largest main-thread slice after setup, without plan (ms)", (r) => f(maxSlice(r, "noplan")))
