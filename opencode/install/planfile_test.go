@@ -10,8 +10,8 @@ import (
 	"github.com/tailscale/hujson"
 
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
-	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/opencode"
 	shared "github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/opencode"
 )
 
 func TestOptionsDigest(t *testing.T) {
