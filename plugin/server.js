@@ -34,8 +34,10 @@ function runtime(log, opts = {}) {
       coreBytes = null
       return Runtime.create((level, message) => sharedLog?.(level, message), { ...opts, bytes })
     })()
-    shared.catch(() => {
+    shared.catch((err) => {
       shared = null
+      // Lazily, nobody waits for it: say why now; the next call tries again.
+      if (opts.lazy) sharedLog?.("error", `core.wasm could not be loaded: ${err?.message ?? err}`)
     })
   }
   return shared
