@@ -16,12 +16,11 @@ const decoder = new TextDecoder()
 let compiled = null
 
 /**
- * Compiles core.wasm once per process, from `bytes` when the caller read them already.
- * Nothing happens at import: with a stored plan, setup returns before the module is
- * read or compiled (see Runtime.create).
+ * Compiles core.wasm once per process. Nothing happens at import: with a stored plan,
+ * setup returns before the module is read or compiled (see Runtime.create).
  */
-export function compileCore(bytes) {
-  compiled ??= (async () => WebAssembly.compile(bytes ?? readFileSync(new URL("./core.wasm", import.meta.url))))()
+export function compileCore() {
+  compiled ??= (async () => WebAssembly.compile(readFileSync(new URL("./core.wasm", import.meta.url))))()
   return compiled
 }
 
@@ -51,9 +50,9 @@ export class Runtime {
    * (no stored plan: setup needs the module's plan now) the module is ready when the
    * promise resolves, as fast as it can be.
    */
-  static async create(log = () => {}, { lazy = false, warmUp = [], bytes } = {}) {
+  static async create(log = () => {}, { lazy = false, warmUp = [] } = {}) {
     if (lazy) await nextTask()
-    const module = await compileCore(bytes)
+    const module = await compileCore()
     const rt = new Runtime(module, log)
     if (lazy) {
       await nextTask()
