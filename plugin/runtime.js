@@ -101,8 +101,11 @@ export class Runtime {
   }
 
   /**
-   * Runs each start envelope in a macrotask of its own, cancelling it at its first HTTP
-   * step (nothing is sent); failures are ignored (a real call meets them and reports them).
+   * Runs each start envelope in a macrotask of its own. Nothing is sent: an operation that
+   * reaches an HTTP step is answered, in the next macrotask, with an empty JSON object (a
+   * 200 whose body is `{}`), which takes the module through its reply path too, and
+   * cancelled if it still wants more. Failures are ignored (a real call meets them and
+   * reports them).
    */
   async warmUp(envelopes) {
     await nextTask()
@@ -110,7 +113,10 @@ export class Runtime {
     for (const envelope of envelopes) {
       await nextTask()
       try {
-        const step = this.start(envelope)
+        let step = this.start(envelope)
+        if (step.step !== "http") continue
+        await nextTask()
+        step = this.resume(step.handle, { kind: "response", status: 200, headers: { "content-type": "application/json" } }, encoder.encode("{}"))
         if (step.step === "http") this.cancel(step.handle)
       } catch {
         // a trap was logged and the instance replaced by #call

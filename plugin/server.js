@@ -39,8 +39,9 @@ function runtime(log, opts = {}) {
   return shared
 }
 
-// warmUp lists the calls run once each, cancelled at their first HTTP step, after setup,
-// so the code of the first real search and fetch is compiled before they arrive. The
+// warmUp lists the calls run once each after setup, none of which sends anything (see
+// Runtime.warmUp), so the code of the first real search and fetch is compiled before they
+// arrive. The
 // first (a plan for no host: an error) takes the envelope decoding and the options; the
 // real plan, search and fetch then add only their own paths.
 function warmUp(host, options, plan) {

@@ -327,6 +327,8 @@ if (process.argv[2] === "--child") {
     console.error(err?.stack ?? err)
     process.exit(1)
   }
+} else if (typeof globalThis.Bun !== "undefined") {
+  console.log("startup-bench.js: run it with node (it runs both Node and Bun children itself)")
 } else {
   try {
     await main()
