@@ -16,17 +16,17 @@ const decoder = new TextDecoder()
 let compiled = null
 
 /**
- * Compiles core.wasm once per process. The read is synchronous so compiling
- * starts at once, not on a later tick the host may keep busy.
+ * Compiles core.wasm once per process. Nothing happens at import: with a stored plan,
+ * setup returns before the module is read or compiled (see Runtime.create).
  */
 export function compileCore() {
   compiled ??= (async () => WebAssembly.compile(readFileSync(new URL("./core.wasm", import.meta.url))))()
   return compiled
 }
 
-// Start at import: Node and Bun compile off the main thread, so this overlaps
-// whatever the host does before setup (errors surface there, same promise).
-compileCore().catch(() => {})
+// nextTask resolves in a later macrotask, so the host's own work (and its timers) runs
+// between the pieces of a lazy start.
+const nextTask = typeof setImmediate === "function" ? () => new Promise((r) => setImmediate(r)) : () => new Promise((r) => setTimeout(r, 0))
 
 /** Test and benchmark hook: the Runtime created last in this process. */
 export let lastRuntime = null
@@ -39,16 +39,38 @@ export class ModuleTrap extends Error {}
  * `log(level, message)` receives module output and bridge notices.
  */
 export class Runtime {
-  static async create(log = () => {}) {
-    const rt = new Runtime(await compileCore(), log)
-    rt.#instantiate()
+  /**
+   * Compiles and instantiates the module. `warmUp` are start envelopes run (and cancelled
+   * when they reach an HTTP step) after the promise resolves, one per macrotask, so the
+   * code paths of real calls are compiled before the first one arrives.
+   *
+   * With `lazy`, every piece waits for a macrotask of its own: compile (off the main
+   * thread), instantiation, `_initialize` (the one piece that cannot be split), then
+   * the warm-up; no main-thread slice is longer than the longest of them. Without it
+   * (no stored plan: setup needs the module's plan now) the module is ready when the
+   * promise resolves, as fast as it can be.
+   */
+  static async create(log = () => {}, { lazy = false, warmUp = [] } = {}) {
+    if (lazy) await nextTask()
+    const module = await compileCore()
+    const rt = new Runtime(module, log)
+    if (lazy) {
+      await nextTask()
+      const instance = rt.#newInstance()
+      await nextTask()
+      rt.#initialize(instance)
+    } else {
+      rt.#instantiate()
+    }
     lastRuntime = rt
+    rt.warmUp(warmUp)
     return rt
   }
 
   #module
   #log
   #exports = null
+  #wasi = null
   #generation = 0
   // #abandon aborts the requests of the current instance's operations when
   // it traps: their handles died with it.
@@ -62,13 +84,44 @@ export class Runtime {
   // #instantiate is synchronous, so a trapped instance is replaced before
   // the next call arrives.
   #instantiate() {
-    const wasi = createWasi({ write: (_fd, line) => this.#log("debug", line) })
-    const instance = new WebAssembly.Instance(this.#module, wasi.imports)
-    wasi.initialize(instance)
+    this.#initialize(this.#newInstance())
+  }
+
+  #newInstance() {
+    this.#wasi = createWasi({ write: (_fd, line) => this.#log("debug", line) })
+    return new WebAssembly.Instance(this.#module, this.#wasi.imports)
+  }
+
+  #initialize(instance) {
+    this.#wasi.initialize(instance)
     const version = instance.exports.abi_version()
     if (version !== ABI_VERSION) throw new Error(`deepseek-web-retrieval: core.wasm speaks ABI ${version}, this plugin ${ABI_VERSION}`)
     this.#exports = instance.exports
     this.#generation++
+  }
+
+  /**
+   * Runs each start envelope in a macrotask of its own. Nothing is sent: an operation that
+   * reaches an HTTP step is answered, in the next macrotask, with an empty JSON object (a
+   * 200 whose body is `{}`), which takes the module through its reply path too, and
+   * cancelled if it still wants more. Failures are ignored (a real call meets them and
+   * reports them).
+   */
+  async warmUp(envelopes) {
+    await nextTask()
+    warmTransport()
+    for (const envelope of envelopes) {
+      await nextTask()
+      try {
+        let step = this.start(envelope)
+        if (step.step !== "http") continue
+        await nextTask()
+        step = this.resume(step.handle, { kind: "response", status: 200, headers: { "content-type": "application/json" } }, encoder.encode("{}"))
+        if (step.step === "http") this.cancel(step.handle)
+      } catch {
+        // a trap was logged and the instance replaced by #call
+      }
+    }
   }
 
   /** Operations not yet done inside the module (0 when idle). */
@@ -152,6 +205,19 @@ export class Runtime {
       step = reply.kind === "cancelled" ? this.cancel(step.handle) : this.resume(step.handle, reply, body)
     }
     return step
+  }
+}
+
+// warmTransport loads what the fetch bridge uses (Node loads its fetch implementation on
+// first use) without sending anything.
+function warmTransport() {
+  try {
+    const c = new AbortController()
+    AbortSignal.any([c.signal])
+    new Headers({ "content-type": "application/json" }).forEach(() => {})
+    new Response(new Uint8Array(1)).body.getReader().read().catch(() => {})
+  } catch {
+    // a host without one of these fails the real call with its own message
   }
 }
 

@@ -3,23 +3,123 @@
 // One default export serves both hosts: OpenCode 2.x calls setup(ctx),
 // OpenCode 1.x calls server(input, options). The registration plan (what to
 // register for these options on this host, the tools' schemas and
-// descriptions) comes from the Go core in core.wasm; this file registers what
-// it is told and hands every call to the module.
+// descriptions) comes from the Go core: from plan.json, which `init` wrote
+// beside this file for the options it installed, when its stamp matches the
+// options given and the core.wasm shipped here, else from the module itself.
+// This file registers what it is told and hands every call to the module.
 
+import { createHash } from "node:crypto"
+import { closeSync, openSync, readFileSync, readSync } from "node:fs"
 import { ID, clientLogger, fileLogger } from "./log.js"
-import { Runtime } from "./runtime.js"
+
+const PLAN_FORMAT = 1
 
 let shared = null
 let sharedLog = null
 
-// runtime returns the one module instance serving every call.
-function runtime(log) {
-  sharedLog = log
-  shared ??= Runtime.create((level, message) => sharedLog?.(level, message)).catch((err) => {
-    shared = null
-    throw err
-  })
+const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0))
+
+// runtime returns the one module instance serving every call, creating it when there is
+// none. runtime.js (and wasi.js) load only then; with `lazy` (a stored plan) not before
+// setup has returned, and the module is compiled, instantiated and warmed in small pieces.
+function runtime(log, opts = {}) {
+  if (log) sharedLog = log
+  if (!shared) {
+    shared = (async () => {
+      if (opts.lazy) await nextTask()
+      const { Runtime } = await import("./runtime.js")
+      return Runtime.create((level, message) => sharedLog?.(level, message), opts)
+    })()
+    shared.catch((err) => {
+      shared = null
+      // Lazily, nobody waits for it: say why now; the next call tries again.
+      if (opts.lazy) sharedLog?.("error", `core.wasm could not be loaded: ${err?.message ?? err}`)
+    })
+  }
   return shared
+}
+
+// warmUp lists the calls run once each after setup, none of which sends anything (see
+// Runtime.warmUp), so the code of the first real search and fetch is compiled before they
+// arrive. The
+// first (a plan for no host: an error) takes the envelope decoding and the options; the
+// real plan, search and fetch then add only their own paths.
+function warmUp(host, options, plan) {
+  const base = { options: options ?? {}, apiKey: "warm-up" }
+  const search =
+    plan.websearch && host === "opencode2"
+      ? { kind: "opencode.websearch", input: { query: "warm-up" } }
+      : { kind: "opencode.tool", input: { tool: "deepseek_search", args: { query: "warm-up" } } }
+  return [
+    { ...base, kind: "opencode.plan", input: { host: "" } },
+    { ...base, kind: "opencode.plan", input: { host } },
+    { ...base, ...search },
+    { ...base, kind: "opencode.tool", input: { tool: "deepseek_fetch", args: { url: "https://example.com/" } } },
+  ]
+}
+
+// Bun's own hasher where there is one: its node:crypto is slower to start.
+const hasher = () => (globalThis.Bun?.CryptoHasher ? new Bun.CryptoHasher("sha256") : createHash("sha256"))
+const sha256 = (data) => hasher().update(data).digest("hex")
+
+// fileSHA256 hashes a file in 64 KiB reads: faster than reading 4 MB into a new buffer.
+function fileSHA256(url) {
+  const fd = openSync(url, "r")
+  try {
+    const buf = Buffer.allocUnsafe(1 << 16)
+    const h = hasher()
+    for (let n; (n = readSync(fd, buf, 0, buf.length, null)) > 0; ) h.update(n === buf.length ? buf : buf.subarray(0, n))
+    return h.digest("hex")
+  } finally {
+    closeSync(fd)
+  }
+}
+
+// canonical is JSON with object keys sorted: the text whose hash stamps a stored plan
+// (opencode/install OptionsDigest writes the same for the same options).
+function canonical(v) {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(",")}]`
+  if (v !== null && typeof v === "object") {
+    return `{${Object.keys(v)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`)
+      .join(",")}}`
+  }
+  return JSON.stringify(v)
+}
+
+let moduleHash = null
+
+/**
+ * The plan stored beside this file, when its stamp matches: same format, same host, the
+ * options exactly as given, and the core.wasm shipped here. null otherwise (no file, bad
+ * JSON, any difference): the module makes the plan instead.
+ */
+function storedPlan(host, options) {
+  try {
+    const stored = JSON.parse(readFileSync(new URL("./plan.json", import.meta.url), "utf8"))
+    if (stored?.format !== PLAN_FORMAT || stored.host !== host || !Array.isArray(stored.plan?.tools)) return null
+    if (stored.optionsSHA256 !== sha256(canonical(options ?? {}))) return null
+    moduleHash ??= fileSHA256(new URL("./core.wasm", import.meta.url))
+    if (stored.moduleSHA256 !== moduleHash) return null
+    return stored.plan
+  } catch {
+    return null
+  }
+}
+
+// ready returns the plan for host: the stored plan at once (the module loads after setup
+// returns), else the module's plan.
+async function ready(host, options, log) {
+  const stored = storedPlan(host, options)
+  if (stored) {
+    runtime(log, { lazy: true, warmUp: warmUp(host, options, stored) })
+    return stored
+  }
+  const rt = await runtime(log)
+  const plan = makePlan(rt, host, options)
+  rt.warmUp(warmUp(host, options, plan))
+  return plan
 }
 
 // The key is read at call time, from the variable the plan names, and is the
@@ -34,13 +134,15 @@ function makePlan(rt, host, options) {
   return step.result
 }
 
-// run performs one operation; the "done" step carries result or error.
-function run(rt, plan, options, kind, input, signal) {
+// run performs one operation (waiting for the module when it is still loading); the
+// "done" step carries result or error.
+async function run(plan, options, kind, input, signal) {
+  const rt = await runtime()
   return rt.run({ kind, options: options ?? {}, apiKey: apiKey(plan), input }, signal)
 }
 
-async function call(rt, plan, options, kind, input, signal) {
-  const step = await run(rt, plan, options, kind, input, signal)
+async function call(plan, options, kind, input, signal) {
+  const step = await run(plan, options, kind, input, signal)
   if (step.error) {
     const err = new Error(step.error.message)
     err.code = step.error.code
@@ -60,10 +162,9 @@ async function setup(ctx) {
   if (typeof ctx?.tool?.transform !== "function") return
   const options = ctx.options ?? {}
   const log = fileLogger()
-  let rt, plan
+  let plan
   try {
-    rt = await runtime(log)
-    plan = makePlan(rt, "opencode2", options)
+    plan = await ready("opencode2", options, log)
   } catch (err) {
     // Setup fails (OpenCode marks the plugin failed); the reason is also in the log file.
     log("error", err?.message ?? String(err))
@@ -81,7 +182,7 @@ async function setup(ctx) {
         // The model only ever sees OpenCode's "Unable to search the web for <query>" when a
         // provider fails (packages/core/src/tool/plugin/websearch.ts): the reason goes to the log.
         execute: async ({ query }, extra) => {
-          const step = await settle(run(rt, plan, options, "opencode.websearch", { query }, extra?.signal))
+          const step = await settle(run(plan, options, "opencode.websearch", { query }, extra?.signal))
           if (!step.error) return step.result.results
           if (step.error.code !== "cancelled") log("error", step.error.message)
           throw new Error(step.error.message)
@@ -105,7 +206,7 @@ async function setup(ctx) {
         description: t.description,
         input: t.input,
         options: t.options,
-        execute: (input, toolCtx) => executeV2(rt, plan, options, log, t.name, input, toolCtx?.signal),
+        execute: (input, toolCtx) => executeV2(plan, options, log, t.name, input, toolCtx?.signal),
       })
     }
     for (const name of remove) {
@@ -136,8 +237,8 @@ async function settle(pending) {
  * defect as an "unknown" failure (packages/core/src/session/runner/step.ts). A failure is
  * therefore a result whose text is our sentence, with metadata.error naming its kind.
  */
-async function executeV2(rt, plan, options, log, tool, input, signal) {
-  const step = await settle(run(rt, plan, options, "opencode.tool", { tool, args: input ?? {} }, signal))
+async function executeV2(plan, options, log, tool, input, signal) {
+  const step = await settle(run(plan, options, "opencode.tool", { tool, args: input ?? {} }, signal))
   if (!step.error) return { content: step.result.content, metadata: step.result.metadata }
   if (step.error.code !== "cancelled") log("warn", `${tool}: ${step.error.message}`)
   return { content: step.error.message, metadata: { error: step.error.code } }
@@ -146,8 +247,7 @@ async function executeV2(rt, plan, options, log, tool, input, signal) {
 /** OpenCode 1.x. */
 async function server(input, options) {
   const log = clientLogger(input?.client)
-  const rt = await runtime(log)
-  const plan = makePlan(rt, "opencode1", options)
+  const plan = await ready("opencode1", options, log)
   for (const w of plan.warnings ?? []) log("warn", w)
   const hooks = { tool: {} }
   for (const t of plan.tools) {
@@ -155,7 +255,7 @@ async function server(input, options) {
       description: t.description,
       args: t.args,
       async execute(args, toolCtx) {
-        const result = await call(rt, plan, options, "opencode.tool", { tool: t.name, args: args ?? {} }, toolCtx?.abort)
+        const result = await call(plan, options, "opencode.tool", { tool: t.name, args: args ?? {} }, toolCtx?.abort)
         // 1.18.33 keeps an object's title and metadata on the finished call (adding its own
         // `truncated`); a plain string gets title "" and metadata {truncated} only.
         return { output: result.content, title: result.title, metadata: result.metadata }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime/debug"
-	"strconv"
 	"time"
 	"unsafe"
 
@@ -83,8 +82,8 @@ func start(ptr, size uint32) (packed uint64) {
 	if err != nil {
 		return emit(abiError(0, err.Error()))
 	}
-	var s abi.Start
-	if err := json.Unmarshal(in, &s); err != nil {
+	s, err := abi.DecodeStart(in)
+	if err != nil {
 		return emit(abiError(0, "start: invalid JSON: "+err.Error()))
 	}
 	if s.V != abi.Version {
@@ -162,8 +161,8 @@ func resume(handle, metaPtr, metaSize, bodyPtr, bodySize uint32) (packed uint64)
 			return emit(abiError(handle, err.Error()))
 		}
 	}
-	var rep abi.Reply
-	if err := json.Unmarshal(meta, &rep); err != nil {
+	rep, err := abi.DecodeReply(meta)
+	if err != nil {
 		return emit(abiError(handle, "resume: invalid JSON: "+err.Error()))
 	}
 	if rep.V != abi.Version {
@@ -212,7 +211,7 @@ func decodeInput(raw json.RawMessage, v any) error {
 	if len(raw) == 0 {
 		return fmt.Errorf("start: missing input")
 	}
-	if err := json.Unmarshal(raw, v); err != nil {
+	if err := abi.DecodeInput(raw, v); err != nil {
 		return fmt.Errorf("start: invalid input: %v", err)
 	}
 	return nil
@@ -274,25 +273,7 @@ func abiError(h uint32, msg string) abi.Step {
 
 // emit stores the reply and returns its packed address and length.
 func emit(s abi.Step) uint64 {
-	var b []byte
-	if s.Result != nil && s.Error == nil && s.Request == nil && s.Warnings == nil {
-		// The result is JSON already: wrap it instead of re-scanning it.
-		b = make([]byte, 0, len(s.Result)+48)
-		b = append(b, `{"v":`...)
-		b = strconv.AppendInt(b, int64(s.V), 10)
-		if s.Handle != 0 {
-			b = append(b, `,"handle":`...)
-			b = strconv.AppendUint(b, uint64(s.Handle), 10)
-		}
-		b = append(b, `,"step":"done","result":`...)
-		b = append(b, s.Result...)
-		b = append(b, '}')
-	} else {
-		var err error
-		if b, err = json.Marshal(s); err != nil {
-			b = []byte(`{"v":1,"step":"done","error":{"code":"internal","message":"deepseek-web-retrieval: encode step failed"}}`)
-		}
-	}
+	b := s.AppendJSON(make([]byte, 0, len(s.Result)+256))
 	out = b
 	return uint64(uintptr(unsafe.Pointer(&out[0])))<<32 | uint64(len(out))
 }

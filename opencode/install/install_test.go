@@ -493,7 +493,7 @@ func TestRecordContents(t *testing.T) {
 	require.True(t, rec.Config.Existed)
 	require.True(t, rec.Config.CreatedKey)
 	require.JSONEq(t, `{"package":"./vendor/deepseek-web-retrieval","options":{"search":"preferred","fetch":"optional","maxResults":3}}`, string(rec.Entry))
-	require.Len(t, rec.Files, 4)
+	require.Len(t, rec.Files, 5)
 	require.Equal(t, []string{"vendor", "vendor/deepseek-web-retrieval"}, rec.CreatedDirs)
 }
 

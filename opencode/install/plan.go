@@ -98,6 +98,9 @@ func PlanInit(req Request) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
+	if files, err = withPlan(files, req.Host, opts); err != nil {
+		return nil, err
+	}
 	dir, err := ConfigDir(req.Env, req.Scope, req.Dir)
 	if err != nil {
 		return nil, err

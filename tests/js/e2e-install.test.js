@@ -90,9 +90,12 @@ function cli(...args) {
   return r.stdout
 }
 
+// What init vendors: the installable files and the stored plan it writes (plan.json).
+const vendoredFiles = () => [...installableFiles(), "plan.json"].sort()
+
 function assertVendored() {
   const dir = join(configDir, "vendor", NAME)
-  assert.deepEqual(readdirSync(dir).sort(), installableFiles())
+  assert.deepEqual(readdirSync(dir).sort(), vendoredFiles())
   for (const f of installableFiles()) {
     assert.ok(readFileSync(join(dir, f)).equals(readFileSync(join(PLUGIN_DIR, f))), `${f} differs from plugin/${f}`)
   }
@@ -231,7 +234,7 @@ test("init --scope project in a Go module installs under .opencode/ (a root vend
     const out = cli("init", "--scope", "project", "--dir", project, "--yes", "--host", "opencode1", "--base-url", ds.baseURL)
     assert.match(out, /config dir +.*\.opencode/)
     assert.ok(!existsSync(join(project, "vendor")), "a vendor/ at the root of a Go module")
-    assert.deepEqual(readdirSync(join(dot, "vendor", NAME)).sort(), installableFiles())
+    assert.deepEqual(readdirSync(join(dot, "vendor", NAME)).sort(), vendoredFiles())
     assert.deepEqual(parseJSONC(readFileSync(join(dot, "opencode.jsonc"), "utf8")).plugin, [
       [`./vendor/${NAME}`, { search: "preferred", fetch: "optional", baseURL: ds.baseURL }],
     ])

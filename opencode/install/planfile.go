@@ -1,0 +1,127 @@
+package install
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
+	shared "github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/opencode"
+)
+
+// PlanFile is the stored registration plan, a vendored file beside the
+// plugin's server.js (recorded and hashed like the others, so uninstall
+// removes it). With it the plugin registers its tools at setup without
+// touching core.wasm; see plugin/README.md, "Startup".
+const PlanFile = "plan.json"
+
+// PlanFormat is the version of the stored plan's format.
+const PlanFormat = 1
+
+// StoredPlan is the content of PlanFile: the plan the module would answer
+// to {"kind": "opencode.plan"} for these options on this host, and the
+// stamp the plugin checks before using it. Any difference (other options,
+// another host, another core.wasm, another format) and the plugin asks the
+// module instead, so a stale or hand-edited file is never used.
+type StoredPlan struct {
+	// Format is PlanFormat.
+	Format int `json:"format"`
+	// Host is the plan's host: "opencode2" or "opencode1".
+	Host string `json:"host"`
+	// ModuleSHA256 is the hex SHA-256 of the core.wasm installed beside it.
+	ModuleSHA256 string `json:"moduleSHA256"`
+	// OptionsSHA256 is the hex SHA-256 of the options' canonical JSON
+	// (see [OptionsDigest]).
+	OptionsSHA256 string `json:"optionsSHA256"`
+	// Plan is the registration plan.
+	Plan *opencode.Plan `json:"plan"`
+}
+
+// OptionsDigest returns the hex SHA-256 of the canonical JSON of an options
+// value: objects with their keys sorted by code unit, no whitespace, numbers
+// and strings as JavaScript's JSON.stringify writes them (the plugin hashes
+// the options the host hands it the same way). Values where the two
+// languages' JSON differs (a U+2028 in a string, say) only make the digests
+// differ, and the plugin then falls back to asking the module.
+func OptionsDigest(raw []byte) (string, error) {
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return "", err
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+	return hex.EncodeToString(sum[:]), nil
+}
+
+// planHost is the plan's name of an install host.
+func planHost(h Host) string {
+	if h == HostOpenCode1 {
+		return opencode.HostV1
+	}
+	return opencode.HostV2
+}
+
+// storedPlan builds PlanFile's content for options o (already validated)
+// on host h, beside the core.wasm wasm. It resolves the options exactly as
+// the module does (core.ParseOptions, core.NewConfig, opencode.NewPlan), so
+// a validation failure here is an error, never a plan.
+func storedPlan(h Host, o Options, wasm []byte) ([]byte, error) {
+	raw := shared.Marshal(o, "", "", true)
+	co, warnings, err := core.ParseOptions(raw)
+	if err != nil {
+		return nil, fmt.Errorf("plan: %w", err)
+	}
+	cfg, more, err := core.NewConfig(co)
+	if err != nil {
+		return nil, fmt.Errorf("plan: %w", err)
+	}
+	plan, err := opencode.NewPlan(planHost(h), cfg, append(warnings, more...))
+	if err != nil {
+		return nil, fmt.Errorf("plan: %w", err)
+	}
+	digest, err := OptionsDigest(raw)
+	if err != nil {
+		return nil, fmt.Errorf("plan: %w", err)
+	}
+	sp := StoredPlan{Format: PlanFormat, Host: planHost(h), ModuleSHA256: shared.SHA(wasm), OptionsSHA256: digest, Plan: plan}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(sp); err != nil {
+		return nil, fmt.Errorf("plan: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// withPlan returns files with PlanFile for h and o added (replacing one of
+// that name).
+func withPlan(files []pluginFile, h Host, o Options) ([]pluginFile, error) {
+	var wasm []byte
+	out := files[:0:0]
+	for _, f := range files {
+		if f.name == "core.wasm" {
+			wasm = f.data
+		}
+		if f.name != PlanFile {
+			out = append(out, f)
+		}
+	}
+	data, err := storedPlan(h, o, wasm)
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, pluginFile{PlanFile, data})
+	slices.SortFunc(out, func(a, b pluginFile) int { return strings.Compare(a.name, b.name) })
+	return out, nil
+}

@@ -1,0 +1,340 @@
+// Startup and per-call benchmark of the OpenCode plugin (issue 14), side by side in Node and
+// Bun 1.3.14, against a pure-JS plugin making the same HTTP calls (fixtures/pure-js-plugin).
+// It prints figures and the targets next to them; it never fails on a missed target.
+//
+//   node startup-bench.js                      (npm run bench runs it after bench.js)
+//   BENCH_RUNS=15 BENCH_IDLE_RUNS=7 node startup-bench.js
+//
+// The plugin is installed by the real CLI (`init`, built here from the checkout, so it
+// embeds plugin/) into a scratch project, which gives the plugin with its stored plan; a
+// copy without plan.json is the plugin that asks the module for its plan at setup. A
+// loopback server in this (parent) process answers every search with 10 results and every
+// fetch with a 4 KiB page; each figure comes from fresh child processes:
+//
+//   setup        ms from just before import(server.js) until the fake 2.x host's load()
+//                resolves (the provider and tools registered)
+//   first        the first search (the provider's execute, as OpenCode calls it) right
+//                after setup, and after 1 s idle; warm = median of the 30 searches after that
+//   slices       the main thread's busy stretches during that 1 s idle: a 1 ms timer chain
+//                runs from the moment setup returns, every gap over 10 ms is printed
+//   _initialize  the module's own _initialize, timed by hand (compile, instantiate, call)
+//   steps        µs inside the module for one 10-result search and one 4 KiB fetch
+//                (start + resume through the ABI, no network), median of 500
+//   memory       wasm linear memory after setup and after 1,000 more calls through the plugin
+import http from "node:http"
+import { spawn, spawnSync } from "node:child_process"
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath, pathToFileURL } from "node:url"
+import { gzipSync } from "node:zlib"
+
+const HERE = fileURLToPath(new URL(".", import.meta.url))
+const REPO = join(HERE, "..", "..")
+const SELF = fileURLToPath(import.meta.url)
+const BUN = join(HERE, "node_modules", ".bin", "bun")
+const RUNS = Number(process.env.BENCH_RUNS ?? 9)
+const IDLE_RUNS = Number(process.env.BENCH_IDLE_RUNS ?? 5)
+const KEY_ENV = "DSWR_BENCH_KEY"
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b)
+  const m = s.length >> 1
+  return s.length === 0 ? NaN : s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2
+}
+const f = (n, d = 1) => (Number.isFinite(n) ? n.toFixed(d) : "—")
+
+// The answers of the loopback server: 10 results, a 4 KiB page.
+export function searchBody() {
+  const results = []
+  for (let i = 0; i < 10; i++) {
+    results.push({
+      url: `https://example.com/article/${i}`,
+      title: `Result number ${i} about effective Go`,
+      snippet: "Tips for writing clear, idiomatic Go code.",
+      summary: `Result ${i}: ` + "Effective Go gives tips for writing clear, idiomatic Go code and explains the conventions of the language. ".repeat(3),
+      rerank_score: 2.4 - i * 0.1,
+      authority: i % 5,
+      date: "2024-01-15T00:00:00Z",
+      site_name: "example.com",
+    })
+  }
+  return JSON.stringify({ results })
+}
+export function fetchBody() {
+  const para = "Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore. "
+  let content = "# Example page\n\n"
+  while (content.length < 4096 - para.length) content += para + (content.length % 500 < 100 ? "\n\n" : "")
+  return JSON.stringify({ title: "Example page", content })
+}
+
+// --- children -------------------------------------------------------------------------------
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms))
+
+/** Watches the main thread for ms: every gap over 10 ms in a chain of 1 ms timers. */
+function watch(ms) {
+  return new Promise((resolve) => {
+    const slices = []
+    const end = performance.now() + ms
+    let last = performance.now()
+    const tick = () => {
+      const now = performance.now()
+      if (now - last > 10) slices.push(now - last)
+      last = now
+      if (now >= end) resolve(slices)
+      else setTimeout(tick, 1)
+    }
+    setTimeout(tick, 1)
+  })
+}
+
+async function childRun(serverURL, options, mode) {
+  const { createFakeHostV2 } = await import("./lib/fake-host-v2.js")
+  const host = createFakeHostV2()
+  const t0 = performance.now()
+  const plugin = (await import(serverURL)).default
+  const [status] = await host.load(plugin, options)
+  const setup = performance.now() - t0
+  if (status.status !== "loaded") throw new Error(status.error)
+  const watching = mode === "idle" ? watch(1000) : null
+  const provider = host.websearch.get("deepseek")
+  const search = async () => {
+    const t = performance.now()
+    const r = await provider.execute({ query: "effective go" }, { signal: new AbortController().signal })
+    if (r.length !== 10) throw new Error(`search returned ${r.length} results`)
+    return performance.now() - t
+  }
+  if (mode === "first") return { setup, first: await search() }
+  const slices = await watching
+  const first = await search()
+  const warm = []
+  for (let i = 0; i < 30; i++) warm.push(await search())
+  return { setup, slices, firstIdle: first, warm: median(warm) }
+}
+
+async function childProfile(dir) {
+  const { createWasi } = await import(pathToFileURL(join(dir, "wasi.js")).href)
+  const mod = await WebAssembly.compile(readFileSync(join(dir, "core.wasm")))
+  const wasi = createWasi({ write: () => {} })
+  const t0 = performance.now()
+  const instance = new WebAssembly.Instance(mod, wasi.imports)
+  const t1 = performance.now()
+  wasi.initialize(instance)
+  const t2 = performance.now()
+  return { instantiate: t1 - t0, initialize: t2 - t1 }
+}
+
+async function childSteps(dir, options) {
+  const base = pathToFileURL(dir + "/").href
+  const { Runtime } = await import(new URL("runtime.js", base).href)
+  const rt = await Runtime.create()
+  const enc = new TextEncoder()
+  const sBody = enc.encode(searchBody())
+  const fBody = enc.encode(fetchBody())
+  const reply = { kind: "response", status: 200, headers: { "content-type": "application/json" } }
+  const apiKey = "sk-bench"
+  const search = () => {
+    const s = rt.start({ kind: "opencode.websearch", options, apiKey, input: { query: "effective go" } })
+    const d = rt.resume(s.handle, reply, sBody)
+    if (d.result?.results?.length !== 10) throw new Error("search step failed: " + JSON.stringify(d.error))
+  }
+  const fetchStep = () => {
+    const s = rt.start({ kind: "opencode.tool", options, apiKey, input: { tool: "deepseek_fetch", args: { url: "https://example.com/page" } } })
+    const d = rt.resume(s.handle, reply, fBody)
+    if (!d.result?.content) throw new Error("fetch step failed: " + JSON.stringify(d.error))
+  }
+  const time = (fn) => {
+    for (let i = 0; i < 200; i++) fn()
+    const xs = []
+    for (let i = 0; i < 500; i++) {
+      const t = performance.now()
+      fn()
+      xs.push((performance.now() - t) * 1000)
+    }
+    return median(xs)
+  }
+  const searchUs = time(search)
+  const fetchUs = time(fetchStep)
+
+  // Memory through the plugin itself (its own runtime), 1,000 calls against the server.
+  const { createFakeHostV2 } = await import("./lib/fake-host-v2.js")
+  const host = createFakeHostV2()
+  await host.load((await import(new URL("server.js", base).href)).default, options)
+  const provider = host.websearch.get("deepseek")
+  const tool = host.tools.get("deepseek_fetch")
+  const one = async (i) => {
+    if (i % 2) {
+      const r = await tool.execute({ url: `https://example.com/p${i % 7}` }, { signal: new AbortController().signal })
+      if (!r.content || r.metadata?.error) throw new Error("fetch failed: " + r.content)
+    } else if ((await provider.execute({ query: `q${i % 7}` }, { signal: new AbortController().signal })).length !== 10) throw new Error("search failed")
+  }
+  await one(0)
+  const { lastRuntime } = await import(new URL("runtime.js", base).href)
+  const before = lastRuntime.stats().memoryBytes
+  for (let i = 1; i <= 1000; i++) await one(i)
+  const after = lastRuntime.stats()
+  return { searchUs, fetchUs, memBefore: before, memAfter: after.memoryBytes, inFlight: after.inFlight }
+}
+
+// --- parent ---------------------------------------------------------------------------------
+
+function runChild(exe, args, env) {
+  return new Promise((resolve) => {
+    const p = spawn(exe, [SELF, ...args], { cwd: HERE, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] })
+    let out = ""
+    let err = ""
+    p.stdout.on("data", (d) => (out += d))
+    p.stderr.on("data", (d) => (err += d))
+    const timer = setTimeout(() => p.kill(), 60000)
+    p.on("close", (code) => {
+      clearTimeout(timer)
+      if (code !== 0) {
+        console.log(`  child ${args[1]} ${args[2] ?? ""} under ${exe.endsWith("bun") ? "bun" : "node"} failed (${code}): ${(err || out).trim().split("\n").slice(-3).join(" | ")}`)
+        return resolve(null)
+      }
+      resolve(JSON.parse(out.trim().split("\n").pop()))
+    })
+  })
+}
+
+async function runs(exe, n, args, env) {
+  const out = []
+  for (let i = 0; i < n; i++) {
+    const r = await runChild(exe, args, env)
+    if (r) out.push(r)
+  }
+  return out
+}
+
+async function main() {
+  const sBody = searchBody()
+  const fBody = fetchBody()
+  const server = http.createServer((req, res) => {
+    req.resume()
+    req.on("end", () => {
+      const body = req.url === "/v1/tools/search" ? sBody : req.url === "/v1/tools/fetch" ? fBody : null
+      if (!body) {
+        res.writeHead(404).end()
+        return
+      }
+      res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) }).end(body)
+    })
+  })
+  await new Promise((r) => server.listen(0, "127.0.0.1", r))
+  const baseURL = `http://127.0.0.1:${server.address().port}`
+
+  // Install with the real CLI: the plugin with its stored plan, and a copy without it.
+  const root = mkdtempSync(join(tmpdir(), "dwr-startup-bench-"))
+  try {
+    const bin = join(root, "deepseek-web-retrieval")
+    const b = spawnSync("go", ["build", "-o", bin, "./cmd/deepseek-web-retrieval"], { cwd: REPO, encoding: "utf8" })
+    if (b.status !== 0) throw new Error(`go build: ${b.stderr}`)
+    const project = join(root, "project")
+    const i = spawnSync(bin, ["init", "--scope", "project", "--dir", project, "--host", "opencode", "--yes", "--base-url", baseURL, "--api-key-env", KEY_ENV], {
+      encoding: "utf8",
+      env: { PATH: process.env.PATH, HOME: join(root, "home") },
+    })
+    if (i.status !== 0) throw new Error(`init: ${i.stdout}${i.stderr}`)
+    const options = JSON.parse(readFileSync(join(project, "opencode.jsonc"), "utf8")).plugins[0].options
+    const planDir = join(project, "vendor", "deepseek-web-retrieval")
+    const noPlanDir = join(root, "noplan")
+    cpSync(planDir, noPlanDir, { recursive: true })
+    rmSync(join(noPlanDir, "plan.json"))
+    const variants = {
+      purejs: pathToFileURL(join(HERE, "fixtures", "pure-js-plugin", "server.js")).href,
+      plan: pathToFileURL(join(planDir, "server.js")).href,
+      noplan: pathToFileURL(join(noPlanDir, "server.js")).href,
+    }
+    const env = { [KEY_ENV]: "sk-bench" }
+    const opts = JSON.stringify(options)
+
+    const runtimes = [["node", process.execPath, `node ${process.versions.node}`]]
+    if (existsSync(BUN)) runtimes.push(["bun", BUN, `bun ${spawnSync(BUN, ["--version"], { encoding: "utf8" }).stdout.trim()}`])
+    const res = {}
+    for (const [name, exe] of runtimes) {
+      const r = (res[name] = { first: {}, idle: {} })
+      for (const [v, url] of Object.entries(variants)) {
+        r.first[v] = await runs(exe, RUNS, ["--child", "run", url, opts, "first"], env)
+        r.idle[v] = await runs(exe, IDLE_RUNS, ["--child", "run", url, opts, "idle"], env)
+      }
+      r.profile = await runs(exe, 5, ["--child", "profile", planDir], env)
+      r.steps = (await runs(exe, 1, ["--child", "steps", noPlanDir, opts], env))[0] ?? {}
+    }
+
+    const wasm = readFileSync(join(REPO, "plugin", "core.wasm"))
+    const rows = []
+    const row = (what, fn) => rows.push([what, ...runtimes.map(([n]) => fn(res[n]))])
+    const setupOf = (r, v) => median([...r.first[v], ...r.idle[v]].map((x) => x.setup))
+    const initOf = (r) => median(r.profile.map((p) => p.initialize))
+    const maxSlice = (r, v) => Math.max(0, ...r.idle[v].flatMap((x) => x.slices))
+    const ok = (b) => (b ? "ok" : "MISSED")
+    row("setup import → ready, pure-JS plugin (ms)", (r) => f(setupOf(r, "purejs")))
+    row("setup, with the installed plan (ms)", (r) => f(setupOf(r, "plan")))
+    row("setup, without a plan: the module plans (ms)", (r) => f(setupOf(r, "noplan")))
+    row("  target: with plan ≤ pure-JS + 10 ms", (r) => `${f(setupOf(r, "plan") - setupOf(r, "purejs"))} ${ok(setupOf(r, "plan") <= setupOf(r, "purejs") + 10)}`)
+    for (const [v, label] of [["purejs", "pure-JS"], ["plan", "with plan"], ["noplan", "without plan"]]) {
+      row(`first search right after setup, ${label} (ms)`, (r) => f(median(r.first[v].map((x) => x.first)), 2))
+    }
+    for (const [v, label] of [["purejs", "pure-JS"], ["plan", "with plan"], ["noplan", "without plan"]]) {
+      row(`first search after 1 s idle / warm search, ${label} (ms)`, (r) => `${f(median(r.idle[v].map((x) => x.firstIdle)), 2)} / ${f(median(r.idle[v].map((x) => x.warm)), 2)}`)
+    }
+    row("  target: first after idle ≤ 1.5 × warm (with plan)", (r) => {
+      const q = median(r.idle.plan.map((x) => x.firstIdle)) / median(r.idle.plan.map((x) => x.warm))
+      return `×${f(q, 2)} ${ok(q <= 1.5)}`
+    })
+    row("  first after idle, with plan − pure-JS's first after idle (ms)", (r) =>
+      f(median(r.idle.plan.map((x) => x.firstIdle)) - median(r.idle.purejs.map((x) => x.firstIdle)), 2),
+    )
+    row("module _initialize by hand (ms)", (r) => f(initOf(r)))
+    row("largest main-thread slice after setup, with plan (ms)", (r) => f(maxSlice(r, "plan")))
+    row("largest main-thread slice after setup, without plan (ms)", (r) => f(maxSlice(r, "noplan")))
+    row("largest main-thread slice after setup, pure-JS (ms)", (r) => f(maxSlice(r, "purejs")))
+    row("  target: ≤ _initialize + 10 ms (with plan)", (r) => ok(maxSlice(r, "plan") <= initOf(r) + 10))
+    row("module step: 10-result search (µs)", (r) => f(r.steps.searchUs, 0))
+    row("module step: 4 KiB fetch (µs)", (r) => f(r.steps.fetchUs, 0))
+    row("wasm memory after setup → after 1,000 calls (MiB)", (r) => `${f(r.steps.memBefore / 1048576, 2)} → ${f(r.steps.memAfter / 1048576, 2)}`)
+    row("operations in flight afterwards", (r) => String(r.steps.inFlight))
+    row("module size raw / gzip (MB)", () => `${f(wasm.length / 1e6, 2)} / ${f(gzipSync(wasm).length / 1e6, 2)}`)
+
+    console.log(`\n== startup benchmark: medians of ${RUNS} + ${IDLE_RUNS} fresh processes per setup figure, ${IDLE_RUNS} per idle figure (${process.platform}/${process.arch})`)
+    const head = ["", ...runtimes.map(([, , label]) => label)]
+    const all = [head, ...rows]
+    const w = head.map((_, c) => Math.max(...all.map((x) => String(x[c]).length)))
+    for (const x of all) console.log(x.map((c, j) => String(c).padEnd(w[j])).join("  ").trimEnd())
+    console.log("\nmain-thread slices over 10 ms after setup returned (ms, one line per fresh process):")
+    for (const [n, , label] of runtimes) {
+      for (const v of ["plan", "noplan", "purejs"]) {
+        for (const x of res[n].idle[v]) console.log(`  ${label.padEnd(12)} ${v.padEnd(7)} ${x.slices.length ? x.slices.map((s) => f(s)).join(", ") : "none"}`)
+      }
+    }
+  } finally {
+    server.close()
+    rmSync(root, { recursive: true, force: true })
+  }
+}
+
+if (process.argv[2] === "--child") {
+  const [, , , mode, a, b, c] = process.argv
+  try {
+    let out
+    if (mode === "run") out = await childRun(a, JSON.parse(b), c)
+    else if (mode === "profile") out = await childProfile(a)
+    else if (mode === "steps") out = await childSteps(a, JSON.parse(b))
+    console.log(JSON.stringify(out))
+    process.exit(0)
+  } catch (err) {
+    console.error(err?.stack ?? err)
+    process.exit(1)
+  }
+} else if (typeof globalThis.Bun !== "undefined") {
+  console.log("startup-bench.js: run it with node (it runs both Node and Bun children itself)")
+} else {
+  try {
+    await main()
+  } catch (err) {
+    // A benchmark prints; it does not fail the caller.
+    console.error(err?.stack ?? err)
+  }
+  process.exit(0)
+}

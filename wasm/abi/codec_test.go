@@ -1,0 +1,117 @@
+package abi
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+var startSeeds = []string{
+	`{"v":1,"kind":"search","options":{"search":"forced"},"apiKey":"sk-1","input":{"query":"q"}}`,
+	`{"V":1,"KIND":"fetch","Input":{"url":"https://e.x/"},"options":null,"input":null}`,
+	`{"v":1,"kind":"a","kind":"b","unknown":[1,{"x":[true,false,null]},"\u00e9"]}`,
+	` {"v" : -0 , "apiKey" : "\ud83d\ude00\ud800x\u0041\n\"\\\/"} `,
+	`{"v":1.0}`, `{"v":1e2}`, `{"v":"1"}`, `{"v":99999999999999999999}`, `{"kind":1}`,
+	`null`, `[]`, `"x"`, `{}`, `{`, `{"v":1,}`, `{"v":1}x`, "{\"kind\":\"a\xffb\"}", `{"kind":"\ud800\u0041"}`,
+	`{"ſ":1,"K":2,"ᴋind":"x"}`, `{"input":{"a":[1,2,{"b":"c"}]} }`, `{"v":01}`, `{"v":-}`, `{"v":1.}`, `{"v":1e}`,
+	"{\"kind\":\"tab\there\"}", `{"kind":"\x"}`, `{"kind":"\u12"}`, `{"headers":{"a":"b","A":null,"c":"d"},"headers":{"e":"f"}}`,
+	`{"headers":null}`, `{"headers":{"a":1}}`, `{"status":200,"message":"m","kind":"response"}`,
+}
+
+func FuzzDecodeStart(f *testing.F) {
+	for _, s := range startSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var want Start
+		wantErr := json.Unmarshal(data, &want)
+		got, err := DecodeStart(data)
+		require.Equal(t, wantErr == nil, err == nil, "%q: encoding/json %v, DecodeStart %v", data, wantErr, err)
+		if err == nil {
+			require.Equal(t, want, got, "%q", data)
+		}
+	})
+}
+
+func FuzzDecodeReply(f *testing.F) {
+	for _, s := range startSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var want Reply
+		wantErr := json.Unmarshal(data, &want)
+		got, err := DecodeReply(data)
+		require.Equal(t, wantErr == nil, err == nil, "%q: encoding/json %v, DecodeReply %v", data, wantErr, err)
+		if err == nil {
+			require.Equal(t, want, got, "%q", data)
+		}
+	})
+}
+
+func FuzzDecodeInput(f *testing.F) {
+	for _, s := range startSeeds {
+		f.Add([]byte(s))
+	}
+	for _, s := range []string{`{"query":"q","oriQuestion":"o"}`, `{"url":"u","format":"markdown"}`, `{"url":"u","offset":32000}`, `{"url":"u","offset":1.5}`, `{"host":"opencode2"}`, `{"tool":"deepseek_fetch","args":{"url":"x"}}`, `{"args":null}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		check := func(want, got any) {
+			wantErr := json.Unmarshal(data, want)
+			err := DecodeInput(data, got)
+			require.Equal(t, wantErr == nil, err == nil, "%q into %T: encoding/json %v, DecodeInput %v", data, got, wantErr, err)
+			if err == nil {
+				require.Equal(t, want, got, "%q", data)
+			}
+		}
+		check(&SearchInput{}, &SearchInput{})
+		check(&FetchInput{}, &FetchInput{})
+		check(&PlanInput{}, &PlanInput{})
+		check(&WebsearchInput{}, &WebsearchInput{})
+		check(&ToolInput{}, &ToolInput{})
+	})
+}
+
+func FuzzAppendStep(f *testing.F) {
+	f.Add(uint32(3), "http", "https://api.deepseek.com/v1/tools/search", "Authorization", "Bearer <&>", `{"q":"\u2028"}`, "api", "DeepSeek: HTTP 402 \x01\b\f\t\n\r\"\\ \xff é", 402, true)
+	f.Add(uint32(0), "done", "", "", "", "", "", "", 0, false)
+	f.Fuzz(func(t *testing.T, handle uint32, step, url, hname, hvalue, body, code, msg string, status int, withRequest bool) {
+		s := Step{V: Version, Handle: handle, Step: step}
+		if withRequest {
+			s.Request = &Request{DelayMs: int64(status), Method: "POST", URL: url, Headers: [][2]string{{hname, hvalue}, {"x", url}}, Body: body, TimeoutMs: 30000, MaxBytes: 5 << 20, Redirect: "manual", Attempt: 1}
+			if status%2 == 1 {
+				s.Request.Headers = nil
+			}
+		}
+		if code != "" || msg != "" {
+			s.Error = &Error{Code: code, Message: msg, Status: status}
+		}
+		if len(msg) > 3 {
+			s.Warnings = []string{msg, code}
+		}
+		if status%3 == 0 {
+			res, _ := json.Marshal(map[string]any{"text": msg, "n": status, "list": []string{url, body}})
+			s.Result = res
+		}
+		want, err := json.Marshal(s)
+		require.NoError(t, err)
+		require.Equal(t, string(want), string(s.AppendJSON(nil)))
+	})
+}
+
+func TestDecodeErrors(t *testing.T) {
+	for _, tc := range []struct{ in, msg string }{
+		{`{"v":1,"kind":`, "unexpected end of JSON input"},
+		{"\x00\xff", `invalid character '\x00' at offset 0 looking for the beginning of a value`},
+		{`{"v":1}x`, `invalid character 'x' at offset 7 after the top-level value`},
+		{`{"v":"1"}`, "a number was expected"},
+		{`{"v":1.5}`, "the number 1.5 is not an integer of this size"},
+		{`{"kind":1}`, "a string was expected"},
+		{`[]`, "the value is not an object"},
+		{`{"kind":"\q"}`, `invalid character 'q' at offset 10 in an escape`},
+	} {
+		_, err := DecodeStart([]byte(tc.in))
+		require.EqualError(t, err, tc.msg, tc.in)
+	}
+}
