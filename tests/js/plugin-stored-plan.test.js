@@ -20,6 +20,9 @@ import { createFakeHostV2 } from "./lib/fake-host-v2.js"
 import { loadPluginV1 } from "./lib/fake-host-v1.js"
 
 const REPO = fileURLToPath(new URL("../..", import.meta.url))
+// Each test runs the real CLI's init (up to six times): more than bun test's 5 s default on a busy
+// 2-core machine.
+const T = { timeout: 120_000 }
 const TIERS = ["off", "optional", "preferred", "forced"]
 // Every tier for search and for fetch, each with another tier of the other.
 const COMBOS = TIERS.map((t, i) => [t, TIERS[(i + 1) % 4]]).concat([["forced", "forced"], ["preferred", "preferred"]])
@@ -31,7 +34,7 @@ before(async () => {
   bin = join(root, "deepseek-web-retrieval")
   const r = spawnSync("go", ["build", "-o", bin, "./cmd/deepseek-web-retrieval"], { cwd: REPO, encoding: "utf8" })
   assert.equal(r.status, 0, r.stderr)
-})
+}, T)
 after(async () => {
   await env.close()
   rmSync(root, { recursive: true, force: true })
@@ -99,7 +102,7 @@ async function registrationsV1(plugin, options) {
 const registrations = (host, plugin, options) => (host === "opencode1" ? registrationsV1(plugin, options) : registrationsV2(plugin, options))
 
 for (const host of ["opencode", "opencode1"]) {
-  test(`${host}: the stored plan registers exactly what the module's plan does, for every tier, without asking the module`, async () => {
+  test(`${host}: the stored plan registers exactly what the module's plan does, for every tier, without asking the module`, T, async () => {
     const dir = join(root, `same-${host}`)
     mkdirSync(dir, { recursive: true })
     let v
@@ -117,7 +120,7 @@ for (const host of ["opencode", "opencode1"]) {
   })
 }
 
-test("a call through a stored-plan setup waits for the module and gets the same answer", async () => {
+test("a call through a stored-plan setup waits for the module and gets the same answer", T, async () => {
   const dir = join(root, "call")
   mkdirSync(dir)
   const options = init(dir, "opencode", ["--search", "forced", "--fetch", "optional"])
@@ -135,7 +138,7 @@ test("a call through a stored-plan setup waits for the module and gets the same 
   assert.equal(b.text, d.text)
 })
 
-test("1.x: a call through a stored-plan setup waits for the module", async () => {
+test("1.x: a call through a stored-plan setup waits for the module", T, async () => {
   const dir = join(root, "call1")
   mkdirSync(dir)
   const options = init(dir, "opencode1", ["--search", "preferred", "--fetch", "preferred"])
@@ -162,7 +165,7 @@ for (const [name, spoil, wantExtra] of [
   ["a JSON array", () => "[]"],
 ]) {
   for (const host of ["opencode", "opencode1"]) {
-    test(`${host}: a stale plan is never used: ${name}`, async () => {
+    test(`${host}: a stale plan is never used: ${name}`, T, async () => {
       const dir = join(root, `stale-${host}-${name.replace(/\W+/g, "-")}`)
       mkdirSync(dir)
       let options = init(dir, host, ["--search", "forced", "--fetch", "preferred"])
@@ -187,7 +190,7 @@ for (const [name, spoil, wantExtra] of [
   }
 }
 
-test("the marker check above can fail: an untouched stamp with an edited plan is used as it is", async () => {
+test("the marker check above can fail: an untouched stamp with an edited plan is used as it is", T, async () => {
   const dir = join(root, "marker")
   mkdirSync(dir)
   const options = init(dir, "opencode1", ["--search", "preferred", "--fetch", "optional"])
@@ -202,7 +205,7 @@ test("the marker check above can fail: an untouched stamp with an edited plan is
   )
 })
 
-test("a different core.wasm beside the plan (same plan file): the module makes the plan", async () => {
+test("a different core.wasm beside the plan (same plan file): the module makes the plan", T, async () => {
   const dir = join(root, "module")
   mkdirSync(dir)
   const options = init(dir, "opencode", ["--search", "optional", "--fetch", "forced"])
@@ -224,7 +227,7 @@ test("a different core.wasm beside the plan (same plan file): the module makes t
   assert.equal((await host.runTool("deepseek_fetch", { url: "https://go.dev/doc/" })).status, "completed")
 })
 
-test("the options digest: canonical JSON as opencode/install OptionsDigest writes it (same vectors as its Go test)", async () => {
+test("the options digest: canonical JSON as opencode/install OptionsDigest writes it (same vectors as its Go test)", T, async () => {
   // The digest is internal to server.js; the vectors check the rule it follows, through a
   // plan stamped by hand for options with nested values and keys in another order.
   const dir = join(root, "digest")
@@ -252,7 +255,7 @@ test("the options digest: canonical JSON as opencode/install OptionsDigest write
   }
 })
 
-test("a module that cannot load after a stored-plan setup: setup succeeds, the reason is logged, calls fail with it", async () => {
+test("a module that cannot load after a stored-plan setup: setup succeeds, the reason is logged, calls fail with it", T, async () => {
   const dir = join(root, "broken")
   mkdirSync(dir)
   const options = init(dir, "opencode", ["--search", "optional", "--fetch", "optional"])
