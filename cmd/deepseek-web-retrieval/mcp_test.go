@@ -292,10 +292,19 @@ func TestMCPCancelledAbortsTheRequest(t *testing.T) {
 		t.Fatal("the request was not aborted")
 	}
 	require.Less(t, time.Since(start), time.Second)
-	// Still serving.
+	// Still serving, and the cancelled call gets no answer (the spec's SHOULD; clients log
+	// an answer to an id they dropped).
 	require.Equal(t, map[string]any{}, s.call(2, "ping", nil)["result"])
+	require.Equal(t, map[string]any{}, s.call(1, "ping", nil)["result"], "a reused id is answered")
 	code, _ := s.closeAndWait()
 	require.Equal(t, 0, code)
+	answers := 0
+	for _, line := range s.stdout {
+		if strings.Contains(line, `"id":1,`) {
+			answers++
+		}
+	}
+	require.Equal(t, 1, answers, "stdout:\n%s", strings.Join(s.stdout, "\n"))
 }
 
 // EOF, SIGTERM and SIGINT each end the server with exit 0 within a second, aborting the call
