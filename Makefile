@@ -57,7 +57,7 @@ test-js: js-deps
 	cd $(JSDIR) && npm test && npm run test:bun
 
 bench: build
-	$(GO) test -run='^$$' -bench=. -benchmem ./core/... ./tests/...
+	$(GO) test -run='^$$' -bench=. -benchmem ./core/... ./tests/... ./cmd/...
 	cd $(JSDIR) && npm run bench
 
 clean:

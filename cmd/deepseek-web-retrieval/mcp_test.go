@@ -25,7 +25,7 @@ var protocolRevisions = []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025
 
 // rpcServer is one running `deepseek-web-retrieval mcp`.
 type rpcServer struct {
-	t      *testing.T
+	t      testing.TB
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
 	stderr *strings.Builder
@@ -37,7 +37,7 @@ type rpcServer struct {
 	held   []map[string]any // messages read while waiting for another
 }
 
-func startMCP(t *testing.T, env []string, args ...string) *rpcServer {
+func startMCP(t testing.TB, env []string, args ...string) *rpcServer {
 	t.Helper()
 	s := &rpcServer{t: t, cmd: exec.Command(cliBin, append([]string{"mcp"}, args...)...), stderr: &strings.Builder{},
 		msgs: make(chan map[string]any, 100), exited: make(chan struct{})}
@@ -150,7 +150,7 @@ func (s *rpcServer) initialize(version string) map[string]any {
 }
 
 // toolText returns a tools/call response's text and isError.
-func toolText(t *testing.T, resp map[string]any) (string, bool) {
+func toolText(t testing.TB, resp map[string]any) (string, bool) {
 	t.Helper()
 	res, ok := resp["result"].(map[string]any)
 	require.True(t, ok, "not a result: %v", resp)
