@@ -418,3 +418,17 @@ func TestMCPHelp(t *testing.T) {
 	r = runBin(t, baseEnv(t), "--help")
 	require.Contains(t, r.stdout, fmt.Sprintf("  %-10s %s\n", "mcp", "serve deepseek_search and deepseek_fetch to MCP hosts over stdio"))
 }
+
+// forced cannot be made real by an MCP server: it is served as preferred, and the server says so.
+func TestMCPForcedSaysWhatItCannotDo(t *testing.T) {
+	s := startMCP(t, baseEnv(t), "--search", "forced", "--fetch", "forced")
+	s.initialize("2025-06-18")
+	for _, tool := range s.call(1, "tools/list", map[string]any{})["result"].(map[string]any)["tools"].([]any) {
+		require.Contains(t, tool.(map[string]any)["description"], " Prefer this tool over the host's built-in ")
+	}
+	code, _ := s.closeAndWait()
+	require.Equal(t, 0, code)
+	require.Equal(t, "deepseek-web-retrieval mcp: note: --search forced works like preferred: an MCP server cannot switch off the host's own web search tool; switch it off in the host's config (see \"Use it from any MCP host\" in the README)\n"+
+		"deepseek-web-retrieval mcp: note: --fetch forced works like preferred: an MCP server cannot switch off the host's own web fetch tool; switch it off in the host's config (see \"Use it from any MCP host\" in the README)\n"+
+		"deepseek-web-retrieval mcp: serving deepseek_search (forced) and deepseek_fetch (forced) on stdio; the key is read from $DEEPSEEK_API_KEY at each call\n", s.stderr.String())
+}
