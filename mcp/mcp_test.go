@@ -496,7 +496,7 @@ func TestCancellation(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("the request to DeepSeek was not aborted")
 	}
-	require.Less(t, time.Since(start), 2*time.Second)
+	require.Less(t, time.Since(start), 5*time.Second) // the mock would hold it 10 s
 	require.ErrorIs(t, <-done, context.Canceled)
 	require.Contains(t, h.wire.String(), `"method":"notifications/cancelled"`)
 	// The session still serves.

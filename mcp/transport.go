@@ -51,7 +51,7 @@ func (t *StdioTransport) Connect(ctx context.Context) (sdk.Connection, error) {
 // spec says the receiver of notifications/cancelled should not answer it,
 // and clients log an answer to an id they forgot ("unknown message ID").
 // The SDK answers every call, so the transport holds that answer back. Only
-// calls still in flight can be cancelled, so a reused id is answered.
+// calls still in flight can be cancelled (MCP forbids reusing an id).
 type quietCancel struct {
 	sdk.Connection
 	mu       sync.Mutex

@@ -5,18 +5,22 @@ package main
 //   - BenchmarkMCPStart: process start to the initialize response (target ≤ 50 ms).
 //   - BenchmarkMCPCallOverhead: a tools/call over stdio minus a bare HTTP request to the same
 //     loopback mock, medians (target ≤ 1 ms added).
+//   - BenchmarkMCPShutdown: stdin closed (or SIGTERM) with a call in flight to the process
+//     gone (target ≤ 1 s).
 //   - BenchmarkMCPMemory: the server's RSS after 1,000 calls and after 1,000 more (no growth
 //     after warm-up).
 
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -140,5 +144,37 @@ func BenchmarkMCPMemory(b *testing.B) {
 		b.ReportMetric(after[0]/1024, "MB-rss-after-1000-calls")
 		b.ReportMetric(after[1]/1024, "MB-rss-after-2000-calls")
 		s.closeAndWait()
+	}
+}
+
+func BenchmarkMCPShutdown(b *testing.B) {
+	// DeepSeek holds every request until the client goes away.
+	arrived := make(chan struct{}, 1)
+	ds := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body) // net/http notices a closed connection once the body is read
+		arrived <- struct{}{}
+		<-r.Context().Done()
+	}))
+	b.Cleanup(ds.Close)
+	for _, how := range []string{"eof", "sigterm"} {
+		b.Run(how, func(b *testing.B) {
+			var times []time.Duration
+			for b.Loop() {
+				s := startMCP(b, benchEnv(b), "--base-url", ds.URL)
+				s.initialize("2025-06-18")
+				s.sendJSON(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": fetchCall()})
+				<-arrived
+				var took time.Duration
+				if how == "eof" {
+					_, took = s.closeAndWait()
+				} else {
+					start := time.Now()
+					_ = s.cmd.Process.Signal(syscall.SIGTERM)
+					_, took = s.wait(start)
+				}
+				times = append(times, took)
+			}
+			b.ReportMetric(float64(median(times).Microseconds())/1000, "ms-to-exit-median")
+		})
 	}
 }
