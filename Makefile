@@ -1,6 +1,7 @@
 # deepseek-web-retrieval — see README.md.
-#   make install   build and install the OpenCode plugin into the global config
-#   make test      every test suite: Go (core, module, CLI, installer), JS hosts, real OpenCode
+#   make install   build, put the binary in ~/.local/bin, install into every host found
+#   make test      every test suite: Go (core, module, CLI, installer), JS hosts, real OpenCode,
+#                  real MCP hosts (Codex, Claude Code, Gemini CLI, Pi: tests/hosts)
 #   make build     plugin/core.wasm and bin/deepseek-web-retrieval
 #   make bench     benchmarks that print figures
 
@@ -9,12 +10,16 @@ WASM      := plugin/core.wasm
 CLI       := bin/deepseek-web-retrieval
 WASMFLAGS := -buildmode=c-shared -trimpath -buildvcs=false -ldflags='-s -w -buildid='
 JSDIR     := tests/js
-# make install: HOST=auto asks the opencode on PATH for its version (1.x gets the
-# "plugin" key, 2.x or none the "plugins" key); INSTALL_FLAGS adds init flags.
+HOSTSDIR  := tests/hosts
+# make install: copies the binary to $(BINDIR) (MCP hosts start it by that absolute
+# path), then runs its init: HOST=auto installs into every host found (OpenCode: the
+# opencode on PATH picks the 1.x "plugin" or 2.x "plugins" key); INSTALL_FLAGS adds
+# init flags. make uninstall reverses it and removes the binary.
 HOST          ?= auto
 INSTALL_FLAGS ?=
+BINDIR        ?= $(HOME)/.local/bin
 
-.PHONY: all build wasm cli install uninstall test test-go test-js test-e2e check-wasm lint bench fuzz js-deps clean
+.PHONY: all build wasm cli install uninstall test test-go test-js test-hosts hosts-deps test-e2e check-wasm lint bench fuzz js-deps clean
 
 all: build
 
@@ -27,10 +32,16 @@ cli: wasm
 	$(GO) build -trimpath -o $(CLI) ./cmd/deepseek-web-retrieval
 
 install: cli
-	$(CLI) init --scope global --yes --host $(HOST) $(INSTALL_FLAGS)
+	@mkdir -p $(BINDIR)
+	@cp $(CLI) $(BINDIR)/.deepseek-web-retrieval.tmp && chmod 0755 $(BINDIR)/.deepseek-web-retrieval.tmp && \
+	  mv $(BINDIR)/.deepseek-web-retrieval.tmp $(BINDIR)/deepseek-web-retrieval
+	@echo "installed $(BINDIR)/deepseek-web-retrieval: MCP hosts start it from there (after moving it, run init again)"
+	@case ":$$PATH:" in *":$(BINDIR):"*) ;; *) echo "note: $(BINDIR) is not on your PATH";; esac
+	$(BINDIR)/deepseek-web-retrieval init --scope global --yes --host $(HOST) $(INSTALL_FLAGS)
 
 uninstall: cli
-	$(CLI) uninstall --scope global --yes
+	$(CLI) uninstall --scope global --yes --host $(HOST)
+	rm -f $(BINDIR)/deepseek-web-retrieval
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
@@ -44,7 +55,14 @@ check-wasm:
 	if cmp -s $$tmp/core.wasm $(WASM); then echo "plugin/core.wasm matches a fresh build"; rm -rf $$tmp; \
 	else echo "plugin/core.wasm differs from a fresh build: run 'make wasm' and commit it"; rm -rf $$tmp; exit 1; fi
 
-test: lint check-wasm test-go test-js
+test: lint check-wasm test-go test-js test-hosts
+
+# Every Go build in `make test` (vet, go test, the CLI that cmd/'s tests build, the reactor of
+# wasi.test.js, the `make install` of e2e-install.test.js) uses -trimpath, as `make build`
+# does, so each package is compiled once: -trimpath is part of the build cache key, and a cold
+# cache otherwise compiles the CLI and its dependencies twice. (`go env GOFLAGS` keeps flags
+# set with `go env -w`, which a GOFLAGS variable would otherwise hide.)
+test: export GOFLAGS := $(strip $(shell $(GO) env GOFLAGS 2>/dev/null) -trimpath)
 
 test-go:
 	$(GO) test -count=1 ./...
@@ -52,9 +70,23 @@ test-go:
 js-deps:
 	cd $(JSDIR) && npm install --no-audit --no-fund
 
-# The same node:test files run under Node and under Bun 1.3.14 (OpenCode's runtime).
+# The node:test files run under Node and under Bun 1.3.14 (OpenCode's runtime); the files
+# that start the real OpenCode (e2e-*.test.js) run once, under Bun, three files at a time.
 test-js: js-deps
-	cd $(JSDIR) && npm test && npm run test:bun
+	cd $(JSDIR) && npm test && npm run test:bun && npm run test:e2e
+
+test-e2e: js-deps
+	cd $(JSDIR) && npm run test:e2e
+
+# Real MCP hosts (Codex, Claude Code, Gemini CLI, Pi) on loopback mocks: tests/hosts/README.md.
+# npm ci only when the lockfile changed (node_modules/.package-lock.json is npm's own stamp).
+hosts-deps: $(HOSTSDIR)/node_modules/.package-lock.json
+
+$(HOSTSDIR)/node_modules/.package-lock.json: $(HOSTSDIR)/package.json $(HOSTSDIR)/package-lock.json
+	cd $(HOSTSDIR) && npm ci --no-audit --no-fund
+
+test-hosts: cli hosts-deps
+	cd $(HOSTSDIR) && DWR_BIN=$(abspath $(CLI)) node --test --test-concurrency=1
 
 bench: build
 	$(GO) test -run='^$$' -bench=. -benchmem ./core/... ./tests/... ./cmd/...

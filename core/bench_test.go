@@ -56,3 +56,19 @@ func BenchmarkFormatFetch5MiB(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkCachedPart serves a 16,000-code-point part of a cached 1 MiB
+// page: the engine's work for a later part (no request).
+func BenchmarkCachedPart(b *testing.B) {
+	e := NewEngine(testEnv())
+	cfg := mustConfig(b, Options{})
+	body := okReply(fetchBodyJSON(b, "Big", strings.Repeat("0123456789abcdef", 1<<16)))
+	s := e.Start(Operation{Kind: KindFetch, URL: "https://example.com/", Config: cfg, APIKey: testKey})
+	e.Resume(s.Handle, body)
+	for i := 0; b.Loop(); i++ {
+		s := e.Start(Operation{Kind: KindFetch, URL: "https://example.com/", Offset: i % 60 * 16000, Config: cfg, APIKey: testKey})
+		if !s.Done || s.Err != nil || !s.Result.Fetch.Cached {
+			b.Fatalf("not from the cache: %+v", s)
+		}
+	}
+}

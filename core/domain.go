@@ -26,12 +26,12 @@ func normalizeDomain(s string) (string, error) {
 	}
 	if a, err := netip.ParseAddr(strings.TrimSuffix(strings.TrimPrefix(d, "["), "]")); err == nil && a.Is6() {
 		if a.Zone() != "" {
-			return "", fmt.Errorf("domain %q has an IPv6 zone, which cannot appear in a URL", clipEntry(s))
+			return "", fmt.Errorf("domain %s has an IPv6 zone, which cannot appear in a URL", shownEntry(s))
 		}
 		return a.String(), nil
 	}
 	if strings.Contains(d, "://") {
-		return "", fmt.Errorf("domain %q is a URL; write just the host name, like \"example.com\"", clipEntry(s))
+		return "", fmt.Errorf("domain %s is a URL; write just the host name, like \"example.com\"", shownEntry(s))
 	}
 	switch {
 	case strings.HasPrefix(d, "*."):
@@ -43,20 +43,20 @@ func normalizeDomain(s string) (string, error) {
 		d = d[:len(d)-1]
 	}
 	if d == "" {
-		return "", fmt.Errorf("domain %q has no name in it", clipEntry(s))
+		return "", fmt.Errorf("domain %s has no name in it", shownEntry(s))
 	}
 	for _, r := range d {
 		if bad := badDomainRune(r); bad != "" {
-			return "", fmt.Errorf("domain %q contains %s; write just the host name, like \"example.com\"", clipEntry(s), bad)
+			return "", fmt.Errorf("domain %s contains %s; write just the host name, like \"example.com\"", shownEntry(s), bad)
 		}
 	}
 	h, err := host.Parse(d)
 	if err != nil {
 		var he *host.Error
 		if errors.As(err, &he) {
-			return "", fmt.Errorf("domain %q is not a valid host name: %s", clipEntry(s), he.Reason)
+			return "", fmt.Errorf("domain %s is not a valid host name: %s", shownEntry(s), he.Reason)
 		}
-		return "", fmt.Errorf("domain %q is not a valid host name", clipEntry(s))
+		return "", fmt.Errorf("domain %s is not a valid host name", shownEntry(s))
 	}
 	if h.IsAddr() {
 		return h.Addr().String(), nil

@@ -19,11 +19,11 @@ const UserAgent = "deepseek-web-retrieval/" + Version
 
 // Env carries what the engine must not read by itself: the clock and a
 // source of randomness. The zero Env is usable: without Now, an HTTP-date
-// Retry-After is ignored in favour of backoff; without Random, backoff has
-// no jitter (as if Random returned 0.5).
+// Retry-After is ignored in favour of backoff and nothing is cached;
+// without Random, backoff has no jitter (as if Random returned 0.5).
 type Env struct {
-	// Now returns the current time; used only to turn an HTTP-date
-	// Retry-After into a delay.
+	// Now returns the current time; used to turn an HTTP-date Retry-After
+	// into a delay and to age the cache.
 	Now func() time.Time
 	// Random returns a number in [0, 1); used only for backoff jitter.
 	Random func() float64
@@ -38,11 +38,13 @@ type Engine struct {
 	mu   sync.Mutex
 	next Handle
 	ops  map[Handle]*operation
+	// cache keeps fetched pages and search answers (cache.go).
+	cache *cache
 }
 
 // NewEngine returns an engine with no operations in flight.
 func NewEngine(env Env) *Engine {
-	return &Engine{env: env, ops: make(map[Handle]*operation)}
+	return &Engine{env: env, ops: make(map[Handle]*operation), cache: newCache()}
 }
 
 // InFlight returns the number of operations not yet done.
@@ -57,9 +59,16 @@ type operation struct {
 	name    string // "DeepSeek Search" or "DeepSeek Fetch"
 	cfg     *Config
 	key     string
-	request Request // the first attempt, with Attempt advanced to the one in flight; retries copy it
-	query   string  // final query (search)
-	url     string  // page URL (fetch)
+	red     *Redactor // masks key
+	request Request   // the first attempt, with Attempt advanced to the one in flight; retries copy it
+	query   string    // final query (search)
+	url     string    // page URL (fetch)
+	offset  int       // first code point of the part to return (fetch)
+	hint    string    // Operation.ContinueHint (fetch)
+	cache   *cache    // where to keep the answer; nil when not caching
+	// messages is the turn of a search on the Messages backend, nil on
+	// the Search API (messages.go).
+	messages *messagesTurn
 }
 
 // defaultConfig is the Config of zero Options.
@@ -80,6 +89,12 @@ func (e *Engine) Start(op Operation) Step {
 		// may hold the key.
 		err.Message = mask(err.Message, strings.TrimSpace(op.APIKey))
 		return Step{Done: true, Err: err}
+	}
+	if s, ok := e.fromCache(o); ok {
+		return s
+	}
+	if e.caching(o) {
+		o.cache = e.cache
 	}
 	e.mu.Lock()
 	e.next++
@@ -137,12 +152,22 @@ func prepare(op Operation) (*operation, *Error) {
 	if cfg == nil {
 		cfg = defaultConfig
 	}
-	o := &operation{kind: op.Kind, cfg: cfg}
+	o := &operation{kind: op.Kind, cfg: cfg, name: operationName(op.Kind, cfg)}
+	key := strings.TrimSpace(op.APIKey)
+	if key != "" && validKey(key) {
+		// Before anything else reads (and may echo) the inputs.
+		o.red = redactorFor(key)
+		if err := refuseKeyInInput(op, o.name, o.red); err != nil {
+			return nil, err
+		}
+	}
 	var path string
 	var body any
 	switch op.Kind {
 	case KindSearch:
-		o.name = "DeepSeek Search"
+		if cfg.Messages.Backend == BackendMessages {
+			return prepareMessages(o, op)
+		}
 		q, err := buildQuery(op.Query, cfg)
 		if err != nil {
 			return nil, err
@@ -157,35 +182,36 @@ func prepare(op Operation) (*operation, *Error) {
 			Location:    cfg.Localization,
 		}
 	case KindFetch:
-		o.name = "DeepSeek Fetch"
 		u, err := checkFetch(op.URL, op.Format, cfg)
 		if err != nil {
 			return nil, err
 		}
-		o.url = u
+		if op.Offset < 0 {
+			return nil, &Error{Code: CodeInvalidInput, Message: "DeepSeek Fetch: " + (&OffsetError{Offset: op.Offset}).Error()}
+		}
+		o.url, o.offset, o.hint = u, op.Offset, op.ContinueHint
 		path = "/v1/tools/fetch"
 		body = fetchBody{URL: u}
 	default:
 		return nil, &Error{Code: CodeInvalidInput, Message: fmt.Sprintf("deepseek-web-retrieval: unknown operation kind %q", clip(string(op.Kind), 40))}
 	}
-	key := strings.TrimSpace(op.APIKey)
 	if key == "" {
 		return nil, &Error{Code: CodeMissingKey, Message: cfg.MissingKeyMessage()}
 	}
 	if !validKey(key) {
-		return nil, &Error{Code: CodeMissingKey, Message: fmt.Sprintf("DeepSeek API key in %s is unusable: it contains spaces or control characters", cfg.APIKeyEnv)}
+		return nil, &Error{Code: CodeMissingKey, Message: fmt.Sprintf("DeepSeek API key in %s is unusable: %s", cfg.APIKeyEnv, keyCharsRule)}
 	}
 	o.key = key
 	// A query or URL carrying the key would send it somewhere else: in the
 	// request body to DeepSeek's index, or to a third-party page.
-	if strings.Contains(o.query, key) || strings.Contains(op.URL, key) {
+	if o.red.Contains(o.query) || o.red.Contains(op.URL) {
 		what := "query"
 		if op.Kind == KindFetch {
 			what = "URL"
 		}
 		return nil, &Error{Code: CodeInvalidInput, Message: fmt.Sprintf("%s: the %s contains the API key; it was not sent", o.name, what)}
 	}
-	if sb, ok := body.(searchBody); ok && strings.Contains(op.OriQuestion, key) {
+	if sb, ok := body.(searchBody); ok && o.red.Contains(op.OriQuestion) {
 		sb.OriQuestion = ""
 		body = sb
 	}
@@ -208,6 +234,19 @@ func prepare(op Operation) (*operation, *Error) {
 		Attempt:   1,
 	}
 	return o, nil
+}
+
+// operationName names an operation in its messages ("DeepSeek Search").
+func operationName(kind Kind, cfg *Config) string {
+	switch {
+	case kind == KindSearch && cfg.Messages.Backend == BackendMessages:
+		return "DeepSeek Messages search"
+	case kind == KindSearch:
+		return "DeepSeek Search"
+	case kind == KindFetch:
+		return "DeepSeek Fetch"
+	}
+	return "deepseek-web-retrieval"
 }
 
 // attempt returns the request for attempt n after delayMs. Each step owns
@@ -246,7 +285,8 @@ func (o *operation) resume(r Reply, env Env) Step {
 		return fail(CodeTimeout, 0, "timed out after %d ms", timeout)
 	case ReplyNetwork:
 		if m := strings.TrimSpace(r.Message); m != "" {
-			return fail(CodeNetwork, 0, "network error: %s", clip(collapse(m), 300))
+			// Mask, then cut: a key straddling the cut must not leave a prefix.
+			return fail(CodeNetwork, 0, "network error: %s", clip(collapse(o.redact(m)), 300))
 		}
 		return fail(CodeNetwork, 0, "network error")
 	case ReplyTooLarge, ReplyResponse:
@@ -255,11 +295,11 @@ func (o *operation) resume(r Reply, env Env) Step {
 			return fail(CodeTooLarge, 0, "the response is larger than 5 MiB (%d bytes) and was not read", int64(MaxResponseBytes))
 		}
 	default:
-		return Step{Done: true, Err: &Error{Code: CodeInternal, Message: o.redact(fmt.Sprintf("deepseek-web-retrieval: the host reported an unknown reply kind %q", clip(string(r.Kind), 40)))}}
+		return Step{Done: true, Err: &Error{Code: CodeInternal, Message: o.redact(fmt.Sprintf("deepseek-web-retrieval: the host reported an unknown reply kind %q", clip(o.redact(string(r.Kind)), 40)))}}
 	}
 	switch s := r.Status; {
 	case s >= 200 && s < 300:
-		return o.success(r.Body)
+		return o.success(r.Body, env)
 	case s >= 300 && s < 400:
 		return fail(CodeRedirect, s, "HTTP %d: DeepSeek answered with a redirect, which is never followed", s)
 	case s < 100 || s > 599:
@@ -292,15 +332,26 @@ func retryable(status int) bool {
 	return status == 408 || status == 425 || status == 429 || status >= 500 && status <= 599
 }
 
-func (o *operation) success(body []byte) Step {
+func (o *operation) success(body []byte, env Env) Step {
+	if o.messages != nil {
+		return o.messagesSuccess(body, env)
+	}
 	if o.kind == KindSearch {
 		res, err := processSearch(body, o.query, o.cfg, o.redact)
 		if err != nil {
-			return Step{Done: true, Err: &Error{Code: CodeMalformed, Message: o.redact(o.name + " failed: malformed response: " + err.Error())}}
+			return Step{Done: true, Err: &Error{Code: CodeMalformed, Message: malformedMessage(o.name, err, body, o.cfg, o.redact)}}
 		}
+		o.remember(nil, res, env)
 		return Step{Done: true, Result: &Result{Search: res}}
 	}
-	res, err := processFetch(body, o.url, o.cfg, o.redact)
+	page, err := decodePage(body, o.url, o.cfg, o.redact)
+	if err == nil {
+		o.remember(page, nil, env)
+	}
+	var res *FetchResult
+	if err == nil {
+		res, err = partOf(page, o.url, o.offset, o.cfg, o.hint)
+	}
 	if err != nil {
 		err.Message = o.redact(err.Message)
 		return Step{Done: true, Err: err}
@@ -308,16 +359,7 @@ func (o *operation) success(body []byte) Step {
 	return Step{Done: true, Result: &Result{Fetch: res}}
 }
 
-// keyMask replaces the API key wherever a server echoes it.
-const keyMask = "[redacted]"
-
-// redact masks the operation's key; it is applied before any cut to a
-// length limit, so no part of the key survives at the cut.
-func (o *operation) redact(s string) string { return mask(s, o.key) }
-
-func mask(s, key string) string {
-	if key == "" || !strings.Contains(s, key) {
-		return s
-	}
-	return strings.ReplaceAll(s, key, keyMask)
-}
+// redact masks the operation's key in every form (see [Redactor]); it is
+// applied before any cut to a length limit, so no part of the key survives
+// at the cut.
+func (o *operation) redact(s string) string { return o.red.Mask(s) }

@@ -290,7 +290,7 @@ func TestFailAtOnce(t *testing.T) {
 		{"redirect 307", statusReply(307, ``), CodeRedirect, 307, "DeepSeek Search failed: HTTP 307: DeepSeek answered with a redirect, which is never followed"},
 		{"status 0", statusReply(0, ``), CodeMalformed, 0, "DeepSeek Search failed: the response has an invalid HTTP status 0"},
 		{"status 600", statusReply(600, ``), CodeMalformed, 0, "DeepSeek Search failed: the response has an invalid HTTP status 600"},
-		{"malformed body", okReply(`not json`), CodeMalformed, 0, "DeepSeek Search failed: malformed response: not a JSON object"},
+		{"malformed body", okReply(`not json`), CodeMalformed, 0, "DeepSeek Search failed: DeepSeek returned a response that is not JSON (first bytes: not json)"},
 		{"cancelled reply", Reply{Kind: ReplyCancelled}, CodeCancelled, 0, "DeepSeek Search cancelled"},
 		{"unknown reply kind", Reply{Kind: "weird"}, CodeInternal, 0, `deepseek-web-retrieval: the host reported an unknown reply kind "weird"`},
 		{"zero reply", Reply{}, CodeInternal, 0, `deepseek-web-retrieval: the host reported an unknown reply kind ""`},
@@ -380,7 +380,7 @@ func TestMissingKey(t *testing.T) {
 		require.Zero(t, e.InFlight())
 	}
 	s := NewEngine(testEnv()).Start(Operation{Kind: KindSearch, Query: "q", APIKey: "sk-abc def"})
-	require.EqualError(t, s.Err, "DeepSeek API key in DEEPSEEK_API_KEY is unusable: it contains spaces or control characters")
+	require.EqualError(t, s.Err, "DeepSeek API key in DEEPSEEK_API_KEY is unusable: an API key is 1 to 1,024 letters, digits and - _ . ~ + / = :")
 	require.Equal(t, CodeMissingKey, s.Err.Code)
 	require.NotContains(t, s.Err.Message, "sk-abc")
 	s = NewEngine(testEnv()).Start(Operation{Kind: KindSearch, Query: "q", APIKey: "sk-é"})
@@ -454,7 +454,7 @@ func TestKeyMasking(t *testing.T) {
 	})
 	t.Run("fetch result", func(t *testing.T) {
 		s := fetch(t, nil, "https://go.dev/", okReply(fetchBodyJSON(t, "T "+testKey, "body "+testKey)))
-		require.Equal(t, &FetchResult{URL: "https://go.dev/", Title: "T [redacted]", Text: "# T [redacted]\n\nbody [redacted]", Chars: 31}, s.Result.Fetch)
+		require.Equal(t, &FetchResult{URL: "https://go.dev/", Title: "T [redacted]", Text: "# T [redacted]\n\nbody [redacted]", Chars: 31, TotalChars: 31}, s.Result.Fetch)
 	})
 	t.Run("malformed", func(t *testing.T) {
 		s := search(t, nil, "q", okReply(testKey))

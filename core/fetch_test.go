@@ -14,6 +14,7 @@ func TestFormatFetch(t *testing.T) {
 		max                  int
 		want                 string
 		truncated            bool
+		next, total          int // 0 total: the length of want
 	}{
 		{name: "title heading added", title: "Go", content: "Body text.", max: 1000, want: "# Go\n\nBody text."},
 		{name: "empty title", title: "", content: "Body text.", max: 1000, want: "Body text."},
@@ -30,30 +31,43 @@ func TestFormatFetch(t *testing.T) {
 		{name: "trailing white space trimmed", title: "", content: "body \n\n\t ", max: 1000, want: "body"},
 		{name: "exactly the limit", title: "", content: strings.Repeat("a", 200), max: 200, want: strings.Repeat("a", 200)},
 		{name: "title counts toward the limit", title: "T", content: strings.Repeat("a", 195), max: 200, want: "# T\n\n" + strings.Repeat("a", 195)},
-		{name: "cut with marker inside the limit", title: "T", content: strings.Repeat("a", 196), max: 200,
-			want: "# T\n\n" + strings.Repeat("a", 200-20-5) + "\n[content truncated]", truncated: true},
-		{name: "cut trims white space before marker", title: "", content: strings.Repeat("a", 170) + "          " + strings.Repeat("b", 100), max: 200,
-			want: strings.Repeat("a", 170) + "\n[content truncated]", truncated: true},
+		// The continue line counts inside the limit, measured at its longest
+		// (end = offset + limit): here 98 code points, so 200 keeps 101.
+		{name: "cut with continue line inside the limit", title: "T", content: strings.Repeat("a", 196), max: 200,
+			want: "# T\n\n" + strings.Repeat("a", 96) + "\n[content truncated: showing 0–101 of 201 characters; call deepseek_fetch with offset 101 for more]", truncated: true, next: 101, total: 201},
+		{name: "cut trims white space before the line", title: "", content: strings.Repeat("a", 95) + "          " + strings.Repeat("b", 100), max: 200,
+			want: strings.Repeat("a", 95) + "\n[content truncated: showing 0–101 of 205 characters; call deepseek_fetch with offset 101 for more]", truncated: true, next: 101, total: 205},
 		{name: "cut CJK never splits", title: "", content: strings.Repeat("语", 300), max: 200,
-			want: strings.Repeat("语", 180) + "\n[content truncated]", truncated: true},
-		{name: "cut emoji never splits", title: "", content: strings.Repeat("😀", 300), max: 200,
-			want: strings.Repeat("😀", 180) + "\n[content truncated]", truncated: true},
-		{name: "multi-byte at the boundary", title: "", content: strings.Repeat("a", 179) + "é😀语" + strings.Repeat("z", 50), max: 200,
-			want: strings.Repeat("a", 179) + "é\n[content truncated]", truncated: true},
-		{name: "limit too small for the marker", title: "", content: strings.Repeat("é", 50), max: 10,
-			want: strings.Repeat("é", 10), truncated: true},
-		{name: "limit exactly marker and newline", title: "", content: strings.Repeat("x", 50), max: 20,
-			want: strings.Repeat("x", 20), truncated: true},
-		{name: "limit one above marker", title: "", content: strings.Repeat("x", 50), max: 21,
-			want: "x\n[content truncated]", truncated: true},
+			want: strings.Repeat("语", 101) + "\n[content truncated: showing 0–101 of 300 characters; call deepseek_fetch with offset 101 for more]", truncated: true, next: 101, total: 300},
+		{name: "cut astral (surrogate pairs in UTF-16) never splits", title: "", content: strings.Repeat("😀", 300), max: 200,
+			want: strings.Repeat("😀", 101) + "\n[content truncated: showing 0–101 of 300 characters; call deepseek_fetch with offset 101 for more]", truncated: true, next: 101, total: 300},
+		{name: "multi-byte at the boundary", title: "", content: strings.Repeat("a", 100) + "é😀语" + strings.Repeat("z", 150), max: 200,
+			want: strings.Repeat("a", 100) + "é\n[content truncated: showing 0–101 of 253 characters; call deepseek_fetch with offset 101 for more]", truncated: true, next: 101, total: 253},
+		{name: "combining mark stays with its letter", title: "", content: strings.Repeat("a", 100) + "e\u0301" + strings.Repeat("z", 150), max: 200,
+			want: strings.Repeat("a", 100) + "\n[content truncated: showing 0–100 of 252 characters; call deepseek_fetch with offset 100 for more]", truncated: true, next: 100, total: 252},
+		{name: "zero-width joiner sequence stays whole", title: "", content: strings.Repeat("a", 99) + "👩\u200d💻" + strings.Repeat("z", 150), max: 200,
+			want: strings.Repeat("a", 99) + "\n[content truncated: showing 0–99 of 252 characters; call deepseek_fetch with offset 99 for more]", truncated: true, next: 99, total: 252},
+		{name: "limit too small for any marker", title: "", content: strings.Repeat("é", 50), max: 10,
+			want: strings.Repeat("é", 10), truncated: true, next: 10, total: 50},
+		{name: "limit exactly the short marker and newline", title: "", content: strings.Repeat("x", 50), max: 20,
+			want: strings.Repeat("x", 20), truncated: true, next: 20, total: 50},
+		{name: "limit too small for the continue line: short marker", title: "", content: strings.Repeat("x", 50), max: 21,
+			want: "x\n[content truncated]", truncated: true, next: 1, total: 50},
 		{name: "default limit", title: "", content: strings.Repeat("a", 16001), max: 0,
-			want: strings.Repeat("a", 16000-20) + "\n[content truncated]", truncated: true},
+			want: strings.Repeat("a", 15893) + "\n[content truncated: showing 0–15,893 of 16,001 characters; call deepseek_fetch with offset 15893 for more]", truncated: true, next: 15893, total: 16001},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := FormatFetch(tt.title, tt.content, tt.max)
 			require.Equal(t, tt.want, r.Text)
 			require.Equal(t, tt.truncated, r.Truncated)
+			require.Equal(t, tt.next, r.NextOffset)
+			total := tt.total
+			if total == 0 {
+				total = utf8.RuneCountInString(tt.want)
+			}
+			require.Equal(t, total, r.TotalChars)
+			require.Zero(t, r.Offset)
 			require.Equal(t, utf8.RuneCountInString(r.Text), r.Chars)
 			max := tt.max
 			if max <= 0 {
@@ -76,11 +90,13 @@ func TestFetchThroughEngine(t *testing.T) {
 	require.Equal(t, "Documentation", r.Title)
 	require.True(t, r.Truncated)
 	require.Equal(t, 200, r.Chars)
-	require.Equal(t, "# Documentation\n\n"+strings.Repeat("语", 200-20-17)+"\n[content truncated]", r.Text)
+	require.Equal(t, "# Documentation\n\n"+strings.Repeat("语", 84)+"\n[content truncated: showing 0–101 of 267 characters; call deepseek_fetch with offset 101 for more]", r.Text)
+	require.Equal(t, 101, r.NextOffset)
+	require.Equal(t, 267, r.TotalChars)
 
 	s = fetch(t, nil, "https://go.dev/", okReply(`{"title":"Go","content":"# go\n\nHello"}`))
 	require.Nil(t, s.Err)
-	require.Equal(t, &FetchResult{URL: "https://go.dev/", Title: "Go", Text: "# go\n\nHello", Chars: 11}, s.Result.Fetch)
+	require.Equal(t, &FetchResult{URL: "https://go.dev/", Title: "Go", Text: "# go\n\nHello", Chars: 11, TotalChars: 11}, s.Result.Fetch)
 }
 
 func TestFetchRequest(t *testing.T) {
@@ -170,11 +186,19 @@ func TestFetchNoContent(t *testing.T) {
 }
 
 func TestFetchMalformed(t *testing.T) {
-	for _, body := range []string{``, `[]`, `"content"`, `<html>`, `{"content":`} {
-		t.Run(body, func(t *testing.T) {
-			s := fetch(t, nil, "https://go.dev/x", okReply(body))
+	for _, tt := range []struct{ body, want string }{
+		{``, `DeepSeek Fetch failed: DeepSeek returned an empty response`},
+		{`[]`, `DeepSeek Fetch failed: DeepSeek returned JSON that is not an object (first bytes: [])`},
+		{`"content"`, `DeepSeek Fetch failed: DeepSeek returned JSON that is not an object (first bytes: "content")`},
+		{`<html>`, `DeepSeek Fetch failed: DeepSeek returned a response that is not JSON (first bytes: <html>)`},
+		{`{"content":`, `DeepSeek Fetch failed: DeepSeek returned JSON that breaks off after 11 bytes (the response was cut short; try again) (first bytes: {"content":)`},
+		{`{"content":"a\qb"}`, `DeepSeek Fetch failed: DeepSeek returned invalid JSON (at byte 15 of 18) (first bytes: {"content":"a\qb"})`},
+		{`{"content":"x"}` + "\x00", `DeepSeek Fetch failed: DeepSeek returned invalid JSON (at byte 16 of 16) (first bytes: {"content":"x"})`},
+	} {
+		t.Run(tt.body, func(t *testing.T) {
+			s := fetch(t, nil, "https://go.dev/x", okReply(tt.body))
 			require.ErrorIs(t, s.Err, ErrMalformed)
-			require.True(t, strings.HasPrefix(s.Err.Message, "DeepSeek Fetch failed: malformed response: "), s.Err.Message)
+			require.EqualError(t, s.Err, tt.want)
 		})
 	}
 }

@@ -1,11 +1,13 @@
 package core
 
 import (
+	"fmt"
 	"net/url"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
@@ -155,18 +157,30 @@ func FuzzParseRetryAfter(f *testing.F) {
 	})
 }
 
-// FuzzFormatFetch: Chars counts Text's code points and stays within the
-// limit; the marker appears exactly when the page was cut and there is room.
+// FuzzFormatFetch: every part of a page, from any offset, fits the limit,
+// counts its code points, never breaks valid UTF-8, and is the document from
+// its offset up to the cut, then the continue line naming the next offset.
 func FuzzFormatFetch(f *testing.F) {
-	f.Add("Go", "# Go\n\nbody", 200)
-	f.Add("", strings.Repeat("语", 300), 200)
-	f.Add("T", strings.Repeat("😀", 30)+"\r\n\r\n", 21)
-	f.Add("Title", "text", 0)
-	f.Add("  ", "\n\n# x\r\n", 5)
-	f.Add("\xff", "a\xffb\xc3", 3)
-	f.Fuzz(func(t *testing.T, title, content string, maxChars int) {
+	f.Add("Go", "# Go\n\nbody", 200, 0)
+	f.Add("", strings.Repeat("语", 300), 200, 17)
+	f.Add("T", strings.Repeat("😀", 30)+"\r\n\r\n", 21, 3)
+	f.Add("Title", "text", 0, 0)
+	f.Add("  ", "\n\n# x\r\n", 5, 1)
+	f.Add("\xff", "a\xffb\xc3", 3, 2)
+	f.Add("", strings.Repeat("e\u0301", 400), 200, 99)
+	f.Fuzz(func(t *testing.T, title, content string, maxChars, offset int) {
 		max := maxChars % 3000
-		r := FormatFetch(title, content, max)
+		p := NewPage(title, content)
+		if p.Chars() > 0 {
+			offset = (offset%p.Chars() + p.Chars()) % p.Chars()
+		} else {
+			offset = 0
+		}
+		r, err := p.Part(offset, max, "")
+		require.NoError(t, err)
+		if offset == 0 {
+			require.Equal(t, FormatFetch(title, content, max), r)
+		}
 		if max <= 0 {
 			max = DefaultFetchMaxChars
 		}
@@ -175,20 +189,28 @@ func FuzzFormatFetch(f *testing.F) {
 		if utf8.ValidString(title) && utf8.ValidString(content) {
 			require.True(t, utf8.ValidString(r.Text))
 		}
-		full := FormatFetch(title, content, 1<<30)
-		require.False(t, full.Truncated)
-		require.Equal(t, full.Chars > max, r.Truncated)
+		rest := p.doc[p.byteAt(offset):]
+		require.Equal(t, p.Chars()-offset > max, r.Truncated)
 		if !r.Truncated {
-			require.Equal(t, full.Text, r.Text)
+			require.Equal(t, rest, r.Text)
+			require.Zero(t, r.NextOffset)
 			return
 		}
-		if max > utf8.RuneCountInString(truncationMarker)+1 {
-			require.True(t, strings.HasSuffix(r.Text, "\n"+truncationMarker), "%q", r.Text)
-			head := strings.TrimSuffix(r.Text, "\n"+truncationMarker)
-			require.True(t, strings.HasPrefix(full.Text, head))
-		} else {
-			require.Equal(t, max, r.Chars)
-			require.True(t, strings.HasPrefix(full.Text, r.Text))
+		require.Greater(t, r.NextOffset, offset)
+		kept := p.doc[p.byteAt(offset):p.byteAt(r.NextOffset)]
+		line := fmt.Sprintf("[content truncated: showing %s–%s of %s characters; call deepseek_fetch with offset %d for more]",
+			thousands(offset), thousands(r.NextOffset), thousands(p.Chars()), r.NextOffset)
+		switch {
+		case strings.HasSuffix(r.Text, line):
+			head := strings.TrimSuffix(strings.TrimSuffix(r.Text, line), "\n")
+			require.Equal(t, strings.TrimRightFunc(kept, unicode.IsSpace), head)
+		case strings.HasSuffix(r.Text, truncationMarker):
+			require.Less(t, max, 130)
+			head := strings.TrimSuffix(strings.TrimSuffix(r.Text, truncationMarker), "\n")
+			require.Equal(t, strings.TrimRightFunc(kept, unicode.IsSpace), head)
+		default:
+			require.LessOrEqual(t, max, utf8.RuneCountInString(truncationMarker)+1)
+			require.Equal(t, kept, r.Text)
 		}
 	})
 }

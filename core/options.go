@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"sort"
 	"strings"
+	"time"
 )
 
 // Tier says how strongly a capability (search or fetch) is offered to the
@@ -107,6 +108,15 @@ type Options struct {
 	TimeoutMs int `json:"timeoutMs,omitempty"`
 	// MaxRetries is the number of retries (0–5); nil means 2.
 	MaxRetries *int `json:"maxRetries,omitempty"`
+	// CacheTTL is how long a cached page lives after its last use, in
+	// minutes (0–60); nil means 15, 0 turns the page and search caches off.
+	CacheTTL *int `json:"cacheTTL,omitempty"`
+	// CacheMaxMB caps the cache's memory, in MiB (0–64); nil means 64, 0
+	// turns the page and search caches off.
+	CacheMaxMB *int `json:"cacheMaxMB,omitempty"`
+
+	// The Messages search backend (messages.go).
+	MessagesOptions
 }
 
 // Limits on options that SPEC §5 leaves open; see RATIONALE.md.
@@ -122,12 +132,27 @@ const (
 	maxDomainEntries = 100
 )
 
+// Cache defaults and hard bounds; see cache.go and RATIONALE.md.
+const (
+	// DefaultCacheTTLMinutes is how long a page stays cached after its last
+	// use.
+	DefaultCacheTTLMinutes = 15
+	// MaxCacheTTLMinutes is the largest cacheTTL accepted.
+	MaxCacheTTLMinutes = 60
+	// MaxCacheMB is the most memory the cache of one engine may hold, in
+	// MiB; also the default.
+	MaxCacheMB = 64
+)
+
 // optionNames lists every known option, for unknown-name warnings.
 var optionNames = []string{
 	"search", "fetch", "apiKeyEnv", "apiKey", "baseURL", "maxResults",
 	"maxSummaryChars", "minRerank", "minAuthority", "allowUnknownAuthority",
 	"includeDomains", "allowedDomains", "blockedDomains", "language",
 	"localization", "fetchMaxChars", "timeoutMs", "maxRetries",
+	"cacheTTL", "cacheMaxMB",
+	"searchBackend", "messagesBaseURL", "messagesModel", "messagesMaxTokens",
+	"messagesMaxUses", "anthropicVersion", "messagesSummary",
 }
 
 // OptionError is an invalid option value; [ParseOptions] and [NewConfig]
@@ -214,9 +239,20 @@ func ParseOptions(data []byte) (Options, []string, error) {
 			var n int
 			err = decodeRange(v, &n, "maxRetries")
 			o.MaxRetries = &n
+		case "cacheTTL", "cacheMaxMB":
+			var n int
+			err = decodeRange(v, &n, k)
+			if k == "cacheTTL" {
+				o.CacheTTL = &n
+			} else {
+				o.CacheMaxMB = &n
+			}
 		default:
-			warnings = append(warnings, unknownOptionWarning(k))
-			continue
+			var known bool
+			if known, err = o.MessagesOptions.parse(k, v); !known {
+				warnings = append(warnings, unknownOptionWarning(k))
+				continue
+			}
 		}
 		if err == nil {
 			err = explicitZero(k, o)
@@ -251,13 +287,19 @@ func explicitZero(name string, o Options) error {
 func unknownOptionWarning(name string) string {
 	for _, known := range optionNames {
 		if strings.EqualFold(known, name) {
-			return fmt.Sprintf("unknown option %q ignored (did you mean %q?)", clip(name, 60), known)
+			return fmt.Sprintf("unknown option %s ignored (did you mean %q?)", shown(name, 60), known)
 		}
 	}
-	return fmt.Sprintf("unknown option %q ignored", clip(name, 60))
+	return fmt.Sprintf("unknown option %s ignored", shown(name, 60))
 }
 
-func quoteRaw(v json.RawMessage) string { return clip(string(bytes.TrimSpace(v)), 40) }
+func quoteRaw(v json.RawMessage) string {
+	s := string(bytes.TrimSpace(v))
+	if looksLikeKey(s) {
+		return "a value that looks like an API key (not repeated here)"
+	}
+	return clip(s, 40)
+}
 
 func decodeString(v json.RawMessage, dst *string) error {
 	if json.Unmarshal(v, dst) != nil {
@@ -289,6 +331,8 @@ var intRanges = map[string][2]int{
 	"fetchMaxChars":   {minFetchMaxChars, maxFetchMaxChars},
 	"timeoutMs":       {minTimeoutMs, maxTimeoutMs},
 	"maxRetries":      {0, maxMaxRetries},
+	"cacheTTL":        {0, MaxCacheTTLMinutes},
+	"cacheMaxMB":      {0, MaxCacheMB},
 }
 
 func checkRange(name string, n int) error {
@@ -352,6 +396,15 @@ type Config struct {
 	FetchMaxChars         int
 	TimeoutMs             int
 	MaxRetries            int
+	// CacheTTL is how long a cached page lives after its last use; 0 when
+	// caching is off.
+	CacheTTL time.Duration
+	// CacheMaxBytes caps the cache's memory; 0 when caching is off.
+	CacheMaxBytes int64
+
+	// Messages holds the search backend and the Messages backend's
+	// settings (messages.go).
+	Messages MessagesConfig
 }
 
 // HasLiteralKey reports whether the options held a literal API key rather
@@ -391,6 +444,8 @@ func NewConfig(o Options) (*Config, []string, error) {
 		FetchMaxChars:         DefaultFetchMaxChars,
 		TimeoutMs:             DefaultTimeoutMs,
 		MaxRetries:            DefaultMaxRetries,
+		CacheTTL:              DefaultCacheTTLMinutes * time.Minute,
+		CacheMaxBytes:         MaxCacheMB << 20,
 	}
 	var warnings []string
 	fail := func(name, format string, args ...any) (*Config, []string, error) {
@@ -405,25 +460,27 @@ func NewConfig(o Options) (*Config, []string, error) {
 			continue
 		}
 		if !t.in.Valid() {
-			return fail(t.name, "want off, optional, preferred or forced, got %q", clip(string(t.in), 40))
+			return fail(t.name, "want off, optional, preferred or forced, got %s", shown(string(t.in), 40))
 		}
 		*t.out = t.in
 	}
 	if o.APIKeyEnv != "" {
-		if !validEnvName(o.APIKeyEnv) {
-			return fail("apiKeyEnv", "%q is not an environment variable name", clip(o.APIKeyEnv, 60))
+		// A key pasted here can be a valid name (ghp_…): refuse known key
+		// shapes rather than read a variable named after the key.
+		if !validEnvName(o.APIKeyEnv) || hasKeyPrefix(o.APIKeyEnv) {
+			return fail("apiKeyEnv", "%s is not an environment variable name", shown(o.APIKeyEnv, 60))
 		}
 		c.APIKeyEnv = o.APIKeyEnv
 	}
 	if k := strings.TrimSpace(o.APIKey); k != "" {
 		if name, ok := envReference(k); ok {
 			if !validEnvName(name) {
-				return fail("apiKey", "the reference names %q, which is not an environment variable name", clip(name, 60))
+				return fail("apiKey", "the reference names %s, which is not an environment variable name", shown(name, 60))
 			}
 			c.APIKeyEnv = name
 		} else {
 			if !validKey(k) {
-				return fail("apiKey", "the literal key contains spaces or control characters")
+				return fail("apiKey", "the literal key is not usable: %s", keyCharsRule)
 			}
 			c.literalKey = k
 			warnings = append(warnings, `option "apiKey" holds a literal key; prefer "{env:DEEPSEEK_API_KEY}" so no secret sits in a config file`)
@@ -460,6 +517,9 @@ func NewConfig(o Options) (*Config, []string, error) {
 		}
 		c.MaxRetries = *o.MaxRetries
 	}
+	if err := c.setCache(o.CacheTTL, o.CacheMaxMB); err != nil {
+		return nil, nil, err
+	}
 	if o.MinRerank < 0 || o.MinRerank > 3 || math.IsNaN(o.MinRerank) {
 		return fail("minRerank", "want a number from 0 to 3, got %g", o.MinRerank)
 	}
@@ -495,7 +555,7 @@ func NewConfig(o Options) (*Config, []string, error) {
 	}
 	if lang := strings.TrimSpace(o.Language); lang != "" {
 		if !validLanguage(lang) {
-			return fail("language", "want language codes separated by commas, such as \"zh,en\", got %q", clip(lang, 40))
+			return fail("language", "want language codes separated by commas, such as \"zh,en\", got %s", shown(lang, 40))
 		}
 		c.Language = lang
 	}
@@ -503,8 +563,11 @@ func NewConfig(o Options) (*Config, []string, error) {
 		if a, err := netip.ParseAddr(loc); err == nil && a.Zone() == "" {
 			c.Localization = a.String()
 		} else {
-			warnings = append(warnings, fmt.Sprintf("option \"localization\": %q is not an IPv4 or IPv6 address; it is not sent", clip(loc, 60)))
+			warnings = append(warnings, fmt.Sprintf("option \"localization\": %s is not an IPv4 or IPv6 address; it is not sent", shown(loc, 60)))
 		}
+	}
+	if err := c.resolveMessages(o); err != nil {
+		return nil, nil, err
 	}
 	return c, warnings, nil
 }
@@ -552,19 +615,6 @@ func validEnvName(s string) bool {
 	return true
 }
 
-// validKey rejects keys that could break an HTTP header.
-func validKey(k string) bool {
-	if k == "" || len(k) > 4096 {
-		return false
-	}
-	for i := 0; i < len(k); i++ {
-		if k[i] <= ' ' || k[i] >= 0x7f {
-			return false
-		}
-	}
-	return true
-}
-
 func validLanguage(s string) bool {
 	if len(s) > 64 {
 		return false
@@ -587,7 +637,7 @@ func validLanguage(s string) bool {
 func checkBaseURL(s string) (string, error) {
 	u, err := url.Parse(strings.TrimSpace(s))
 	if err != nil || u.Host == "" || u.Opaque != "" {
-		return "", fmt.Errorf("%q is not an absolute URL", clip(s, 80))
+		return "", fmt.Errorf("%s is not an absolute URL", shown(s, 80))
 	}
 	if u.User != nil {
 		return "", fmt.Errorf("must not contain a user name or password")
@@ -599,10 +649,10 @@ func checkBaseURL(s string) (string, error) {
 	case "https":
 	case "http":
 		if !isLoopbackHost(u.Hostname()) {
-			return "", fmt.Errorf("must use https (plain http is allowed only for loopback hosts), got %q", clip(s, 80))
+			return "", fmt.Errorf("must use https (plain http is allowed only for loopback hosts), got %s", shown(s, 80))
 		}
 	default:
-		return "", fmt.Errorf("must use https, got %q", clip(s, 80))
+		return "", fmt.Errorf("must use https, got %s", shown(s, 80))
 	}
 	return strings.TrimRight(u.Scheme+"://"+u.Host+u.EscapedPath(), "/"), nil
 }

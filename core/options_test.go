@@ -3,6 +3,7 @@ package core
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -24,6 +25,18 @@ func TestNewConfigDefaults(t *testing.T) {
 		FetchMaxChars:         16000,
 		TimeoutMs:             30000,
 		MaxRetries:            2,
+		CacheTTL:              15 * time.Minute,
+		CacheMaxBytes:         64 << 20,
+		Messages: MessagesConfig{
+			Backend:          BackendSearch,
+			BaseURL:          "https://api.deepseek.com/anthropic",
+			Endpoint:         "https://api.deepseek.com/anthropic/v1/messages",
+			Model:            "deepseek-v4-flash",
+			MaxTokens:        4096,
+			MaxUses:          5,
+			AnthropicVersion: "2023-06-01",
+			TimeoutMs:        60000,
+		},
 	}, cfg)
 	require.False(t, cfg.HasLiteralKey())
 	require.Equal(t, "DeepSeek API key not found: set the DEEPSEEK_API_KEY environment variable", cfg.MissingKeyMessage())
@@ -127,7 +140,7 @@ func TestNewConfigErrors(t *testing.T) {
 		{"apiKeyEnv dash", Options{APIKeyEnv: "MY-KEY"}, `option "apiKeyEnv": "MY-KEY" is not an environment variable name`},
 		{"apiKey bad reference", Options{APIKey: "${MY KEY}"}, `option "apiKey": the reference names "MY KEY", which is not an environment variable name`},
 		{"apiKey empty reference", Options{APIKey: "{env:}"}, `option "apiKey": the reference names "", which is not an environment variable name`},
-		{"apiKey literal with space", Options{APIKey: "sk-abc def"}, `option "apiKey": the literal key contains spaces or control characters`},
+		{"apiKey literal with space", Options{APIKey: "sk-abc def"}, `option "apiKey": the literal key is not usable: an API key is 1 to 1,024 letters, digits and - _ . ~ + / = :`},
 		{"baseURL http remote", Options{BaseURL: "http://api.deepseek.com"}, `option "baseURL": must use https (plain http is allowed only for loopback hosts), got "http://api.deepseek.com"`},
 		{"baseURL http private", Options{BaseURL: "http://10.0.0.1"}, `option "baseURL": must use https (plain http is allowed only for loopback hosts), got "http://10.0.0.1"`},
 		{"baseURL http localhost lookalike", Options{BaseURL: "http://localhost.example.com"}, `option "baseURL": must use https (plain http is allowed only for loopback hosts), got "http://localhost.example.com"`},
@@ -197,11 +210,9 @@ func TestNewConfigWarnings(t *testing.T) {
 			require.NotContains(t, w, testKey)
 		}
 	})
-	t.Run("unterminated reference is a literal", func(t *testing.T) {
-		c, warnings, err := NewConfig(Options{APIKey: "${DEEPSEEK_API_KEY"})
-		require.NoError(t, err)
-		require.Len(t, warnings, 1)
-		require.True(t, c.HasLiteralKey())
+	t.Run("unterminated reference is no key", func(t *testing.T) {
+		_, _, err := NewConfig(Options{APIKey: "${DEEPSEEK_API_KEY"})
+		require.EqualError(t, err, `option "apiKey": the literal key is not usable: an API key is 1 to 1,024 letters, digits and - _ . ~ + / = :`)
 	})
 	for _, loc := range []string{"not-an-ip", "fe80::1%eth0", "1.2.3", "203.0.113.7/24"} {
 		t.Run("localization "+loc, func(t *testing.T) {

@@ -60,7 +60,7 @@ func (h Hit) ProviderContent() string {
 // marker and date line, the summary, with a blank line between results.
 func (r *SearchResult) Text() string {
 	if len(r.Hits) == 0 {
-		return fmt.Sprintf("No results found for %q.", r.Query)
+		return r.decorate(fmt.Sprintf("No results found for %q.", r.Query))
 	}
 	var b strings.Builder
 	for i, h := range r.Hits {
@@ -88,5 +88,5 @@ func (r *SearchResult) Text() string {
 			b.WriteString("\n" + h.Text)
 		}
 	}
-	return b.String()
+	return r.decorate(b.String())
 }

@@ -53,7 +53,7 @@ func processSearch(body []byte, query string, cfg *Config, redact func(string) s
 		if strings.TrimSpace(text) == "" {
 			text = it.Snippet
 		}
-		h.Text = ellipsize(collapse(text), cfg.MaxSummaryChars)
+		h.Text = ellipsize(collapseN(text, cfg.MaxSummaryChars+1), cfg.MaxSummaryChars)
 		if it.HasRerank {
 			r := it.Rerank
 			h.Rerank = &r

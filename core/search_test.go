@@ -257,15 +257,43 @@ func TestSearchEmptyIsSuccess(t *testing.T) {
 	}
 }
 
+// A body that cannot be used is described in words a user can act on,
+// with its first bytes, never with a JSON parser's internals.
 func TestSearchMalformed(t *testing.T) {
-	for _, body := range []string{``, `[]`, `<html>oops</html>`, `{"results":{}}`, `{"results":"x"}`, `{"results":[`} {
-		t.Run(body, func(t *testing.T) {
-			s := search(t, mustConfig(t, Options{}), "go", okReply(body))
+	for _, tt := range []struct{ body, want string }{
+		{``, `DeepSeek Search failed: DeepSeek returned an empty response`},
+		{" \n ", `DeepSeek Search failed: DeepSeek returned an empty response`},
+		{`[]`, `DeepSeek Search failed: DeepSeek returned JSON that is not an object (first bytes: [])`},
+		{"<html>\n<title>502 Bad Gateway</title>", `DeepSeek Search failed: DeepSeek returned a response that is not JSON (first bytes: <html> <title>502 Bad Gateway</title>)`},
+		{`{"results":{}}`, `DeepSeek Search failed: DeepSeek returned "results" that is not a list (first bytes: {"results":{}})`},
+		{`{"results":"x"}`, `DeepSeek Search failed: DeepSeek returned "results" that is not a list (first bytes: {"results":"x"})`},
+		{`{"results":[`, `DeepSeek Search failed: DeepSeek returned JSON that breaks off after 12 bytes (the response was cut short; try again) (first bytes: {"results":[)`},
+		{`null`, `DeepSeek Search failed: DeepSeek returned JSON that is not an object (first bytes: null)`},
+		{`nul`, `DeepSeek Search failed: DeepSeek returned a response that is not JSON (first bytes: nul)`},
+		{`[1,`, `DeepSeek Search failed: DeepSeek returned JSON that breaks off after 3 bytes (the response was cut short; try again) (first bytes: [1,)`},
+		{`{"results":[]} x`, `DeepSeek Search failed: DeepSeek returned invalid JSON (at byte 16 of 16) (first bytes: {"results":[]} x)`},
+		{`{"a":` + strings.Repeat("1", 100) + `x}`, `DeepSeek Search failed: DeepSeek returned invalid JSON (at byte 106 of 107) (first bytes: {"a":` + strings.Repeat("1", 55) + `…)`},
+		{`{"results":[` + strings.Repeat(`{},`, 200) + `{}]}`, `DeepSeek Search failed: DeepSeek returned more than 200 results (it sends at most 50), so the response was not used`},
+	} {
+		t.Run(tt.body, func(t *testing.T) {
+			s := search(t, mustConfig(t, Options{}), "go", okReply(tt.body))
 			require.Nil(t, s.Result)
 			require.ErrorIs(t, s.Err, ErrMalformed)
-			require.True(t, strings.HasPrefix(s.Err.Message, "DeepSeek Search failed: malformed response: "), s.Err.Message)
+			require.EqualError(t, s.Err, tt.want)
 		})
 	}
+	t.Run("a baseURL that is not DeepSeek is named", func(t *testing.T) {
+		s := search(t, mustConfig(t, Options{BaseURL: "https://proxy.example/ds"}), "go", okReply(`<html>login</html>`))
+		require.EqualError(t, s.Err, `DeepSeek Search failed: DeepSeek returned a response that is not JSON (first bytes: <html>login</html>); check that baseURL "https://proxy.example/ds" is DeepSeek's API`)
+	})
+	t.Run("the excerpt masks the key before it is cut", func(t *testing.T) {
+		for off := 0; off <= 70; off++ {
+			body := "<" + strings.Repeat("#", off) + testKey + strings.Repeat("#", 80)
+			s := search(t, mustConfig(t, Options{}), "go", okReply(body))
+			require.ErrorIs(t, s.Err, ErrMalformed)
+			assertNoKeyPart(t, s.Err.Message)
+		}
+	})
 }
 
 func TestSearchResultQueryIsFinal(t *testing.T) {

@@ -31,6 +31,13 @@ type Operation struct {
 	URL string
 	// Format is the requested fetch format; "" and "markdown" are accepted.
 	Format string
+	// Offset is where the part to return starts, in code points into the
+	// page (KindFetch); 0 is the start. See [Page.Part].
+	Offset int
+	// ContinueHint ends the line that tells the reader how to read on, with
+	// "{offset}" for the next offset (KindFetch); "" means
+	// [DefaultContinueHint], which names the deepseek_fetch tool.
+	ContinueHint string
 	// Config holds the resolved options. Nil means all defaults.
 	Config *Config
 	// APIKey is the credential the host resolved for this call ("" when
@@ -129,6 +136,21 @@ type SearchResult struct {
 	Query string
 	// Hits keep DeepSeek's order after de-duplication and filtering.
 	Hits []Hit
+	// Cached is true when the answer came from the engine's cache, with no
+	// request to DeepSeek.
+	Cached bool
+
+	// The fields below are set by the Messages backend (messages.go) only.
+
+	// Summary is DeepSeek's own prose, when messagesSummary is on.
+	Summary string
+	// Dropped counts the results maxResults left out.
+	Dropped int
+	// Notes are sentences about an incomplete answer: searches that failed
+	// beside ones that ran, a turn paused or cut at max_tokens.
+	Notes []string
+	// Usage is what the call cost; nil on the Search API.
+	Usage *Usage
 }
 
 // Hit is one search result.
@@ -154,11 +176,22 @@ type Hit struct {
 type FetchResult struct {
 	URL   string
 	Title string
-	// Text is the formatted page: title heading, content, and
-	// "[content truncated]" when cut.
+	// Text is the part of the formatted page that was asked for (see
+	// [Page.Part]): the title heading only at offset 0, and the continue
+	// line "[content truncated: …]" when more follows.
 	Text string
 	// Chars is the length of Text in code points.
 	Chars int
-	// Truncated is true when the content was cut to FetchMaxChars.
+	// Truncated is true when more of the page follows this part.
 	Truncated bool
+	// Offset is where this part starts in the page, in code points.
+	Offset int
+	// NextOffset is where the next part starts; 0 when this part is the
+	// last.
+	NextOffset int
+	// TotalChars is the whole page's length in code points.
+	TotalChars int
+	// Cached is true when the page came from the engine's cache, with no
+	// request to DeepSeek.
+	Cached bool
 }

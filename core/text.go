@@ -28,19 +28,33 @@ func clip(s string, n int) string {
 func runeCount(s string) int { return utf8.RuneCountInString(s) }
 
 // collapse trims s and folds every run of white space into one space.
-func collapse(s string) string {
+func collapse(s string) string { return collapseN(s, -1) }
+
+// collapseN is collapse stopped once the result holds n code points (n < 0:
+// no limit): enough for ellipsize to cut to n-1, at a cost bounded by n
+// rather than by s.
+func collapseN(s string, n int) string {
 	var b strings.Builder
 	space := false
+	count := 0
 	for _, r := range s {
 		if unicode.IsSpace(r) || r == 0 {
 			space = true
 			continue
 		}
 		if space && b.Len() > 0 {
+			if count == n {
+				break
+			}
 			b.WriteByte(' ')
+			count++
+		}
+		if count == n {
+			break
 		}
 		space = false
 		b.WriteRune(r)
+		count++
 	}
 	return b.String()
 }

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -50,9 +51,29 @@ func TestOpensWithHeading(t *testing.T) {
 func TestValidKey(t *testing.T) {
 	require.True(t, validKey(testKey))
 	require.False(t, validKey(""))
-	require.False(t, validKey("sk-"+strings.Repeat("a", 4094)))
-	require.True(t, validKey("sk-"+strings.Repeat("a", 4093)))
-	for _, k := range []string{"sk a", "sk\ta", "sk\x00", "sk\x7f", "sk-é"} {
+	require.False(t, validKey("sk-"+strings.Repeat("a", 1022)))
+	require.True(t, validKey("sk-"+strings.Repeat("a", 1021)))
+	require.True(t, validKey("AZaz09-_.~+/=:"))
+	// Characters no real key has, which JSON, percent or %q encoding would
+	// change (so an echo could slip past masking).
+	for _, k := range []string{"sk a", "sk\ta", "sk\x00", "sk\x7f", "sk-é", `sk-"a`, `sk-\a`, "sk-%41", "sk-<a>", "sk-&a", "sk-'a", "${KEY"} {
 		require.False(t, validKey(k), "%q", k)
+	}
+}
+
+// collapseN bounded at n+1 code points gives ellipsize what the whole
+// collapse would.
+func TestCollapseNMatchesCollapse(t *testing.T) {
+	parts := []string{"a", "é", " ", "\n\t ", "语", "x y", "\x00", "  "}
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 20000 {
+		var b strings.Builder
+		for range r.IntN(20) {
+			b.WriteString(parts[r.IntN(len(parts))])
+		}
+		s := b.String()
+		for n := 2; n <= 12; n++ {
+			require.Equal(t, ellipsize(collapse(s), n), ellipsize(collapseN(s, n+1), n), "%q at %d", s, n)
+		}
 	}
 }

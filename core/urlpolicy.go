@@ -44,35 +44,52 @@ func refuse(format string, args ...any) error {
 // Every error wraps [ErrURLRefused] and names only the scheme or host, never
 // the path or query, which may hold secrets.
 func CheckFetchURL(raw string, allowed, blocked []string) (*url.URL, error) {
+	_, u, err := checkFetchURL(raw, allowed, blocked)
+	return u, err
+}
+
+// checkFetchURL is CheckFetchURL that also returns the URL to send: raw,
+// except that a percent-encoded host is sent the way a WHATWG parser
+// serializes it ("https://ex%61mple.com/" as "https://example.com/"), which
+// is also the only spelling net/url accepts.
+func checkFetchURL(raw string, allowed, blocked []string) (string, *url.URL, error) {
+	send, u, err := checkURL(raw, allowed, blocked)
+	if err != nil {
+		return "", nil, err
+	}
+	return send, u, nil
+}
+
+func checkURL(raw string, allowed, blocked []string) (string, *url.URL, error) {
 	if n := utf8.RuneCountInString(raw); n > MaxURLChars {
-		return nil, refuse("the URL is %s characters long (the limit is %s)", thousands(n), thousands(MaxURLChars))
+		return "", nil, refuse("the URL is %s characters long (the limit is %s)", thousands(n), thousands(MaxURLChars))
 	}
 	if raw == "" {
-		return nil, refuse("the URL is empty")
+		return "", nil, refuse("the URL is empty")
 	}
 	if !utf8.ValidString(raw) {
-		return nil, refuse("the URL is not valid UTF-8")
+		return "", nil, refuse("the URL is not valid UTF-8")
 	}
 	for _, r := range raw {
 		if r < 0x20 || r == 0x7f || 0x80 <= r && r < 0xa0 {
-			return nil, refuse("the URL contains a control character such as a tab or newline")
+			return "", nil, refuse("the URL contains a control character such as a tab or newline")
 		}
 	}
 	if strings.TrimSpace(raw) != raw {
-		return nil, refuse("the URL starts or ends with spaces")
+		return "", nil, refuse("the URL starts or ends with spaces")
 	}
 
 	colon := strings.IndexByte(raw, ':')
 	if colon <= 0 || !validScheme(raw[:colon]) {
-		return nil, refuse("the URL is not absolute; it must start with http:// or https://")
+		return "", nil, refuse("the URL is not absolute; it must start with http:// or https://")
 	}
 	scheme := strings.ToLower(raw[:colon])
 	if scheme != "http" && scheme != "https" {
-		return nil, refuse("only http:// and https:// URLs can be fetched (got %q)", clipEntry(scheme))
+		return "", nil, refuse("only http:// and https:// URLs can be fetched (got %q)", clipEntry(scheme))
 	}
 	rest := raw[colon+1:]
 	if !strings.HasPrefix(rest, "//") {
-		return nil, refuse("the URL must start with %s:// (two forward slashes)", scheme)
+		return "", nil, refuse("the URL must start with %s:// (two forward slashes)", scheme)
 	}
 	rest = rest[2:]
 	authority := rest
@@ -80,18 +97,18 @@ func CheckFetchURL(raw string, allowed, blocked []string) (*url.URL, error) {
 		authority = rest[:i]
 	}
 	if strings.ContainsRune(authority, '\\') {
-		return nil, refuse("the URL has a backslash before its path; browsers read it as \"/\", so the host is ambiguous")
+		return "", nil, refuse("the URL has a backslash before its path; browsers read it as \"/\", so the host is ambiguous")
 	}
 	if strings.ContainsRune(authority, '@') {
-		return nil, refuse("URLs with a user name or password are not fetched")
+		return "", nil, refuse("URLs with a user name or password are not fetched")
 	}
 	hostPart, port := splitHostPort(authority)
 	if hostPart == "" {
-		return nil, refuse("the URL has no host")
+		return "", nil, refuse("the URL has no host")
 	}
 	quoted := clipEntry(hostPart)
 	if !validPort(port) {
-		return nil, refuse("host %q has an invalid port (a port is a number from 0 to 65535)", quoted)
+		return "", nil, refuse("host %q has an invalid port (a port is a number from 0 to 65535)", quoted)
 	}
 	h, err := host.Parse(hostPart)
 	if err != nil {
@@ -100,24 +117,24 @@ func CheckFetchURL(raw string, allowed, blocked []string) (*url.URL, error) {
 		if errors.As(err, &he) {
 			reason = he.Reason
 		}
-		return nil, refuse("host %q is not a valid host: %s", quoted, reason)
+		return "", nil, refuse("host %q is not a valid host: %s", quoted, reason)
 	}
 
 	var key string // the host as domain lists spell it
 	if h.IsAddr() {
 		if why := privateAddr(h.Addr()); why != "" {
-			return nil, refuse("host %q is %s; %s", quoted, why, privateNote)
+			return "", nil, refuse("host %q is %s; %s", quoted, why, privateNote)
 		}
 		key = h.Addr().String()
 	} else {
 		if why := privateHost(h.Name()); why != "" {
-			return nil, refuse("host %q %s", quoted, why)
+			return "", nil, refuse("host %q %s", quoted, why)
 		}
 		key = h.Name()
 	}
 	for _, d := range blocked {
 		if matchDomain(key, d) {
-			return nil, refuse("host %q is in blockedDomains (%q)", clipEntry(key), clipEntry(d))
+			return "", nil, refuse("host %q is in blockedDomains (%q)", clipEntry(key), clipEntry(d))
 		}
 	}
 	if len(allowed) > 0 {
@@ -129,14 +146,24 @@ func CheckFetchURL(raw string, allowed, blocked []string) (*url.URL, error) {
 			}
 		}
 		if !ok {
-			return nil, refuse("host %q is not in allowedDomains", clipEntry(key))
+			return "", nil, refuse("host %q is not in allowedDomains", clipEntry(key))
 		}
 	}
 
+	if hostPart[0] != '[' && strings.IndexByte(hostPart, '%') >= 0 {
+		// WHATWG percent-decodes the host; net/url refuses %XX for ASCII in
+		// a host. Spell it as a WHATWG parser serializes it, keeping a
+		// trailing dot, and check that spelling below.
+		canon := h.String()
+		if !h.IsAddr() && hasTrailingDot(percentDecodeAll(hostPart)) {
+			canon += "."
+		}
+		raw = raw[:colon+3] + canon + authority[len(hostPart):] + rest[len(authority):]
+	}
 	u, err := url.Parse(raw)
 	if err != nil {
 		// net/url's error repeats the whole URL; say only what kind of problem.
-		return nil, refuse("the URL is malformed")
+		return "", nil, refuse("the URL is malformed")
 	}
 	// Defence in depth: net/url must read the same host.
 	uh := u.Hostname()
@@ -144,9 +171,20 @@ func CheckFetchURL(raw string, allowed, blocked []string) (*url.URL, error) {
 		uh = "[" + uh + "]"
 	}
 	if again, err := host.Parse(uh); err != nil || again != h || u.User != nil || u.Opaque != "" {
-		return nil, refuse("host %q is read differently by different URL parsers, so it is not fetched", quoted)
+		return "", nil, refuse("host %q is read differently by different URL parsers, so it is not fetched", quoted)
 	}
-	return u, nil
+	return raw, u, nil
+}
+
+// hasTrailingDot reports whether a decoded host ends in a dot, full-width
+// forms included.
+func hasTrailingDot(h string) bool {
+	for _, dot := range []string{".", "\u3002", "\uff0e", "\uff61"} {
+		if strings.HasSuffix(h, dot) {
+			return true
+		}
+	}
+	return false
 }
 
 // validScheme reports whether s is an RFC 3986 scheme.

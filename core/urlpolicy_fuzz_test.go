@@ -30,6 +30,7 @@ func FuzzCheckFetchURL(f *testing.F) {
 		"http://224.0.0.1/", "http://[ff02::1]/", "http://user@example.com", "http://:@example.com",
 		"http://evil.com\\@127.0.0.1/", "http://127.0.0.\t1/", "https://docs.example.com/",
 		"HTTP://[::FFFF:A9FE:A9FE]:80/x", "http://example.com:65535", "http://[fe80::1%25en0]/",
+		"https://ex%61mple.com/", "https://example.com%2e/", "https://ex%61mple.org:1/%41", "http://loc%61lhost/",
 	} {
 		f.Add(s)
 	}

@@ -192,7 +192,6 @@ func TestCheckFetchURLRefuses(t *testing.T) {
 		{"http://foo.09/", `url refused: host "foo.09" is not a valid host: it ends in a number, so it is an IPv4 address, but a part is not a number`},
 		{"http://127.0.0.𝟏/", `url refused: host "127.0.0.𝟏" is not a valid host: it contains U+1D7CF, which this parser does not map to ASCII`},
 		{"http://localhoſt/", `url refused: host "localhoſt" is not a valid host: it contains U+017F, which this parser does not map to ASCII`},
-		{"http://ex%41mple.com/", `url refused: the URL is malformed`}, // browsers accept it, net/url does not
 		{"https://" + strings.Repeat("a", 9000), `url refused: the URL is 9,008 characters long (the limit is 8,192)`},
 		{"https://example.com/" + strings.Repeat("é", 8173), `url refused: the URL is 8,193 characters long (the limit is 8,192)`},
 	}
@@ -270,7 +269,7 @@ func TestCheckFetchURLNoSecretsInErrors(t *testing.T) {
 		"ftp://example.com/SECRET",
 		"http://user:SECRET@example.com/",
 		"http://example.com:99999/SECRET",
-		"http://ex%41mple.com/SECRET",
+		"http://ex%41mple.org/SECRET",
 		"https://x.org/SECRET?SECRET",
 		"http://a..b/SECRET",
 		"https://example.com/SECRET\n",
@@ -436,9 +435,6 @@ func checkSpelling(t *testing.T, v uint32, sel uint8, r *rand.Rand) {
 			t.Fatalf("%s (%v): want a refusal naming the address, got %v", raw, a, err)
 		}
 		return
-	}
-	if sel == 6 {
-		return // net/url rejects percent-encoded ASCII in hosts: refused as malformed, which is safe
 	}
 	if err != nil {
 		t.Fatalf("%s (%v, public) was refused: %v", raw, a, err)

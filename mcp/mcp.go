@@ -123,7 +123,7 @@ func Tools(cfg *core.Config) []*sdk.Tool {
 			Name:        SearchTool,
 			Title:       "DeepSeek Search",
 			Description: opencode.SearchDescription(cfg, builtinSearch),
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"query":` + opencode.QueryProperty +
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"query":` + opencode.SearchQueryProperty(cfg) +
 				`,"question":` + questionProperty + `},"required":["query"],"additionalProperties":false}`),
 			Annotations: &sdk.ToolAnnotations{Title: "DeepSeek Search", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &yes},
 		})

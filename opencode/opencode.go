@@ -44,8 +44,8 @@ type Plan struct {
 	Websearch *Provider `json:"websearch,omitempty"`
 	// Tools are the tools to add.
 	Tools []Tool `json:"tools"`
-	// RemoveTools are tools to remove with the tool editor (2.x, forced
-	// fetch). Setup must fail with NotExclusive when removal is impossible.
+	// RemoveTools are built-in tools to remove with the tool editor (2.x,
+	// forced tiers). Setup must fail with NotExclusive when one stays.
 	RemoveTools []string `json:"removeTools,omitempty"`
 	// DisableTools are built-in tools to switch off in the host's config (1.x,
 	// forced): the shim denies them, {"permission": {"webfetch": "deny"}}.
@@ -61,10 +61,12 @@ type Plan struct {
 type Provider struct {
 	ID   string `json:"id"`
 	Name string `json:"name"`
-	// Default asks for default.set(ID).
+	// Default asks for default.set(ID). A "websearch" setting in the user's
+	// OpenCode config is applied after every plugin and wins over it.
 	Default bool `json:"default"`
-	// Exclusive asks the shim to check that the default reads back as ID.
-	Exclusive bool `json:"exclusive"`
+	// Fallback is the deepseek_search tool to register instead when the
+	// host has a tool editor but no websearch provider API.
+	Fallback *Tool `json:"fallback,omitempty"`
 }
 
 // Tool is a tool registration.
@@ -73,6 +75,10 @@ type Tool struct {
 	Description string `json:"description"`
 	// Input is the JSON Schema of the input object (2.x).
 	Input json.RawMessage `json:"input,omitempty"`
+	// Options are the 2.x registration options: {"codemode": false} puts
+	// the tool on the model's native tool list instead of behind Code
+	// Mode's execute tool.
+	Options map[string]any `json:"options,omitempty"`
 	// Args are the 1.x argument property schemas (every one is required).
 	Args json.RawMessage `json:"args,omitempty"`
 }
@@ -86,23 +92,31 @@ func NewPlan(host string, cfg *core.Config, warnings []string) (*Plan, error) {
 	}
 	switch host {
 	case HostV2:
+		// Forced search cannot rest on the websearch default: the user's
+		// "websearch" config setting is applied after every plugin. So the
+		// model gets deepseek_search as a tool and the built-in websearch
+		// tool is removed, which the tool editor proves at once.
 		if cfg.Search != core.TierOff {
 			p.Websearch = &Provider{
-				ID:        ProviderID,
-				Name:      ProviderName,
-				Default:   cfg.Search == core.TierPreferred || cfg.Search == core.TierForced,
-				Exclusive: cfg.Search == core.TierForced,
+				ID:       ProviderID,
+				Name:     ProviderName,
+				Default:  cfg.Search == core.TierPreferred || cfg.Search == core.TierForced,
+				Fallback: ptr(searchTool(cfg, host)),
 			}
+		}
+		if cfg.Search == core.TierForced {
+			p.Tools = append(p.Tools, searchTool(cfg, host))
+			p.RemoveTools = append(p.RemoveTools, BuiltinSearch)
 		}
 		if cfg.Fetch != core.TierOff {
 			p.Tools = append(p.Tools, fetchTool(cfg, host))
 		}
 		if cfg.Fetch == core.TierForced {
-			p.RemoveTools = []string{BuiltinFetch}
+			p.RemoveTools = append(p.RemoveTools, BuiltinFetch)
 		}
 	case HostV1:
 		if cfg.Search != core.TierOff {
-			p.Tools = append(p.Tools, searchTool(cfg))
+			p.Tools = append(p.Tools, searchTool(cfg, host))
 		}
 		if cfg.Fetch != core.TierOff {
 			p.Tools = append(p.Tools, fetchTool(cfg, host))
@@ -120,7 +134,7 @@ func NewPlan(host string, cfg *core.Config, warnings []string) (*Plan, error) {
 		p.NotExclusive = map[string]string{}
 	}
 	if cfg.Search == core.TierForced {
-		p.NotExclusive["search"] = `deepseek-web-retrieval: search is "forced", but this OpenCode did not keep DeepSeek as its only web search (the websearch default did not read back as "deepseek"; another plugin or the "websearch" config may override it). Set search to "preferred" to run beside it, or remove the other provider.`
+		p.NotExclusive["search"] = `deepseek-web-retrieval: search is "forced", but this OpenCode does not let a plugin remove its built-in websearch tool. Set search to "preferred" to run beside it, or disable websearch in the OpenCode config.`
 	}
 	if cfg.Fetch == core.TierForced {
 		p.NotExclusive["fetch"] = `deepseek-web-retrieval: fetch is "forced", but this OpenCode does not let a plugin remove its built-in webfetch tool. Set fetch to "preferred" to run beside it, or disable webfetch in the OpenCode config.`
@@ -131,9 +145,10 @@ func NewPlan(host string, cfg *core.Config, warnings []string) (*Plan, error) {
 func fetchTool(cfg *core.Config, host string) Tool {
 	t := Tool{Name: FetchTool, Description: FetchDescription(cfg, BuiltinFetch)}
 	if host == HostV1 {
-		t.Args = mustJSON(map[string]json.RawMessage{"url": json.RawMessage(URLProperty)})
+		t.Args = mustJSON(map[string]json.RawMessage{"url": json.RawMessage(URLProperty), "offset": json.RawMessage(OffsetProperty)})
 		return t
 	}
+	t.Options = nativeTool()
 	t.Input = FetchInput()
 	return t
 }
@@ -143,7 +158,8 @@ func fetchTool(cfg *core.Config, host string) Tool {
 // to avoid (BuiltinFetch on OpenCode).
 func FetchDescription(cfg *core.Config, builtin string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Fetch one public web page through DeepSeek's Fetch API and return its content as Markdown, at most %d characters (longer pages end with \"[content truncated]\"). ", cfg.FetchMaxChars)
+	fmt.Fprintf(&b, "Fetch one public web page through DeepSeek's Fetch API and return its content as Markdown, at most %d characters per call. ", cfg.FetchMaxChars)
+	b.WriteString(pagingHelp(cfg))
 	b.WriteString("Use it to read a page whose URL you know, for example a search result. ")
 	b.WriteString("Only absolute http:// and https:// URLs on the public internet: localhost, private and local-network addresses are refused before anything is sent. ")
 	b.WriteString("JavaScript is not run and private or binary files are not supported.")
@@ -157,7 +173,11 @@ func FetchDescription(cfg *core.Config, builtin string) string {
 const (
 	URLProperty    = `{"type":"string","description":"The absolute http:// or https:// URL of the page to fetch."}`
 	FormatProperty = `{"type":"string","enum":["markdown"],"description":"Output format. Only \"markdown\" is available; leave it out."}`
-	QueryProperty  = `{"type":"string","description":"What to search for, with optional operators."}`
+	// QueryProperty is the query of the Search API backend; see
+	// [SearchQueryProperty] for the one that fits the configured backend.
+	QueryProperty = `{"type":"string","description":"What to search for, with optional operators."}`
+	// OffsetProperty is deepseek_fetch's offset: where to start reading.
+	OffsetProperty = `{"type":"integer","minimum":0,"description":"Where to start reading, in characters into the page: 0 (the default) for the start, or the offset named by the last line of the previous part to read on."}`
 )
 
 // FetchInput is the JSON Schema of deepseek_fetch's input object.
@@ -167,24 +187,46 @@ func FetchInput() json.RawMessage {
 		"properties": map[string]json.RawMessage{
 			"url":    json.RawMessage(URLProperty),
 			"format": json.RawMessage(FormatProperty),
+			"offset": json.RawMessage(OffsetProperty),
 		},
 		"required":             []string{"url"},
 		"additionalProperties": false,
 	})
 }
 
-func searchTool(cfg *core.Config) Tool {
-	return Tool{
-		Name:        SearchTool,
-		Description: SearchDescription(cfg, BuiltinSearch),
-		Args:        mustJSON(map[string]json.RawMessage{"query": json.RawMessage(QueryProperty)}),
+func searchTool(cfg *core.Config, host string) Tool {
+	query := json.RawMessage(SearchQueryProperty(cfg))
+	t := Tool{Name: SearchTool, Description: SearchDescription(cfg, BuiltinSearch)}
+	if host == HostV1 {
+		t.Args = mustJSON(map[string]json.RawMessage{"query": query})
+		return t
 	}
+	t.Options = nativeTool()
+	t.Input = mustJSON(map[string]any{
+		"type":                 "object",
+		"properties":           map[string]json.RawMessage{"query": query},
+		"required":             []string{"query"},
+		"additionalProperties": false,
+	})
+	return t
+}
+
+// SearchQueryProperty is the schema of deepseek_search's query for the
+// configured backend (the Messages backend takes no query operators).
+func SearchQueryProperty(cfg *core.Config) string {
+	if cfg.Messages.Backend == core.BackendMessages {
+		return messagesQueryProperty
+	}
+	return QueryProperty
 }
 
 // SearchDescription is deepseek_search's description for cfg. builtin names
 // the host's own search tool, which the preferred and forced tiers tell the
 // model to avoid (BuiltinSearch on OpenCode).
 func SearchDescription(cfg *core.Config, builtin string) string {
+	if cfg.Messages.Backend == core.BackendMessages {
+		return messagesSearchDescription(cfg, builtin)
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Search the web with DeepSeek's Search API. Returns up to %d results, each with its title, URL, a quality marker ", cfg.MaxResults)
 	b.WriteString("[rerank 0–3 · authority 0–4 · site] (rerank ≥ 1.5 is high quality, authority ≥ 3 highly authoritative), the publication date when known, and a summary. ")
@@ -195,6 +237,13 @@ func SearchDescription(cfg *core.Config, builtin string) string {
 	}
 	return b.String()
 }
+
+// nativeTool is the 2.x registration option that keeps a tool on the
+// model's native tool list (Code Mode hides every other plugin tool behind
+// its execute tool).
+func nativeTool() map[string]any { return map[string]any{"codemode": false} }
+
+func ptr[T any](v T) *T { return &v }
 
 func mustJSON(v any) json.RawMessage {
 	b, err := json.Marshal(v)
@@ -236,7 +285,11 @@ func ToolCall(tool string, args json.RawMessage, cfg *core.Config) (core.Operati
 		if err != nil {
 			return core.Operation{}, err
 		}
-		return core.Operation{Kind: core.KindFetch, URL: u, Format: f, Config: cfg}, nil
+		off, err := offsetArg(tool, fields["offset"])
+		if err != nil {
+			return core.Operation{}, err
+		}
+		return core.Operation{Kind: core.KindFetch, URL: u, Format: f, Offset: off, Config: cfg}, nil
 	case SearchTool:
 		q, err := str("query", true)
 		if err != nil {
@@ -274,35 +327,50 @@ func ProviderResults(r *core.SearchResult) []ProviderResult {
 	return out
 }
 
-// ToolResult is what a tool's execute returns: text content for the model
+// ToolResult is what a tool's execute returns: text content for the model,
+// a title for the host's UI (OpenCode 1.x shows it; 2.x results have none)
 // and metadata for the host.
 type ToolResult struct {
 	Content  string `json:"content"`
+	Title    string `json:"title"`
 	Metadata any    `json:"metadata,omitempty"`
 }
 
-// FetchMetadata is deepseek_fetch's metadata.
+// FetchMetadata is deepseek_fetch's metadata. It has no "truncated" key on
+// purpose: OpenCode 2.x skips its own output bound whenever that key is
+// defined, with any value, and the bound (with the full text saved to a
+// file) is worth keeping; contentTruncated says whether we cut the page.
 type FetchMetadata struct {
 	URL              string `json:"url"`
 	Title            string `json:"title"`
 	Chars            int    `json:"chars"`
 	ContentTruncated bool   `json:"contentTruncated"`
-	// Truncated tells OpenCode 2.x the tool already cut its output, so the
-	// host's own 50 KiB cut does not apply; set only when it did.
-	Truncated bool `json:"truncated,omitempty"`
+	// Offset is where this part starts, NextOffset where the next one does
+	// (absent for the last part), TotalChars the page's length; all in code
+	// points.
+	Offset     int `json:"offset"`
+	NextOffset int `json:"nextOffset,omitempty"`
+	TotalChars int `json:"totalChars"`
+	// Cached is true when the page came from the cache, with no request.
+	Cached bool `json:"cached"`
 }
 
 // SearchMetadata is deepseek_search's metadata.
 type SearchMetadata struct {
 	Query   string `json:"query"`
 	Results int    `json:"results"`
+	// Usage is what a search on the Messages backend cost.
+	Usage *core.Usage `json:"usage,omitempty"`
+	// Cached is true when the answer came from the cache, with no request.
+	Cached bool `json:"cached"`
 }
 
 // ResultFor maps an operation's result onto the tool result.
 func ResultFor(r *core.Result) ToolResult {
 	if f := r.Fetch; f != nil {
-		return ToolResult{Content: f.Text, Metadata: FetchMetadata{URL: f.URL, Title: f.Title, Chars: f.Chars, ContentTruncated: f.Truncated, Truncated: f.Truncated}}
+		return ToolResult{Content: f.Text, Title: ToolTitle(FetchTool, f.URL), Metadata: FetchMetadata{URL: f.URL, Title: f.Title, Chars: f.Chars, ContentTruncated: f.Truncated,
+			Offset: f.Offset, NextOffset: f.NextOffset, TotalChars: f.TotalChars, Cached: f.Cached}}
 	}
 	s := r.Search
-	return ToolResult{Content: s.Text(), Metadata: SearchMetadata{Query: s.Query, Results: len(s.Hits)}}
+	return ToolResult{Content: s.Text(), Title: ToolTitle(SearchTool, s.Query), Metadata: SearchMetadata{Query: s.Query, Results: len(s.Hits), Usage: s.Usage, Cached: s.Cached}}
 }

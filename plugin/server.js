@@ -6,9 +6,8 @@
 // descriptions) comes from the Go core in core.wasm; this file registers what
 // it is told and hands every call to the module.
 
+import { ID, clientLogger, fileLogger } from "./log.js"
 import { Runtime } from "./runtime.js"
-
-const ID = "deepseek-web-retrieval"
 
 let shared = null
 let sharedLog = null
@@ -23,20 +22,6 @@ function runtime(log) {
   return shared
 }
 
-function logger(client) {
-  return (level, message) => {
-    const line = `[${ID}] ${message}`
-    // OpenCode 1.x writes app.log entries to its log file; fall back to stderr.
-    const app = client?.app
-    if (typeof app?.log === "function") {
-      Promise.resolve(app.log({ body: { service: ID, level, message } })).catch(() => {})
-      if (level !== "error") return
-    }
-    if (level === "debug") return
-    console.error(line)
-  }
-}
-
 // The key is read at call time, from the variable the plan names, and is the
 // only thing of the environment the module ever sees.
 function apiKey(plan) {
@@ -49,8 +34,13 @@ function makePlan(rt, host, options) {
   return step.result
 }
 
+// run performs one operation; the "done" step carries result or error.
+function run(rt, plan, options, kind, input, signal) {
+  return rt.run({ kind, options: options ?? {}, apiKey: apiKey(plan), input }, signal)
+}
+
 async function call(rt, plan, options, kind, input, signal) {
-  const step = await rt.run({ kind, options: options ?? {}, apiKey: apiKey(plan), input }, signal)
+  const step = await run(rt, plan, options, kind, input, signal)
   if (step.error) {
     const err = new Error(step.error.message)
     err.code = step.error.code
@@ -59,75 +49,103 @@ async function call(rt, plan, options, kind, input, signal) {
   return step.result
 }
 
-/** OpenCode 2.x. */
+/**
+ * OpenCode 2.x (setup(ctx) of the Promise plugin API).
+ *
+ * OpenCode 1.x calls setup() too, beside server(), with a partial context that has no tool
+ * editor (options, agent, aisdk, catalog, command, integration, plugin, reference, skill:
+ * observed with 1.18.33); its tools come from server(), so setup() does nothing there.
+ */
 async function setup(ctx) {
-  const options = ctx?.options ?? {}
-  const log = logger(ctx?.client)
-  const rt = await runtime(log)
-  const plan = makePlan(rt, "opencode2", options)
+  if (typeof ctx?.tool?.transform !== "function") return
+  const options = ctx.options ?? {}
+  const log = fileLogger()
+  let rt, plan
+  try {
+    rt = await runtime(log)
+    plan = makePlan(rt, "opencode2", options)
+  } catch (err) {
+    // Setup fails (OpenCode marks the plugin failed); the reason is also in the log file.
+    log("error", err?.message ?? String(err))
+    throw err
+  }
   for (const w of plan.warnings ?? []) log("warn", w)
 
-  if (plan.websearch && typeof ctx.websearch?.transform !== "function") {
-    // A 2.x without the websearch provider API: never pretend.
-    if (plan.websearch.exclusive) throw new Error(plan.notExclusive.search)
-    log("warn", "this OpenCode has no websearch provider API; DeepSeek search is not registered")
-  } else if (plan.websearch) {
-    const p = plan.websearch
-    let readBack = false
+  const tools = [...plan.tools]
+  const p = plan.websearch
+  if (p && typeof ctx.websearch?.transform === "function") {
     await ctx.websearch.transform((editor) => {
       editor.add({
         id: p.id,
         name: p.name,
+        // The model only ever sees OpenCode's "Unable to search the web for <query>" when a
+        // provider fails (packages/core/src/tool/plugin/websearch.ts): the reason goes to the log.
         execute: async ({ query }, extra) => {
-          try {
-            const result = await call(rt, plan, options, "opencode.websearch", { query }, extra?.signal)
-            return result.results
-          } catch (err) {
-            // The model only sees OpenCode's generic sentence: tell the user why.
-            if (err?.code !== "cancelled") log("error", err.message)
-            throw err
-          }
+          const step = await settle(run(rt, plan, options, "opencode.websearch", { query }, extra?.signal))
+          if (!step.error) return step.result.results
+          if (step.error.code !== "cancelled") log("error", step.error.message)
+          throw new Error(step.error.message)
         },
       })
-      if (p.default) {
-        editor.default.set(p.id)
-        readBack = typeof editor.default.get === "function" && editor.default.get() === p.id
-      }
+      if (p.default) editor.default.set(p.id)
     })
-    if (p.exclusive && !readBack) throw new Error(plan.notExclusive.search)
+  } else if (p) {
+    // A 2.x without the websearch provider API: search as a tool of our own.
+    if (!tools.some((t) => t.name === p.fallback.name)) tools.push(p.fallback)
+    log("warn", `this OpenCode has no websearch provider API, so DeepSeek search is offered to the model as the ${p.fallback.name} tool instead; update OpenCode to have DeepSeek behind its websearch tool, or set search to "off" to not offer it`)
   }
 
-  if (plan.tools.length > 0 || plan.removeTools) {
-    let removed = true
-    await ctx.tool.transform((editor) => {
-      for (const t of plan.tools) {
-        editor.add({
-          name: t.name,
-          description: t.description,
-          input: t.input,
-          execute: async (input, toolCtx) => {
-            const signal = toolCtx?.signal ?? toolCtx?.abort
-            const result = await call(rt, plan, options, "opencode.tool", { tool: t.name, args: input ?? {} }, signal)
-            return { content: result.content, metadata: result.metadata }
-          },
-        })
-      }
-      for (const name of plan.removeTools ?? []) {
-        if (typeof editor.remove !== "function") {
-          removed = false
-          continue
-        }
-        editor.remove(name)
-        if (typeof editor.get === "function" && editor.get(name)) removed = false
-      }
-    })
-    if (!removed) throw new Error(plan.notExclusive.fetch)
+  const remove = plan.removeTools ?? []
+  if (tools.length === 0 && remove.length === 0) return
+  const kept = new Set()
+  await ctx.tool.transform((editor) => {
+    for (const t of tools) {
+      editor.add({
+        name: t.name,
+        description: t.description,
+        input: t.input,
+        options: t.options,
+        execute: (input, toolCtx) => executeV2(rt, plan, options, log, t.name, input, toolCtx?.signal),
+      })
+    }
+    for (const name of remove) {
+      editor.remove(name)
+      if (editor.get(name)) kept.add(name)
+    }
+  })
+  for (const name of kept) {
+    const msg = plan.notExclusive?.[name === "websearch" ? "search" : "fetch"] ?? `deepseek-web-retrieval: could not remove ${name}`
+    log("error", msg)
+    throw new Error(msg)
   }
+}
+
+// settle turns a thrown failure of the bridge (a trapped module) into a done step's error.
+async function settle(pending) {
+  try {
+    return await pending
+  } catch (err) {
+    return { error: { code: "internal", message: String(err?.message ?? err) } }
+  }
+}
+
+/**
+ * One 2.x tool call. It never rejects: the Promise adapter runs execute inside Effect.promise
+ * (packages/plugin/src/promise/adapter.ts, executePromiseTool), so a rejection is a defect,
+ * not a Tool.Error, and the step that ran it settles every unsettled call with the first
+ * defect as an "unknown" failure (packages/core/src/session/runner/step.ts). A failure is
+ * therefore a result whose text is our sentence, with metadata.error naming its kind.
+ */
+async function executeV2(rt, plan, options, log, tool, input, signal) {
+  const step = await settle(run(rt, plan, options, "opencode.tool", { tool, args: input ?? {} }, signal))
+  if (!step.error) return { content: step.result.content, metadata: step.result.metadata }
+  if (step.error.code !== "cancelled") log("warn", `${tool}: ${step.error.message}`)
+  return { content: step.error.message, metadata: { error: step.error.code } }
 }
 
 /** OpenCode 1.x. */
 async function server(input, options) {
-  const log = logger(input?.client)
+  const log = clientLogger(input?.client)
   const rt = await runtime(log)
   const plan = makePlan(rt, "opencode1", options)
   for (const w of plan.warnings ?? []) log("warn", w)
@@ -138,7 +156,9 @@ async function server(input, options) {
       args: t.args,
       async execute(args, toolCtx) {
         const result = await call(rt, plan, options, "opencode.tool", { tool: t.name, args: args ?? {} }, toolCtx?.abort)
-        return result.content
+        // 1.18.33 keeps an object's title and metadata on the finished call (adding its own
+        // `truncated`); a plain string gets title "" and metadata {truncated} only.
+        return { output: result.content, title: result.title, metadata: result.metadata }
       },
     }
   }

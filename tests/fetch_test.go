@@ -45,10 +45,10 @@ func TestFetch(t *testing.T) {
 			want:    "# Guide\n\n# Introduction\nText.",
 		},
 		{
-			name: "cut to fetchMaxChars with the marker, never splitting a code point", title: "T",
+			name: "cut to fetchMaxChars with the continue line, never splitting a code point", title: "T",
 			content: strings.Repeat("é", 300), max: 200,
-			// 200 = 180 code points kept + "\n" + "[content truncated]" (19).
-			want:      "# T\n\n" + strings.Repeat("é", 175) + "\n[content truncated]",
+			// 200 = 101 code points kept + "\n" + the line (98).
+			want:      "# T\n\n" + strings.Repeat("é", 96) + "\n[content truncated: showing 0–101 of 305 characters; call deepseek_fetch with offset 101 for more]",
 			truncated: true,
 		},
 		{

@@ -3,6 +3,7 @@ package tests
 import (
 	"encoding/json"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -76,39 +77,68 @@ func checkPlan(t *testing.T, p *opencode.Plan, host, search, fetch string) {
 			require.Equal(t, []string{"url"}, schema.Required)
 			require.Contains(t, schema.Properties, "url")
 			require.Contains(t, schema.Properties, "format")
+			require.JSONEq(t, `{"type":"integer","minimum":0,"description":"Where to start reading, in characters into the page: 0 (the default) for the start, or the offset named by the last line of the previous part to read on."}`, string(schema.Properties["offset"]))
 			require.Empty(t, ft.Args)
 		} else {
 			var args map[string]json.RawMessage
 			require.NoError(t, json.Unmarshal(ft.Args, &args))
-			require.Equal(t, []string{"url"}, keys(args), "every 1.x field is required, so format is left out")
+			// Every 1.x field is required, so format is left out; offset
+			// stays, since reading on needs it (the model sends 0 first).
+			require.Equal(t, []string{"offset", "url"}, keys(args))
 			require.Empty(t, ft.Input)
 		}
 	}
 	_, fetchNotExclusive := p.NotExclusive["fetch"]
 	require.Equal(t, fetch == "forced", fetchNotExclusive)
 
-	// Search: 2.x gets a websearch provider, 1.x a deepseek_search tool.
+	// Search: 2.x gets a websearch provider (and, forced, a deepseek_search
+	// tool with the built-in websearch tool removed), 1.x a deepseek_search tool.
 	st := toolNamed(p, "deepseek_search")
 	if host == "opencode2" {
-		require.Nil(t, st, "2.x searches through the provider")
+		native := map[string]any{"codemode": false}
+		if ft != nil {
+			require.Equal(t, native, ft.Options, "on the model's native tool list, not behind Code Mode")
+		}
 		if search == "off" {
 			require.Nil(t, p.Websearch)
+			require.Nil(t, st)
 		} else {
-			require.Equal(t, &opencode.Provider{ID: "deepseek", Name: "DeepSeek", Default: preferred(search), Exclusive: search == "forced"}, p.Websearch)
+			require.NotNil(t, p.Websearch)
+			require.Equal(t, "deepseek", p.Websearch.ID)
+			require.Equal(t, "DeepSeek", p.Websearch.Name)
+			require.Equal(t, preferred(search), p.Websearch.Default)
+			fb := p.Websearch.Fallback
+			require.NotNil(t, fb, "the tool to register when the host has no websearch provider API")
+			require.Equal(t, "deepseek_search", fb.Name)
+			require.Equal(t, native, fb.Options)
+			require.JSONEq(t, `{"type":"object","properties":{"query":{"type":"string","description":"What to search for, with optional operators."}},"required":["query"],"additionalProperties":false}`, string(fb.Input))
+			require.Empty(t, fb.Args)
+			if search == "forced" {
+				require.Equal(t, fb, st)
+			} else {
+				require.Nil(t, st, "optional and preferred search through the provider")
+			}
+		}
+		var want []string
+		if search == "forced" {
+			want = append(want, "websearch")
 		}
 		if fetch == "forced" {
-			require.Equal(t, []string{"webfetch"}, p.RemoveTools)
-		} else {
-			require.Empty(t, p.RemoveTools)
+			want = append(want, "webfetch")
 		}
+		require.Equal(t, want, p.RemoveTools)
 		require.Empty(t, p.DisableTools)
 	} else {
 		require.Nil(t, p.Websearch, "1.x has no websearch provider API")
+		if ft != nil {
+			require.Empty(t, ft.Options)
+		}
 		if search == "off" {
 			require.Nil(t, st)
 		} else {
 			require.NotNil(t, st)
 			require.Equal(t, preferred(search), strings.Contains(st.Description, "Prefer this tool over websearch"), st.Description)
+			require.Empty(t, st.Options)
 			var args map[string]json.RawMessage
 			require.NoError(t, json.Unmarshal(st.Args, &args))
 			require.Equal(t, []string{"query"}, keys(args))
@@ -244,6 +274,7 @@ func TestWebsearch(t *testing.T) {
 func TestTool(t *testing.T) {
 	type toolResult struct {
 		Content  string          `json:"content"`
+		Title    string          `json:"title"`
 		Metadata json.RawMessage `json:"metadata"`
 		Output   *string         `json:"output"`
 	}
@@ -253,19 +284,18 @@ func TestTool(t *testing.T) {
 		s := steps[len(steps)-1].Step
 		res := result[toolResult](t, s)
 		require.Equal(t, "# Example Domain\n\nHello.", res.Content)
+		require.Equal(t, "deepseek_fetch example.com", res.Title)
 		require.Nil(t, res.Output, "never output without an output schema")
-		require.JSONEq(t, `{"url":"https://example.com/","title":"Example Domain","chars":24,"contentTruncated":false}`, string(res.Metadata))
+		require.JSONEq(t, `{"url":"https://example.com/","title":"Example Domain","chars":24,"contentTruncated":false,"offset":0,"totalChars":24,"cached":false}`, string(res.Metadata))
 		require.JSONEq(t, `{"url":"https://example.com/"}`, string(e.srv.requests()[0].Body))
 	})
 	t.Run("deepseek_fetch truncated", func(t *testing.T) {
 		e := newEnv(t, reply(200, fetchJSON(t, "T", strings.Repeat("word ", 100))))
 		steps := e.run(e.start(abi.KindTool, abi.ToolInput{Tool: "deepseek_fetch", Args: json.RawMessage(`{"url":"https://example.com/"}`)}, e.opts("fetchMaxChars", 200)))
 		res := result[toolResult](t, steps[len(steps)-1].Step)
-		require.True(t, strings.HasSuffix(res.Content, "\n[content truncated]"))
-		var md map[string]any
-		require.NoError(t, json.Unmarshal(res.Metadata, &md))
-		require.Equal(t, true, md["contentTruncated"])
-		require.Equal(t, float64(len([]rune(res.Content))), md["chars"])
+		require.True(t, strings.HasSuffix(res.Content, "\n[content truncated: showing 0–101 of 504 characters; call deepseek_fetch with offset 101 for more]"), res.Content)
+		// No "truncated" key: a defined one would switch off OpenCode 2.x's own bound.
+		require.JSONEq(t, `{"url":"https://example.com/","title":"T","chars":`+strconv.Itoa(len([]rune(res.Content)))+`,"contentTruncated":true,"offset":0,"nextOffset":101,"totalChars":504,"cached":false}`, string(res.Metadata))
 	})
 	t.Run("deepseek_search", func(t *testing.T) {
 		e := newEnv(t, reply(200, searchBody))
@@ -282,7 +312,8 @@ func TestTool(t *testing.T) {
 			"[rerank 1.2 · authority unknown]",
 			"Only a snippet.",
 		}, "\n"), res.Content)
-		require.JSONEq(t, `{"query":"golang","results":2}`, string(res.Metadata))
+		require.JSONEq(t, `{"query":"golang","results":2,"cached":false}`, string(res.Metadata))
+		require.Equal(t, "deepseek_search golang", res.Title)
 	})
 	t.Run("tool failure", func(t *testing.T) {
 		e := newEnv(t, reply(404, ``))

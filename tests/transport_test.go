@@ -2,6 +2,7 @@ package tests
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -147,7 +148,8 @@ func TestTimeoutMsRange(t *testing.T) {
 	}
 	steps := e.run(e.start(abi.KindSearch, abi.SearchInput{Query: "q"}, e.opts("timeoutMs", 120000)))
 	require.Equal(t, int64(120000), steps[0].Request.TimeoutMs)
-	steps = e.run(e.start(abi.KindSearch, abi.SearchInput{Query: "q"}, nil))
+	// Another query: the same one would be answered from the cache.
+	steps = e.run(e.start(abi.KindSearch, abi.SearchInput{Query: "q2"}, nil))
 	require.Equal(t, int64(30000), steps[0].Request.TimeoutMs, "default")
 	require.Equal(t, int64(5<<20), steps[0].Request.MaxBytes)
 	require.Equal(t, "manual", steps[0].Request.Redirect)
@@ -195,27 +197,33 @@ func TestRedirectNotFollowed(t *testing.T) {
 	require.Empty(t, elsewhere.requests(), "the redirect target must not be contacted")
 }
 
+// A body that cannot be used is described in words a user can act on,
+// quoting its first bytes, never a JSON parser's internals.
 func TestMalformedResponse(t *testing.T) {
-	tests := []struct{ name, kind, body string }{
-		{"HTML", abi.KindSearch, `<html><body>Bad gateway</body></html>`},
-		{"truncated JSON", abi.KindSearch, `{"results":[{"url":"https://go.dev/","title":"G`},
-		{"results not a list", abi.KindSearch, `{"results":{"url":"https://go.dev/"}}`},
-		{"a JSON array", abi.KindSearch, `[1,2,3]`},
-		{"empty body", abi.KindSearch, ``},
-		{"fetch HTML", abi.KindFetch, `<!doctype html>`},
-		{"fetch truncated", abi.KindFetch, `{"title":"T","content":"abc`},
+	check := `; check that baseURL "%s" is DeepSeek's API`
+	tests := []struct{ name, kind, body, want string }{
+		{"HTML", abi.KindSearch, `<html><body>Bad gateway</body></html>`, `DeepSeek Search failed: DeepSeek returned a response that is not JSON (first bytes: <html><body>Bad gateway</body></html>)` + check},
+		{"truncated JSON", abi.KindSearch, `{"results":[{"url":"https://go.dev/","title":"G`, `DeepSeek Search failed: DeepSeek returned JSON that breaks off after 47 bytes (the response was cut short; try again) (first bytes: {"results":[{"url":"https://go.dev/","title":"G)`},
+		{"results not a list", abi.KindSearch, `{"results":{"url":"https://go.dev/"}}`, `DeepSeek Search failed: DeepSeek returned "results" that is not a list (first bytes: {"results":{"url":"https://go.dev/"}})`},
+		{"a JSON array", abi.KindSearch, `[1,2,3]`, `DeepSeek Search failed: DeepSeek returned JSON that is not an object (first bytes: [1,2,3])`},
+		{"empty body", abi.KindSearch, ``, `DeepSeek Search failed: DeepSeek returned an empty response`},
+		{"fetch HTML", abi.KindFetch, `<!doctype html>`, `DeepSeek Fetch failed: DeepSeek returned a response that is not JSON (first bytes: <!doctype html>)` + check},
+		{"fetch truncated", abi.KindFetch, `{"title":"T","content":"abc`, `DeepSeek Fetch failed: DeepSeek returned JSON that breaks off after 27 bytes (the response was cut short; try again) (first bytes: {"title":"T","content":"abc)`},
+		{"parser internals never shown", abi.KindSearch, `{"results":[nope]}`, `DeepSeek Search failed: DeepSeek returned invalid JSON (at byte 14 of 18) (first bytes: {"results":[nope]})`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e := newEnv(t, reply(200, tt.body))
 			var input any = abi.SearchInput{Query: "golang"}
-			name := "DeepSeek Search"
 			if tt.kind == abi.KindFetch {
-				input, name = abi.FetchInput{URL: "https://example.com/"}, "DeepSeek Fetch"
+				input = abi.FetchInput{URL: "https://example.com/"}
 			}
 			steps := e.run(e.start(tt.kind, input, nil))
-			err := failure(t, steps[len(steps)-1].Step, "malformed", "")
-			require.True(t, strings.HasPrefix(err.Message, name+" failed: malformed response"), err.Message)
+			want := tt.want
+			if strings.HasSuffix(want, check) {
+				want = strings.TrimSuffix(want, check) + fmt.Sprintf(check, e.srv.URL)
+			}
+			failure(t, steps[len(steps)-1].Step, "malformed", want)
 			require.Len(t, e.srv.requests(), 1, "malformed bodies are not retried")
 		})
 	}

@@ -63,7 +63,7 @@
 // "opencode.plan" (the registration plan for a host, done at once),
 // "opencode.websearch" (a 2.x provider call: result {"results": [{url,
 // title, content, time: {published?}}]}) and "opencode.tool" (a tool call:
-// result {content, metadata}). "options" carries the plugin options as the
+// result {content, title, metadata}). "options" carries the plugin options as the
 // user wrote them; "apiKey" the key the host read from the variable the plan
 // names (plan.keyEnv), at call time.
 package main

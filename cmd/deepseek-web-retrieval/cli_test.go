@@ -217,7 +217,7 @@ func TestCLISearchJSON(t *testing.T) {
 	var got map[string]any
 	require.NoError(t, json.Unmarshal([]byte(r.stdout), &got), r.stdout)
 	require.Equal(t, map[string]any{
-		"query": "go idioms",
+		"query": "go idioms", "cached": false,
 		"results": []any{
 			map[string]any{
 				"url": "https://go.dev/doc/effective_go", "title": "Effective Go",
@@ -252,6 +252,7 @@ func TestCLIFetch(t *testing.T) {
 	text := strings.TrimSuffix(fetchText, "\n")
 	require.Equal(t, map[string]any{
 		"url": url, "title": "Effective Go", "text": text, "chars": float64(len([]rune(text))), "truncated": false,
+		"offset": float64(0), "totalChars": float64(len([]rune(text))), "cached": false,
 	}, got)
 
 }
@@ -263,8 +264,21 @@ func TestCLIFetchTruncated(t *testing.T) {
 	require.Equal(t, 0, r.code, r.stderr)
 	text := strings.TrimSuffix(r.stdout, "\n")
 	require.True(t, strings.HasPrefix(text, "# Long\n\nLöng line of text.\n"), text)
-	require.True(t, strings.HasSuffix(text, "\n[content truncated]"), text)
+	require.True(t, strings.HasSuffix(text, "\n[content truncated: showing 0–107 of 1,907 characters; run again with --offset 107 for more]"), text)
 	require.LessOrEqual(t, len([]rune(text)), 200)
+
+	// --offset reads on: one request per run, the title only in the first part.
+	r = runBin(t, baseEnv(t), "fetch", "--fetch-max-chars", "200", "--offset", "107", "--base-url", m.URL, "https://go.dev/long")
+	require.Equal(t, 0, r.code, r.stderr)
+	require.True(t, strings.HasPrefix(r.stdout, " line of text.\nLöng line of text.\n"), r.stdout)
+	require.True(t, strings.HasSuffix(r.stdout, "\n[content truncated: showing 107–212 of 1,907 characters; run again with --offset 212 for more]\n"), r.stdout)
+	r = runBin(t, baseEnv(t), "fetch", "--fetch-max-chars", "200", "--offset", "1907", "--base-url", m.URL, "https://go.dev/long")
+	require.Equal(t, 2, r.code)
+	require.Equal(t, "deepseek-web-retrieval fetch: DeepSeek Fetch: offset 1907 is the end of the page: it has 1,907 characters and nothing follows\n", r.stderr)
+	r = runBin(t, baseEnv(t), "fetch", "--offset", "-5", "--base-url", m.URL, "https://go.dev/long")
+	require.Equal(t, 2, r.code)
+	require.Equal(t, "deepseek-web-retrieval fetch: DeepSeek Fetch: offset -5 is negative; use 0 for the start of the page\n", r.stderr)
+	require.Len(t, m.seen(), 3, "a negative offset sends nothing")
 
 	r = runBin(t, baseEnv(t), "fetch", "--json", "--fetch-max-chars", "200", "--base-url", m.URL, "https://go.dev/long")
 	require.Equal(t, 0, r.code, r.stderr)
@@ -273,6 +287,9 @@ func TestCLIFetchTruncated(t *testing.T) {
 	require.Equal(t, true, got["truncated"])
 	require.Equal(t, text, got["text"])
 	require.Equal(t, float64(len([]rune(text))), got["chars"])
+	require.Equal(t, float64(107), got["nextOffset"])
+	require.Equal(t, float64(1907), got["totalChars"])
+	require.Equal(t, false, got["cached"], "one request per run: never from a cache")
 }
 
 func TestCLIUsageAndInputErrors(t *testing.T) {

@@ -8,11 +8,15 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	shared "github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install/mcphosts"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/opencode/install"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/plugin"
 )
@@ -20,29 +24,33 @@ import (
 // pluginFiles supplies the plugin directory init copies; tests replace it.
 var pluginFiles = plugin.Files
 
-// detectHost answers --host auto: "opencode1" when the opencode on PATH
-// says it is 1.x, else "opencode" (2.x, also when none is found). What it
-// found is reported on stderr, so the plan on stdout stays the same.
-func detectHost(stderr io.Writer) string {
-	path, err := exec.LookPath("opencode")
-	if err != nil {
-		fmt.Fprintln(stderr, "deepseek-web-retrieval init: --host auto: no opencode on PATH; writing the OpenCode 2.x \"plugins\" key")
-		return "opencode"
+// hostNames lists every value --host takes, for usage and errors.
+var hostNames = []string{"opencode", "opencode1", "codex", "claude", "gemini", "pi", "cursor", "auto"}
+
+// versionTimeout bounds `opencode --version`; tests shorten it.
+var versionTimeout = 20 * time.Second
+
+// opencodeVersion asks the opencode on PATH for its version. path is empty
+// when there is none; err says why a version could not be read.
+func opencodeVersion() (path, version string, err error) {
+	path, lerr := exec.LookPath("opencode")
+	if lerr != nil {
+		return "", "", nil
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), versionTimeout)
 	defer cancel()
 	out, err := exec.CommandContext(ctx, path, "--version").Output()
-	v := strings.TrimSpace(string(out))
-	if err != nil || !hostVersion.MatchString(v) {
-		fmt.Fprintf(stderr, "deepseek-web-retrieval init: --host auto: could not read the version of %s; writing the OpenCode 2.x \"plugins\" key\n", path)
-		return "opencode"
+	if ctx.Err() != nil {
+		return path, "", fmt.Errorf("%s --version did not answer within %s", path, versionTimeout)
 	}
-	host := "opencode"
-	if strings.HasPrefix(hostVersion.FindString(v), "1.") {
-		host = "opencode1"
+	if err != nil {
+		return path, "", fmt.Errorf("%s --version failed: %v", path, err)
 	}
-	fmt.Fprintf(stderr, "deepseek-web-retrieval init: --host auto: %s is OpenCode %s; using --host %s\n", path, hostVersion.FindString(v), host)
-	return host
+	v := hostVersion.FindString(strings.TrimSpace(string(out)))
+	if v == "" {
+		return path, "", fmt.Errorf("%s --version printed no version", path)
+	}
+	return path, v, nil
 }
 
 var hostVersion = regexp.MustCompile(`\d+\.\d+\.\d+`)
@@ -59,6 +67,20 @@ func osEnv() install.Env {
 	}
 }
 
+// mcpEnv reads the MCP adapters' environment from the process.
+func mcpEnv() mcphosts.Env {
+	home, _ := os.UserHomeDir()
+	wd, _ := os.Getwd()
+	return mcphosts.Env{
+		Home: home, WorkDir: wd,
+		XDGStateHome:    os.Getenv("XDG_STATE_HOME"),
+		CodexHome:       os.Getenv("CODEX_HOME"),
+		ClaudeConfigDir: os.Getenv("CLAUDE_CONFIG_DIR"),
+		PiAgentDir:      os.Getenv("PI_CODING_AGENT_DIR"),
+		LookPath:        exec.LookPath,
+	}
+}
+
 // optionFlags maps SPEC §5 option names to init's flags.
 var optionFlags = map[string]string{
 	"search": "--search", "fetch": "--fetch", "apiKeyEnv": "--api-key-env", "baseURL": "--base-url",
@@ -67,40 +89,48 @@ var optionFlags = map[string]string{
 	"includeDomains": "--include-domains", "allowedDomains": "--allowed-domains", "blockedDomains": "--blocked-domains",
 	"language": "--language", "localization": "--localization", "fetchMaxChars": "--fetch-max-chars",
 	"timeoutMs": "--timeout-ms", "maxRetries": "--max-retries",
+	"searchBackend": "--search-backend", "messagesBaseURL": "--messages-base-url", "messagesModel": "--messages-model",
+	"messagesMaxTokens": "--messages-max-tokens", "messagesMaxUses": "--messages-max-uses",
+	"anthropicVersion": "--anthropic-version", "messagesSummary": "--messages-summary",
 }
 
 func initUsage(w io.Writer) {
 	fmt.Fprint(w, `Usage: deepseek-web-retrieval init [flags]
 
-Installs the DeepSeek Search/Fetch plugin for OpenCode. Without --yes it only
-prints the plan: every file it would create or change, with a diff of the
-config. With --yes it applies exactly that plan.
+Installs DeepSeek Search/Fetch into your coding agents: the OpenCode plugin,
+or the MCP server (this binary's "mcp" command) for Codex, Claude Code,
+Gemini CLI, Pi and Cursor. Without --yes it only prints the plan: every file
+it would create or change, with a diff of each config (credentials masked).
+With --yes it applies exactly that plan.
 
-The plugin is copied to vendor/deepseek-web-retrieval/ beside the config file
-(never into the auto-loaded plugin/ or plugins/ directory) and one entry is
-added to the config's "plugins" array (OpenCode 2.x) or "plugin" array
-(--host opencode1). Comments, formatting and other entries are kept; running
-init again with the same flags changes nothing. The API key is never written:
-set DEEPSEEK_API_KEY (or the variable named by --api-key-env) yourself.
+Config files are edited in place: comments, formatting and other entries are
+kept, arrays and tables are merged, and running init again with the same
+flags changes nothing. The API key is never written: set DEEPSEEK_API_KEY (or
+the variable named by --api-key-env) in your shell profile.
 
 Examples:
-  deepseek-web-retrieval init --scope global --search preferred --fetch optional
+  deepseek-web-retrieval init --scope global
   deepseek-web-retrieval init --scope global --search preferred --fetch optional --yes
+  deepseek-web-retrieval init --host codex --search forced --yes
   deepseek-web-retrieval init --scope project --dir ~/src/app --max-results 5 --yes
 
 Where:
-  --scope global|project   global (default): $OPENCODE_CONFIG_DIR, else
-                           $XDG_CONFIG_HOME/opencode, else ~/.config/opencode;
-                           project: the --dir directory, or its .opencode/
-                           in Go and Composer projects (their tools own vendor/)
+  --host opencode|opencode1|codex|claude|gemini|pi|cursor|auto
+                           auto (default): every host found on this machine
+                           (its program on PATH or its config directory);
+                           for OpenCode, the version of the opencode on PATH
+                           picks the 2.x "plugins" or 1.x "plugin" key, else
+                           the key the config already has
+  --scope global|project   global (default): the user's config of each host;
+                           project: the --dir directory (OpenCode: its
+                           .opencode/ in Go and Composer projects, whose
+                           tools own vendor/)
   --dir DIR                project directory (default: the current directory)
-  --host opencode|opencode1|auto
-                           OpenCode 2.x (default) or 1.x config shape; auto
-                           asks the opencode on PATH for its version (2.x
-                           when there is none); make install uses auto
+  --binary PATH            the binary MCP hosts start (default: this one;
+                           make install puts it in ~/.local/bin)
   --yes                    apply the plan instead of only printing it
 
-Plugin options (only those given are written, plus the two tiers):
+Options (only those given are written, plus the two tiers):
   --search TIER            off, optional, preferred (default) or forced
   --fetch TIER             off, optional (default), preferred or forced
   --api-key-env NAME       variable holding the key (default DEEPSEEK_API_KEY)
@@ -119,6 +149,11 @@ Plugin options (only those given are written, plus the two tiers):
   --fetch-max-chars N      characters per fetched page (default 16000)
   --timeout-ms N           per-attempt timeout, 1000-120000 (default 30000)
   --max-retries N          retries, 0-5 (default 2)
+  --search-backend B       search (default, the Search API) or messages (a
+                           DeepSeek model turn with web_search; README)
+  --messages-base-url URL, --messages-model NAME, --messages-max-tokens N,
+  --messages-max-uses N, --anthropic-version V, --messages-summary
+                           the messages backend's options (README)
 
 Exit status: 0 plan printed or applied, 1 refused or failed, 2 usage error.
 `)
@@ -127,18 +162,22 @@ Exit status: 0 plan printed or applied, 1 refused or failed, 2 usage error.
 func uninstallUsage(w io.Writer) {
 	fmt.Fprint(w, `Usage: deepseek-web-retrieval uninstall [flags]
 
-Reverses exactly what init applied, using the install record init left in
-vendor/deepseek-web-retrieval.install.json beside the config: removes the
-plugin entry (and the array or file init created), the vendored files and
-the record; edits made since to other parts of the config are kept. Without
---yes it only prints the plan. It refuses, and says how to undo by hand,
-when the entry or a vendored file was changed or the record is missing.
+Reverses exactly what init applied, using the install record init left
+(OpenCode: vendor/deepseek-web-retrieval.install.json beside the config; MCP
+hosts: ~/.local/state/deepseek-web-retrieval/installs/): removes the entry
+(and the array, table or file init created), the vendored files and the
+record; edits made since to other parts of a config are kept. Without --yes
+it only prints the plan. With nothing installed it says so and exits 0. It
+refuses, and says how to undo by hand, when the entry or a vendored file was
+changed or the record is missing.
 
 Example:
   deepseek-web-retrieval uninstall --scope global
   deepseek-web-retrieval uninstall --scope global --yes
 
 Where:
+  --host opencode|opencode1|codex|claude|gemini|pi|cursor|auto
+                           auto (default): every host with something of ours
   --scope global|project   as for init (default global)
   --dir DIR                project directory (default: the current directory)
   --yes                    apply the plan instead of only printing it
@@ -147,17 +186,118 @@ Exit status: 0 plan printed or applied, 1 refused or failed, 2 usage error.
 `)
 }
 
+// hostTarget is one host a command plans for.
+type hostTarget struct {
+	name  string // "opencode", "opencode1", or an MCP host
+	found string // the version of the opencode on PATH, if read
+}
+
+// hostFlag parses --host.
+func hostFlag(s string) error {
+	if slices.Contains(hostNames, s) || s == "opencode2" {
+		return nil
+	}
+	return fmt.Errorf("unknown host %q (want one of %s)", s, strings.Join(hostNames, ", "))
+}
+
+// resolveHosts turns --host into the hosts to plan for. For OpenCode the
+// shape comes from the version of the opencode on PATH, else from the key
+// the config already has; when neither tells, auto fails with a message
+// rather than guess.
+func resolveHosts(cmd, host string, sc install.Scope, dir string, stderr io.Writer) ([]hostTarget, error) {
+	if host == "opencode2" {
+		host = "opencode"
+	}
+	ocPath, ocVersion, ocErr := "", "", error(nil)
+	if host == "auto" || host == "opencode" || host == "opencode1" {
+		ocPath, ocVersion, ocErr = opencodeVersion()
+	}
+	if host != "auto" {
+		return []hostTarget{{name: host, found: ocVersion}}, nil
+	}
+	var out []hostTarget
+	env := osEnv()
+	ocDir, _ := install.ConfigDir(env, sc, dir)
+	ocHere := ocPath != "" || (sc == install.ScopeGlobal && shared.Exists(ocDir)) ||
+		shared.Exists(filepath.Join(ocDir, "opencode.jsonc")) || shared.Exists(filepath.Join(ocDir, "opencode.json"))
+	shape, shapeOK := install.ConfigShape(env, sc, dir)
+	switch {
+	case !ocHere:
+	case cmd == "uninstall":
+		out = append(out, hostTarget{name: "opencode"}) // the record says which
+	case ocVersion != "":
+		h := "opencode"
+		if strings.HasPrefix(ocVersion, "1.") {
+			h = "opencode1"
+		}
+		fmt.Fprintf(stderr, "deepseek-web-retrieval %s: --host auto: %s is OpenCode %s; using --host %s\n", cmd, ocPath, ocVersion, h)
+		out = append(out, hostTarget{name: h, found: ocVersion})
+	case shapeOK:
+		why := "no opencode on PATH"
+		if ocErr != nil {
+			why = ocErr.Error()
+		}
+		fmt.Fprintf(stderr, "deepseek-web-retrieval %s: --host auto: %s; the config already uses the key of --host %s, so init keeps it\n", cmd, why, shape)
+		out = append(out, hostTarget{name: string(shape)})
+	case ocErr != nil:
+		return nil, fmt.Errorf("--host auto: could not read the OpenCode version (%v), and the config has no plugin key to go by: pass --host opencode (2.x, \"plugins\") or --host opencode1 (1.x, \"plugin\")", ocErr)
+	default:
+		return nil, fmt.Errorf("--host auto: found OpenCode's config directory %s but no opencode on PATH and no plugin key in the config: pass --host opencode (2.x, \"plugins\") or --host opencode1 (1.x, \"plugin\")", ocDir)
+	}
+	menv := mcpEnv()
+	for _, h := range mcphosts.Detect(menv) {
+		out = append(out, hostTarget{name: string(h)})
+	}
+	if len(out) == 0 {
+		if cmd == "uninstall" {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("--host auto: found none of OpenCode, Codex, Claude Code, Gemini CLI, Pi or Cursor on this machine (no program on PATH, no config directory): pass --host")
+	}
+	return out, nil
+}
+
+// binaryPath is the absolute path MCP hosts are told to start: --binary,
+// else this executable (symlinks resolved).
+func binaryPath(flagValue string) (string, error) {
+	p := flagValue
+	if p == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return "", err
+		}
+		p = exe
+	}
+	p, err := filepath.Abs(p)
+	if err != nil {
+		return "", err
+	}
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		p = r
+	}
+	return p, nil
+}
+
+// planned is one host's plan (or why there is none) with the directory to
+// lock while planning and applying it.
+type planned struct {
+	host string
+	plan *install.Plan
+	err  error
+}
+
 func runInit(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("init", flag.ContinueOnError)
 	fl.SetOutput(io.Discard)
 	var (
-		scope, dir, host string
-		yes              bool
-		o                install.Options
+		scope, dir, host, bin string
+		yes                   bool
+		o                     install.Options
 	)
 	fl.StringVar(&scope, "scope", "global", "")
 	fl.StringVar(&dir, "dir", "", "")
-	fl.StringVar(&host, "host", "opencode", "")
+	fl.StringVar(&host, "host", "auto", "")
+	fl.StringVar(&bin, "binary", "", "")
 	fl.BoolVar(&yes, "yes", false, "")
 	bindOptionFlags(fl, &o) // optflags.go: one flag per SPEC §5 option
 	fl.Var(noKeyFlag{}, "api-key", "")
@@ -171,35 +311,55 @@ func runInit(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageErr(stderr, "init", "--scope: "+err.Error())
 	}
-	if host == "auto" {
-		host = detectHost(stderr)
-	}
-	h, err := install.ParseHost(host)
-	if err != nil {
+	if err := hostFlag(host); err != nil {
 		return usageErr(stderr, "init", "--host: "+err.Error())
 	}
 	if dir != "" && sc != install.ScopeProject {
 		return usageErr(stderr, "init", "--dir applies only to --scope project")
 	}
 	o.Language = strings.Join(splitList(o.Language), ",")
-	p, err := install.PlanInit(install.Request{
-		Env: osEnv(), Scope: sc, Dir: dir, Host: h, Options: o, Plugin: pluginFiles(), Version: versionString(),
-	})
-	if oe := (*install.OptionError)(nil); errors.As(err, &oe) {
-		return usageErr(stderr, "init", fmt.Sprintf("invalid %s: %s", optionFlags[oe.Option], oe.Msg))
+	if err := install.Validate(o); err != nil {
+		var oe *install.OptionError
+		if errors.As(err, &oe) {
+			return usageErr(stderr, "init", fmt.Sprintf("invalid %s: %s", optionFlags[oe.Option], oe.Msg))
+		}
+		return usageErr(stderr, "init", err.Error())
 	}
-	return finish(p, err, yes, "init", stdout, stderr)
+	binary, err := binaryPath(bin)
+	if err != nil {
+		return usageErr(stderr, "init", "--binary: "+err.Error())
+	}
+	hosts, err := resolveHosts("init", host, sc, dir, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "deepseek-web-retrieval init: %v\n", err)
+		return exitFailed
+	}
+	return runPlans("init", hosts, yes, stdout, stderr, func(h hostTarget) (string, func() (*install.Plan, error)) {
+		if mh, ok := mcphosts.ParseHost(h.name); ok {
+			req := mcphosts.Request{Env: mcpEnv(), Host: mh, Scope: sc, Dir: dir, Options: o, Binary: binary, Version: versionString()}
+			lock, _ := mcphosts.MainFile(req)
+			return filepath.Dir(lock), func() (*install.Plan, error) { return mcphosts.PlanInit(req) }
+		}
+		hh, _ := install.ParseHost(h.name)
+		lock, _ := install.ConfigDir(osEnv(), sc, dir)
+		return lock, func() (*install.Plan, error) {
+			return install.PlanInit(install.Request{
+				Env: osEnv(), Scope: sc, Dir: dir, Host: hh, Options: o, Plugin: pluginFiles(), Version: versionString(), Found: h.found,
+			})
+		}
+	})
 }
 
 func runUninstall(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("uninstall", flag.ContinueOnError)
 	fl.SetOutput(io.Discard)
 	var (
-		scope, dir string
-		yes        bool
+		scope, dir, host string
+		yes              bool
 	)
 	fl.StringVar(&scope, "scope", "global", "")
 	fl.StringVar(&dir, "dir", "", "")
+	fl.StringVar(&host, "host", "auto", "")
 	fl.BoolVar(&yes, "yes", false, "")
 	if code, done := parse(fl, args, uninstallUsage, stdout, stderr); done {
 		return code
@@ -211,11 +371,118 @@ func runUninstall(_ context.Context, args []string, stdout, stderr io.Writer) in
 	if err != nil {
 		return usageErr(stderr, "uninstall", "--scope: "+err.Error())
 	}
+	if err := hostFlag(host); err != nil {
+		return usageErr(stderr, "uninstall", "--host: "+err.Error())
+	}
 	if dir != "" && sc != install.ScopeProject {
 		return usageErr(stderr, "uninstall", "--dir applies only to --scope project")
 	}
-	p, err := install.PlanUninstall(install.UninstallRequest{Env: osEnv(), Scope: sc, Dir: dir})
-	return finish(p, err, yes, "uninstall", stdout, stderr)
+	var hosts []hostTarget
+	if host == "auto" {
+		// Every host, so nothing of ours is missed; those with nothing
+		// installed are left out of the output.
+		hosts = []hostTarget{{name: "opencode"}}
+		for _, h := range mcphosts.All {
+			hosts = append(hosts, hostTarget{name: string(h)})
+		}
+	} else {
+		hosts = []hostTarget{{name: host}}
+	}
+	return runPlans("uninstall", hosts, yes, stdout, stderr, func(h hostTarget) (string, func() (*install.Plan, error)) {
+		if mh, ok := mcphosts.ParseHost(h.name); ok {
+			req := mcphosts.Request{Env: mcpEnv(), Host: mh, Scope: sc, Dir: dir}
+			lock, _ := mcphosts.MainFile(req)
+			return filepath.Dir(lock), func() (*install.Plan, error) { return mcphosts.PlanUninstall(req) }
+		}
+		lock, _ := install.ConfigDir(osEnv(), sc, dir)
+		return lock, func() (*install.Plan, error) {
+			return install.PlanUninstall(install.UninstallRequest{Env: osEnv(), Scope: sc, Dir: dir})
+		}
+	})
+}
+
+// runPlans locks every host's directory (sorted, so two runs never wait on
+// each other in a cycle), makes every plan, and applies them with --yes
+// only when every plan could be made: a refusal for one host writes
+// nothing anywhere. Empty uninstall plans of auto runs are not shown.
+func runPlans(cmd string, hosts []hostTarget, yes bool, stdout, stderr io.Writer, mk func(hostTarget) (string, func() (*install.Plan, error))) int {
+	type job struct {
+		host string
+		lock string
+		plan func() (*install.Plan, error)
+	}
+	var jobs []job
+	var locks []string
+	for _, h := range hosts {
+		l, fn := mk(h)
+		jobs = append(jobs, job{h.name, l, fn})
+		if l != "" && !slices.Contains(locks, l) {
+			locks = append(locks, l)
+		}
+	}
+	slices.Sort(locks)
+	for _, l := range locks {
+		unlock, err := shared.Lock(l)
+		if err != nil {
+			fmt.Fprintf(stderr, "deepseek-web-retrieval %s: %v\n", cmd, err)
+			return exitFailed
+		}
+		defer unlock()
+	}
+	var plans []planned
+	failed := false
+	for _, j := range jobs {
+		p, err := j.plan()
+		if oe := (*install.OptionError)(nil); errors.As(err, &oe) {
+			return usageErr(stderr, cmd, fmt.Sprintf("invalid %s: %s", optionFlags[oe.Option], oe.Msg))
+		}
+		failed = failed || err != nil
+		plans = append(plans, planned{j.host, p, err})
+	}
+	quiet := cmd == "uninstall" && len(hosts) > 1
+	shown := 0
+	applied := false
+	if yes && !failed {
+		for i, pl := range plans {
+			if pl.plan.Empty() {
+				continue
+			}
+			if err := pl.plan.Apply(); err != nil {
+				_ = pl.plan.Render(stderr, false)
+				fmt.Fprintf(stderr, "\ndeepseek-web-retrieval %s: applying the plan for %s failed: %v\n", cmd, pl.host, err)
+				plans[i].err = err
+				failed = true
+				break
+			}
+		}
+		applied = !failed
+	}
+	for _, pl := range plans {
+		switch {
+		case pl.err != nil && pl.plan == nil:
+			fmt.Fprintf(stderr, "deepseek-web-retrieval %s (%s): %v\n", cmd, pl.host, pl.err)
+		case quiet && pl.plan.Empty():
+		default:
+			if shown > 0 {
+				fmt.Fprintln(stdout)
+			}
+			shown++
+			if err := pl.plan.Render(stdout, applied); err != nil {
+				fmt.Fprintf(stderr, "deepseek-web-retrieval %s: %v\n", cmd, err)
+				return exitFailed
+			}
+		}
+	}
+	if failed {
+		if yes {
+			fmt.Fprintf(stderr, "deepseek-web-retrieval %s: nothing was applied, because a plan above could not be made or applied (--host HOST acts on one host only)\n", cmd)
+		}
+		return exitFailed
+	}
+	if shown == 0 && cmd == "uninstall" {
+		fmt.Fprintln(stdout, "deepseek-web-retrieval uninstall: nothing to uninstall: no host has an install by this tool ("+strings.Join(hostNames[:len(hostNames)-1], ", ")+").")
+	}
+	return exitOK
 }
 
 // parse parses flags; done reports that the command is over (help or a
@@ -241,28 +508,6 @@ var singleDash = regexp.MustCompile(`(^|\s)-([a-z][a-z-]*)`)
 func usageErr(stderr io.Writer, cmd, msg string) int {
 	fmt.Fprintf(stderr, "deepseek-web-retrieval %s: %s\nRun \"deepseek-web-retrieval help %s\" for usage.\n", cmd, msg, cmd)
 	return exitUsage
-}
-
-// finish prints the plan, applies it with --yes, and picks the exit code.
-func finish(p *install.Plan, err error, yes bool, cmd string, stdout, stderr io.Writer) int {
-	if err != nil {
-		fmt.Fprintf(stderr, "deepseek-web-retrieval %s: %v\n", cmd, err)
-		return exitFailed
-	}
-	applied := false
-	if yes && !p.Empty() {
-		if err := p.Apply(); err != nil {
-			_ = p.Render(stderr, false)
-			fmt.Fprintf(stderr, "\ndeepseek-web-retrieval %s: applying the plan failed: %v\n", cmd, err)
-			return exitFailed
-		}
-		applied = true
-	}
-	if err := p.Render(stdout, applied); err != nil {
-		fmt.Fprintf(stderr, "deepseek-web-retrieval %s: %v\n", cmd, err)
-		return exitFailed
-	}
-	return exitOK
 }
 
 func splitList(s string) []string {

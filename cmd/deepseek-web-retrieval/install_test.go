@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -19,6 +20,14 @@ func setup(t *testing.T) (cfgDir string) {
 	t.Setenv("HOME", filepath.Join(root, "home"))
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(root, "xdg"))
 	t.Setenv("OPENCODE_CONFIG_DIR", "")
+	t.Setenv("XDG_STATE_HOME", "")
+	t.Setenv("CODEX_HOME", "")
+	t.Setenv("CLAUDE_CONFIG_DIR", "")
+	t.Setenv("PI_CODING_AGENT_DIR", "")
+	// No real host on PATH: tests put fake programs in this directory.
+	t.Setenv("PATH", filepath.Join(root, "bin"))
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "bin"), 0o755))
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "xdg", "opencode"), 0o755))
 	old := pluginFiles
 	pluginFiles = func() fs.FS {
 		return fstest.MapFS{
@@ -52,8 +61,8 @@ func TestCLIExitCodes(t *testing.T) {
 		{name: "init -h", args: []string{"init", "-h"}, code: exitOK, stdout: "Usage: deepseek-web-retrieval init"},
 		{name: "unknown command", args: []string{"instal"}, code: exitUsage, stderr: `unknown command "instal"`},
 		{name: "version", args: []string{"version"}, code: exitOK, stdout: "deepseek-web-retrieval "},
-		{name: "plan only", args: []string{"init"}, code: exitOK, stdout: "plan only, nothing has been written"},
-		{name: "apply", args: []string{"init", "--yes", "--max-results", "5"}, code: exitOK, stdout: "applied", written: true},
+		{name: "plan only", args: []string{"init", "--host", "opencode"}, code: exitOK, stdout: "plan only, nothing has been written"},
+		{name: "apply", args: []string{"init", "--host", "opencode", "--yes", "--max-results", "5"}, code: exitOK, stdout: "applied", written: true},
 		{name: "bad tier", args: []string{"init", "--search", "always"}, code: exitUsage, stderr: "invalid --search"},
 		{name: "bad range", args: []string{"init", "--max-results", "99"}, code: exitUsage, stderr: "invalid --max-results"},
 		{name: "bad number", args: []string{"init", "--timeout-ms", "soon"}, code: exitUsage, stderr: "--timeout-ms"},
@@ -63,9 +72,13 @@ func TestCLIExitCodes(t *testing.T) {
 		{name: "unknown flag", args: []string{"init", "--nope"}, code: exitUsage, stderr: "--nope"},
 		{name: "stray argument", args: []string{"init", "global"}, code: exitUsage, stderr: `unexpected argument "global"`},
 		{name: "bad scope", args: []string{"init", "--scope", "system"}, code: exitUsage, stderr: "--scope"},
-		{name: "bad host", args: []string{"init", "--host", "vscode"}, code: exitUsage, stderr: "--host"},
+		{name: "bad host", args: []string{"init", "--host", "opencode3"}, code: exitUsage, stderr: `--host: unknown host "opencode3" (want one of opencode, opencode1, codex, claude, gemini, pi, cursor, auto)`},
+		{name: "bad host uninstall", args: []string{"uninstall", "--host", "vscode"}, code: exitUsage, stderr: "want one of opencode, opencode1, codex, claude, gemini, pi, cursor, auto"},
+		{name: "bad tier lists the tiers", args: []string{"init", "--fetch", "sometimes"}, code: exitUsage, stderr: "want off, optional, preferred or forced"},
+		{name: "bad scope lists the scopes", args: []string{"uninstall", "--scope", "system"}, code: exitUsage, stderr: "(want global or project)"},
+		{name: "auto with nothing to go by", args: []string{"init"}, code: exitFailed, stderr: "pass --host opencode (2.x, \"plugins\") or --host opencode1 (1.x, \"plugin\")"},
 		{name: "dir without project", args: []string{"init", "--dir", "/tmp"}, code: exitUsage, stderr: "--dir applies only to --scope project"},
-		{name: "uninstall without record", args: []string{"uninstall"}, code: exitFailed, stderr: "To do it by hand:"},
+		{name: "uninstall with nothing installed", args: []string{"uninstall", "--yes"}, code: exitOK, stdout: "nothing to uninstall"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -87,7 +100,7 @@ func TestCLIInitUninstallRoundTrip(t *testing.T) {
 	cfg := filepath.Join(cfgDir, "opencode.jsonc")
 	require.NoError(t, os.WriteFile(cfg, []byte(orig), 0o644))
 
-	code, out, errs := runCLI("init", "--search", "forced", "--blocked-domains", "a.example, b.example", "--yes")
+	code, out, errs := runCLI("init", "--host", "opencode", "--search", "forced", "--blocked-domains", "a.example, b.example", "--yes")
 	require.Equal(t, exitOK, code, errs)
 	require.Contains(t, out, "export DEEPSEEK_API_KEY=...")
 	b, err := os.ReadFile(cfg)
@@ -124,7 +137,7 @@ func TestCLIProjectScope(t *testing.T) {
 
 func TestCLIRefusesModifiedEntry(t *testing.T) {
 	cfgDir := setup(t)
-	code, _, _ := runCLI("init", "--yes")
+	code, _, _ := runCLI("init", "--host", "opencode", "--yes")
 	require.Equal(t, exitOK, code)
 	cfg := filepath.Join(cfgDir, "opencode.jsonc")
 	b, err := os.ReadFile(cfg)
@@ -133,4 +146,124 @@ func TestCLIRefusesModifiedEntry(t *testing.T) {
 	code, _, errs := runCLI("uninstall", "--yes")
 	require.Equal(t, exitFailed, code)
 	require.Contains(t, errs, "was changed since init")
+}
+
+// fakeOpencode puts an opencode on PATH that prints version (or sleeps).
+func fakeOpencode(t *testing.T, script string) {
+	t.Helper()
+	bin := filepath.SplitList(os.Getenv("PATH"))[0]
+	require.NoError(t, os.WriteFile(filepath.Join(bin, "opencode"), []byte("#!/bin/sh\n"+script+"\n"), 0o755))
+}
+
+// Issue 15.2: --host auto is the default; the opencode on PATH decides the
+// key, and an explicit host that does not match it is warned about.
+func TestCLIAutoPicksTheKeyOfTheOpenCodeFound(t *testing.T) {
+	cfgDir := setup(t)
+	fakeOpencode(t, "echo 1.18.33")
+	code, out, errs := runCLI("init", "--yes")
+	require.Equal(t, exitOK, code, errs)
+	require.Contains(t, errs, "is OpenCode 1.18.33; using --host opencode1")
+	b, err := os.ReadFile(filepath.Join(cfgDir, "opencode.jsonc"))
+	require.NoError(t, err)
+	require.Contains(t, string(b), `"plugin": [`)
+	require.NotContains(t, out, "! the opencode on PATH")
+	code, _, _ = runCLI("uninstall", "--yes")
+	require.Equal(t, exitOK, code)
+
+	code, out, _ = runCLI("init", "--host", "opencode")
+	require.Equal(t, exitOK, code)
+	require.Contains(t, out, `! the opencode on PATH is 1.18.33 (1.x), which reads only the "plugin" key; this install writes the 2.x "plugins" key`)
+}
+
+// Issues 15.2 and 15.3: when the version cannot be read (slow or failing
+// opencode), the key the config already has decides; with none, the plan
+// fails with a clear message and writes nothing.
+func TestCLIAutoWithoutAVersion(t *testing.T) {
+	old := versionTimeout
+	versionTimeout = 300 * time.Millisecond
+	t.Cleanup(func() { versionTimeout = old })
+	for _, script := range []string{"sleep 5", "exit 3"} {
+		cfgDir := setup(t)
+		fakeOpencode(t, script)
+		code, _, errs := runCLI("init", "--yes")
+		require.Equal(t, exitFailed, code)
+		require.Contains(t, errs, "could not read the OpenCode version")
+		require.Contains(t, errs, "pass --host opencode (2.x")
+		require.NoFileExists(t, filepath.Join(cfgDir, "opencode.jsonc"))
+
+		cfg := filepath.Join(cfgDir, "opencode.json")
+		require.NoError(t, os.WriteFile(cfg, []byte("{\n  \"plugin\": [\"opencode-wakatime\"]\n}\n"), 0o644))
+		code, _, errs = runCLI("init", "--yes")
+		require.Equal(t, exitOK, code, errs)
+		require.Contains(t, errs, "the config already uses the key of --host opencode1")
+		b, err := os.ReadFile(cfg)
+		require.NoError(t, err)
+		require.Contains(t, string(b), `"./vendor/deepseek-web-retrieval"`)
+		require.NotContains(t, string(b), `"plugins"`)
+	}
+}
+
+// Issue 15.2: a project whose config has the 1.x "plugin" array gets the
+// 1.x entry under --host auto, not a "plugins" key beside it.
+func TestCLIAutoKeepsTheProjectsKey(t *testing.T) {
+	setup(t)
+	proj := t.TempDir()
+	cfg := filepath.Join(proj, "opencode.json")
+	require.NoError(t, os.WriteFile(cfg, []byte("{\"plugin\": []}\n"), 0o644))
+	code, _, errs := runCLI("init", "--scope", "project", "--dir", proj, "--yes")
+	require.Equal(t, exitOK, code, errs)
+	b, err := os.ReadFile(cfg)
+	require.NoError(t, err)
+	require.Contains(t, string(b), `"plugin": [["./vendor/deepseek-web-retrieval"`)
+}
+
+// MCP hosts through the CLI: init writes the entry pointing at --binary,
+// auto finds the host by its config directory, uninstall restores the file.
+func TestCLIMCPHost(t *testing.T) {
+	setup(t)
+	home := os.Getenv("HOME")
+	cfg := filepath.Join(home, ".codex", "config.toml")
+	require.NoError(t, os.MkdirAll(filepath.Dir(cfg), 0o755))
+	orig := "# mine\nmodel = \"o3\"\n"
+	require.NoError(t, os.WriteFile(cfg, []byte(orig), 0o644))
+	code, out, errs := runCLI("init", "--host", "codex", "--binary", "/opt/x/deepseek-web-retrieval", "--search", "forced", "--yes")
+	require.Equal(t, exitOK, code, errs)
+	require.Contains(t, out, "applied")
+	b, err := os.ReadFile(cfg)
+	require.NoError(t, err)
+	require.Contains(t, string(b), "[mcp_servers.deepseek-web-retrieval]\ncommand = \"/opt/x/deepseek-web-retrieval\"\nargs = [\"mcp\", \"--search\", \"forced\", \"--fetch\", \"optional\"]\nenv_vars = [\"DEEPSEEK_API_KEY\"]\n")
+	require.Contains(t, string(b), "web_search = \"disabled\"")
+
+	code, out, errs = runCLI("doctor")
+	require.Equal(t, exitFailed, code, "the binary does not exist: %s", out)
+	require.Contains(t, out, "/opt/x/deepseek-web-retrieval, which does not exist or is not executable")
+
+	code, out, errs = runCLI("uninstall", "--yes")
+	require.Equal(t, exitOK, code, errs)
+	require.Contains(t, out, "Codex")
+	b, err = os.ReadFile(cfg)
+	require.NoError(t, err)
+	require.Equal(t, orig, string(b))
+	code, out, _ = runCLI("uninstall", "--yes")
+	require.Equal(t, exitOK, code)
+	require.Contains(t, out, "nothing to uninstall")
+}
+
+// doctor on an OpenCode install: present and complete exits 0; a vendored
+// file deleted is a problem (exit 1); the key variable is reported, never
+// its value.
+func TestCLIDoctorOpenCode(t *testing.T) {
+	cfgDir := setup(t)
+	t.Setenv("DEEPSEEK_API_KEY", "sk-doctor-test-0123456789")
+	code, _, errs := runCLI("init", "--host", "opencode", "--yes")
+	require.Equal(t, exitOK, code, errs)
+	code, out, _ := runCLI("doctor")
+	require.Equal(t, exitOK, code, out)
+	require.Contains(t, out, `opencode.jsonc lists ./vendor/deepseek-web-retrieval under "plugins"`)
+	require.Contains(t, out, "DEEPSEEK_API_KEY is set in this shell (value not shown).")
+	require.NotContains(t, out, "sk-doctor-test")
+	require.NoError(t, os.Remove(filepath.Join(cfgDir, "vendor", "deepseek-web-retrieval", "server.js")))
+	code, out, _ = runCLI("doctor")
+	require.Equal(t, exitFailed, code, out)
+	require.Contains(t, out, "x vendor/deepseek-web-retrieval/server.js is missing: run init again")
 }

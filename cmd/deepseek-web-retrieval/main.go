@@ -45,8 +45,9 @@ type command struct {
 // maintained separately from this file; add new subcommands to this list.
 func commands() []command {
 	return []command{
-		{"init", "install the OpenCode plugin (prints the plan; --yes applies it)", runInit, initUsage},
+		{"init", "install into OpenCode or an MCP host (prints the plan; --yes applies it)", runInit, initUsage},
 		{"uninstall", "reverse exactly what init applied (prints the plan; --yes applies it)", runUninstall, uninstallUsage},
+		{"doctor", "check every host's install, its traps and the key variable", runDoctor, doctorUsage},
 		{"search", "search the web with DeepSeek Search", runSearch, searchUsage},
 		{"fetch", "fetch a web page as Markdown with DeepSeek Fetch", runFetch, fetchUsage},
 		{"mcp", "serve deepseek_search and deepseek_fetch to MCP hosts over stdio", runMCP, mcpUsage},

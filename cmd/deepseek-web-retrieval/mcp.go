@@ -80,7 +80,7 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageErr(stderr, "mcp", err.Error())
 	}
-	cfg, err := newConfig(o)
+	cfg, warnings, err := newConfig(o)
 	if err != nil {
 		var oe *core.OptionError
 		if errors.As(err, &oe) && fromEnv[strings.TrimPrefix(optionFlags[oe.Option], "--")] {
@@ -91,6 +91,9 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return usageErr(stderr, "mcp", err.Error())
 	}
 
+	for _, w := range warnings {
+		fmt.Fprintln(stderr, "deepseek-web-retrieval mcp: warning: "+w)
+	}
 	for _, t := range []struct {
 		tier       core.Tier
 		flag, tool string

@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/opencode/install"
 )
 
@@ -27,4 +28,19 @@ func bindOptionFlags(fl *flag.FlagSet, o *install.Options) {
 	fl.Var(intFlag{&o.FetchMaxChars}, "fetch-max-chars", "")
 	fl.Var(intFlag{&o.TimeoutMs}, "timeout-ms", "")
 	fl.Var(intFlag{&o.MaxRetries}, "max-retries", "")
+	fl.StringVar(&o.SearchBackend, "search-backend", "", "")
+	fl.StringVar(&o.MessagesBaseURL, "messages-base-url", "", "")
+	fl.StringVar(&o.MessagesModel, "messages-model", "", "")
+	fl.Var(intFlag{&o.MessagesMaxTokens}, "messages-max-tokens", "")
+	fl.Var(intFlag{&o.MessagesMaxUses}, "messages-max-uses", "")
+	fl.StringVar(&o.AnthropicVersion, "anthropic-version", "", "")
+	fl.Var(boolFlag{&o.MessagesSummary}, "messages-summary", "")
+}
+
+// applyMessagesEnv fills the Messages backend's options that flags left
+// unset from the seed servers' DEEPSEEK_SEARCH_* environment variables
+// (core.ApplyMessagesEnv), when the backend is "messages". Every native
+// host (search, the MCP server) calls it on the options it parsed.
+func applyMessagesEnv(o *core.Options, getenv func(string) string) error {
+	return core.ApplyMessagesEnv(o, getenv)
 }

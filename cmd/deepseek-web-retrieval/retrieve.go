@@ -51,6 +51,19 @@ Example:
   --language zh,en              lang: operator
   --localization IP             prefer results local to this address
 
+Backend (README, "The Messages backend"): with --search-backend messages a search is one
+DeepSeek model turn on the Anthropic-compatible Messages endpoint that runs the server-side
+web_search tool (billed as tokens plus searches; --json shows the usage); results carry
+the passages DeepSeek cited. Defaults there: --max-results 8, --timeout-ms 60000. Unset
+flags fall back to the DEEPSEEK_SEARCH_* variables named below.
+  --search-backend search|messages        default search (the Search API)
+  --messages-base-url URL       default https://api.deepseek.com/anthropic (DEEPSEEK_SEARCH_BASE_URL)
+  --messages-model NAME         default deepseek-v4-flash (DEEPSEEK_SEARCH_MODEL)
+  --messages-max-tokens N       128-65536, default 4096 (DEEPSEEK_SEARCH_MAX_TOKENS)
+  --messages-max-uses N         searches per call, 1-20, default 5 (DEEPSEEK_SEARCH_MAX_USES)
+  --anthropic-version V         default 2023-06-01 (DEEPSEEK_SEARCH_API_VERSION)
+  --messages-summary            print DeepSeek's own summary first, labelled as such
+
 Exit status: 0 success, 2 usage or input error, 3 missing key, 4 DeepSeek or network error, 130 interrupted.
 `)
 }
@@ -59,14 +72,19 @@ func fetchUsage(w io.Writer) {
 	fmt.Fprint(w, `Usage: deepseek-web-retrieval fetch [flags] URL
 
 Fetches one public web page with DeepSeek Fetch and prints it as Markdown,
-titled and cut to --fetch-max-chars. Local and private addresses are refused
-before anything is sent.
+titled and cut to --fetch-max-chars. A longer page ends with a line naming
+the offset of the next part; --offset reads from there. Each run fetches the
+page again (one request): the page cache lives in the plugin and the MCP
+server, not across CLI runs. Local and private addresses are refused before
+anything is sent.
 
 Example:
   export DEEPSEEK_API_KEY=sk-...
   deepseek-web-retrieval fetch https://go.dev/doc/go1.26
+  deepseek-web-retrieval fetch --offset 15893 https://go.dev/doc/go1.26
 
 `+retrieveFlags+`  --format markdown             the only format DeepSeek Fetch has
+  --offset N                    start at code point N of the page (default 0)
   --fetch-max-chars N           cap in code points, title included (default 16000)
   --allowed-domains a,b         fetch only these and their subdomains
   --blocked-domains a,b         refuse these and their subdomains
@@ -86,17 +104,30 @@ func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) int
 
 func runFetch(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var format string
+	var offset int
 	return retrieve(ctx, "fetch", args, fetchUsage, stdout, stderr,
-		func(fl *flag.FlagSet) { fl.StringVar(&format, "format", "", "") },
+		func(fl *flag.FlagSet) {
+			fl.StringVar(&format, "format", "", "")
+			fl.IntVar(&offset, "offset", 0, "")
+		},
 		func(arg string) core.Operation {
-			return core.Operation{Kind: core.KindFetch, URL: arg, Format: format}
+			return core.Operation{Kind: core.KindFetch, URL: arg, Format: format, Offset: offset, ContinueHint: cliContinueHint}
 		})
 }
+
+// cliContinueHint ends the continue line of a part printed by the CLI.
+const cliContinueHint = "run again with --offset {offset} for more"
 
 // retrieve is search and fetch: parse flags into options, run the operation
 // with net/http, print the result.
 func retrieve(ctx context.Context, name string, args []string, usage func(io.Writer), stdout, stderr io.Writer,
 	extra func(*flag.FlagSet), operation func(arg string) core.Operation) int {
+	// Until the key is resolved, mask the default variable's key: usage
+	// errors quote flag values, and a key pasted into a flag is the likely
+	// one.
+	early := httpdriver.NewMaskingWriter(stderr, os.Getenv(core.DefaultAPIKeyEnv))
+	defer early.Flush()
+	stderr = early
 	fl := flag.NewFlagSet(name, flag.ContinueOnError)
 	fl.SetOutput(io.Discard)
 	var (
@@ -113,12 +144,23 @@ func retrieve(ctx context.Context, name string, args []string, usage func(io.Wri
 	if len(positional) != 1 {
 		return usageErr(stderr, name, wantOneArgument(name, positional))
 	}
-	cfg, err := configFrom(o)
+	cfg, warnings, err := configFrom(o)
 	if err != nil {
 		return usageErr(stderr, name, err.Error())
 	}
 	op := operation(positional[0])
 	op.Config, op.APIKey = cfg, cfg.ResolveKey(os.Getenv)
+	// From here on every byte printed, by us or by a library through the
+	// standard logger, has the key masked. The logger stays routed: net/http
+	// may log from its own goroutines after this returns.
+	maskedOut, maskedErr := httpdriver.NewMaskingWriter(stdout, op.APIKey), httpdriver.NewMaskingWriter(stderr, op.APIKey)
+	defer maskedOut.Flush()
+	defer maskedErr.Flush()
+	stdout, stderr = maskedOut, maskedErr
+	httpdriver.RouteStandardLogger(maskedErr)
+	for _, w := range warnings {
+		fmt.Fprintln(stderr, "deepseek-web-retrieval: warning: "+w)
+	}
 
 	eng := core.NewEngine(core.Env{Now: time.Now, Random: rand.Float64})
 	step := httpdriver.Run(ctx, httpdriver.NewClient(), eng, op)
@@ -148,34 +190,31 @@ func retrieve(ctx context.Context, name string, args []string, usage func(io.Wri
 }
 
 // configFrom validates flag-given options with the core, the same way the
-// plugin validates its options object.
-func configFrom(o install.Options) (*core.Config, error) {
-	cfg, err := newConfig(o)
+// plugin validates its options object. It returns the core's warnings.
+func configFrom(o install.Options) (*core.Config, []string, error) {
+	cfg, warnings, err := newConfig(o)
 	if err != nil {
-		return nil, flagError(err)
+		return nil, nil, flagError(err)
 	}
-	return cfg, nil
+	return cfg, warnings, nil
 }
 
 // newConfig is configFrom with the core's own *core.OptionError, for callers
-// that name options their own way (mcp names environment variables).
-func newConfig(o install.Options) (*core.Config, error) {
+// that name options their own way (mcp names environment variables). The
+// seed variables of the Messages backend apply (flags win).
+func newConfig(o install.Options) (*core.Config, []string, error) {
 	data, err := json.Marshal(o)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	parsed, _, err := core.ParseOptions(data)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	cfg, warnings, err := core.NewConfig(parsed)
-	if err != nil {
-		return nil, err
+	if err := applyMessagesEnv(&parsed, os.Getenv); err != nil {
+		return nil, nil, err
 	}
-	for _, w := range warnings {
-		fmt.Fprintln(os.Stderr, "deepseek-web-retrieval: warning: "+w)
-	}
-	return cfg, nil
+	return core.NewConfig(parsed)
 }
 
 // flagError names an invalid option by its flag.

@@ -32,11 +32,12 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"strings"
+
+	shared "github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
 )
 
 // Name is the plugin's name: the vendored directory and the entry's path end in it.
-const Name = "deepseek-web-retrieval"
+const Name = shared.Name
 
 // PackagePath is the plugin path written into the config entry. OpenCode
 // resolves "./" paths from the directory of the config file holding them.
@@ -44,7 +45,7 @@ const PackagePath = "./vendor/" + Name
 
 // DefaultAPIKeyEnv is the environment variable the plugin reads the key from
 // unless the apiKeyEnv option names another one.
-const DefaultAPIKeyEnv = "DEEPSEEK_API_KEY"
+const DefaultAPIKeyEnv = shared.DefaultAPIKeyEnv
 
 const (
 	vendorDir  = "vendor"
@@ -107,7 +108,7 @@ func ParseHost(s string) (Host, error) {
 	case "opencode1":
 		return HostOpenCode1, nil
 	}
-	return "", fmt.Errorf("unknown host %q (want opencode or opencode1)", s)
+	return "", fmt.Errorf("unknown host %q (want opencode, opencode1 or auto)", s)
 }
 
 // Env is the part of the process environment the installer depends on. The
@@ -198,25 +199,14 @@ func projectConfigDir(root string) string {
 
 // RefusedError is returned by the planners when the requested change cannot
 // be made safely. Reason says why; Manual lists steps to do it by hand.
-type RefusedError struct {
-	Reason string
-	Manual []string
-}
+type RefusedError = shared.RefusedError
 
-func (e *RefusedError) Error() string {
-	var b strings.Builder
-	b.WriteString("refused: ")
-	b.WriteString(e.Reason)
-	if len(e.Manual) > 0 {
-		b.WriteString("\nTo do it by hand:")
-		for _, m := range e.Manual {
-			b.WriteString("\n  - ")
-			b.WriteString(m)
-		}
-	}
-	return b.String()
-}
+// Plan is everything one init or uninstall would do; see [shared.Plan].
+type Plan = shared.Plan
 
-func refuse(reason string, manual ...string) error {
-	return &RefusedError{Reason: reason, Manual: manual}
-}
+// ErrStale is returned by Apply when a file changed after the plan was made.
+var ErrStale = shared.ErrStale
+
+func refuse(reason string, manual ...string) error { return shared.Refuse(reason, manual...) }
+
+func exists(p string) bool { return shared.Exists(p) }

@@ -202,6 +202,7 @@ func TestUninstallRefuses(t *testing.T) {
 			f.write("opencode.jsonc", "{\n  \"theme\": \"dark\"\n}\n")
 		}, "no longer in"},
 		{"config deleted", func(f *fixture) { require.NoError(t, os.Remove(f.path("opencode.jsonc"))) }, "no longer exists"},
+		{"config became invalid", func(f *fixture) { f.write("opencode.jsonc", f.read("opencode.jsonc")+"\n{ broken") }, "it became invalid since init"},
 		{"vendored file modified", func(f *fixture) { f.write(pluginDir+"/server.js", "// mine\n") }, "was changed since init"},
 	}
 	for _, tc := range tests {
@@ -482,7 +483,13 @@ func TestRecordContents(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(f.read(recordFile)), &rec))
 	require.Equal(t, RecordFormat, rec.Format)
 	require.Equal(t, "plugins", rec.Key)
-	require.Equal(t, "{\n  \"theme\": \"dark\"\n}\n", rec.Config.Snapshot)
+	require.Empty(t, rec.Config.Snapshot, "the record never holds a copy of the config")
+	before, ok := rec.Config.Patch.Reverse([]byte(f.read("opencode.jsonc")))
+	require.True(t, ok)
+	require.Equal(t, "{\n  \"theme\": \"dark\"\n}\n", string(before))
+	fi, err := os.Stat(f.path(recordFile))
+	require.NoError(t, err)
+	require.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
 	require.True(t, rec.Config.Existed)
 	require.True(t, rec.Config.CreatedKey)
 	require.JSONEq(t, `{"package":"./vendor/deepseek-web-retrieval","options":{"search":"preferred","fetch":"optional","maxResults":3}}`, string(rec.Entry))
@@ -590,4 +597,29 @@ func snapshotTree(t *testing.T, dir string) map[string]string {
 		return err
 	}))
 	return out
+}
+
+// TestPlanMatrixGolden renders the init and uninstall plans for both
+// OpenCode generations × both scopes × every tier into one golden file.
+func TestPlanMatrixGolden(t *testing.T) {
+	var out strings.Builder
+	for _, host := range []Host{HostOpenCode, HostOpenCode1} {
+		for _, scope := range []Scope{ScopeGlobal, ScopeProject} {
+			for _, tier := range []string{"off", "optional", "preferred", "forced"} {
+				f := newFixture(t)
+				req := f.request(Options{Search: tier, Fetch: tier})
+				req.Host, req.Scope = host, scope
+				f.write("opencode.jsonc", "{\n  // mine\n  \"theme\": \"dark\"\n}\n")
+				p := f.planInit(req)
+				name := string(host) + "/" + string(scope) + "/" + tier
+				out.WriteString("-- " + name + "/init --\n" + f.render(p, false))
+				require.NoError(t, p.Apply())
+				u, err := PlanUninstall(UninstallRequest{Env: f.env, Scope: scope})
+				require.NoError(t, err)
+				out.WriteString("-- " + name + "/uninstall --\n" + f.render(u, false))
+				require.NoError(t, u.Apply())
+			}
+		}
+	}
+	golden(t, "matrix.txtar", out.String())
 }

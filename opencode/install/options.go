@@ -1,14 +1,13 @@
 package install
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
-	"github.com/tailscale/hujson"
+	shared "github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
 )
 
 // Options are the plugin options init writes into the config entry, under
@@ -55,6 +54,16 @@ type Options struct {
 	TimeoutMs *int `json:"timeoutMs,omitempty"`
 	// MaxRetries is the number of retries, 0–5.
 	MaxRetries *int `json:"maxRetries,omitempty"`
+	// SearchBackend is "search" (the Search API, default) or "messages"
+	// (DeepSeek's web search through the Messages endpoint); the Messages*
+	// and AnthropicVersion fields configure the latter (core.MessagesOptions).
+	SearchBackend     string `json:"searchBackend,omitempty"`
+	MessagesBaseURL   string `json:"messagesBaseURL,omitempty"`
+	MessagesModel     string `json:"messagesModel,omitempty"`
+	MessagesMaxTokens *int   `json:"messagesMaxTokens,omitempty"`
+	MessagesMaxUses   *int   `json:"messagesMaxUses,omitempty"`
+	AnthropicVersion  string `json:"anthropicVersion,omitempty"`
+	MessagesSummary   *bool  `json:"messagesSummary,omitempty"`
 }
 
 // withDefaults fills in the tiers, which are always written.
@@ -85,10 +94,12 @@ type OptionError struct {
 
 func (e *OptionError) Error() string { return fmt.Sprintf("invalid %s: %s", e.Option, e.Msg) }
 
-// optionNames lists the options in SPEC §5 order.
-var optionNames = []string{"search", "fetch", "apiKeyEnv", "baseURL", "maxResults", "maxSummaryChars",
+// OptionNames lists the options (their SPEC §5 names) in SPEC order.
+var OptionNames = []string{"search", "fetch", "apiKeyEnv", "baseURL", "maxResults", "maxSummaryChars",
 	"minRerank", "minAuthority", "allowUnknownAuthority", "includeDomains", "allowedDomains",
-	"blockedDomains", "language", "localization", "fetchMaxChars", "timeoutMs", "maxRetries"}
+	"blockedDomains", "language", "localization", "fetchMaxChars", "timeoutMs", "maxRetries",
+	"searchBackend", "messagesBaseURL", "messagesModel", "messagesMaxTokens", "messagesMaxUses",
+	"anthropicVersion", "messagesSummary"}
 
 // Validate checks every set option with the core's resolver
 // (core.ParseOptions, then core.NewConfig), one option at a time so the
@@ -97,10 +108,10 @@ var optionNames = []string{"search", "fetch", "apiKeyEnv", "baseURL", "maxResult
 // here: init writes only values the plugin will use.
 func Validate(o Options) error {
 	raw := map[string]json.RawMessage{}
-	if err := json.Unmarshal(marshal(o, "", "", true), &raw); err != nil {
+	if err := json.Unmarshal(shared.Marshal(o, "", "", true), &raw); err != nil {
 		return err
 	}
-	for _, k := range optionNames {
+	for _, k := range OptionNames {
 		v, ok := raw[k]
 		if !ok {
 			continue
@@ -123,6 +134,14 @@ func Validate(o Options) error {
 			return &OptionError{Option: k, Msg: strings.TrimPrefix(warns[0], fmt.Sprintf("option %q: ", k))}
 		}
 	}
+	// Options that are valid alone may clash together (includeDomains and
+	// blockedDomains on the Messages backend).
+	if co, _, err := core.ParseOptions(shared.Marshal(o, "", "", true)); err == nil {
+		var oe *core.OptionError
+		if _, _, err := core.NewConfig(co); errors.As(err, &oe) {
+			return &OptionError{Option: oe.Option, Msg: oe.Reason}
+		}
+	}
 	return nil
 }
 
@@ -139,57 +158,13 @@ func entryJSON(h Host, o Options, prefix, indent string, compact bool) []byte {
 			Options Options `json:"options"`
 		}{PackagePath, o}
 	}
-	return marshal(v, prefix, indent, compact)
-}
-
-func marshal(v any, prefix, indent string, compact bool) []byte {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		panic(err) // only fixed, marshalable types reach here
-	}
-	b := bytes.TrimRight(buf.Bytes(), "\n")
-	var out bytes.Buffer
-	if compact {
-		return oneLine(b)
-	}
-	_ = json.Indent(&out, b, prefix, indent)
-	return out.Bytes()
+	return shared.Marshal(v, prefix, indent, compact)
 }
 
 // optionsValue returns o as a generic JSON value, for comparison with what a
 // config holds.
 func optionsValue(o Options) any {
 	var v any
-	_ = json.Unmarshal(marshal(o, "", "", true), &v)
+	_ = json.Unmarshal(shared.Marshal(o, "", "", true), &v)
 	return v
-}
-
-// oneLine formats JSON on one line the way people write it by hand:
-// {"a": 1, "b": [2, 3]}.
-func oneLine(b []byte) []byte {
-	v, err := hujson.Parse(b)
-	if err != nil {
-		panic(err)
-	}
-	v.Minimize()
-	for x := range v.All() {
-		switch c := x.Value.(type) {
-		case *hujson.Object:
-			for i := range c.Members {
-				if i > 0 {
-					c.Members[i].Name.BeforeExtra = hujson.Extra(" ")
-				}
-				c.Members[i].Value.BeforeExtra = hujson.Extra(" ")
-			}
-		case *hujson.Array:
-			for i := range c.Elements {
-				if i > 0 {
-					c.Elements[i].BeforeExtra = hujson.Extra(" ")
-				}
-			}
-		}
-	}
-	return v.Pack()
 }

@@ -15,6 +15,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/tailscale/hujson"
+
+	shared "github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
 )
 
 // Request describes an init.
@@ -34,6 +36,9 @@ type Request struct {
 	Plugin fs.FS
 	// Version is this installer's version, kept in the record.
 	Version string
+	// Found is the version of the OpenCode found on PATH, empty when none
+	// was read; the plan warns when Host's shape does not match it.
+	Found string
 }
 
 // UninstallRequest describes an uninstall.
@@ -46,87 +51,30 @@ type UninstallRequest struct {
 	Dir string
 }
 
-// Op is what a Change does.
-type Op int
-
-const (
-	// OpCreate creates a file or directory that does not exist.
-	OpCreate Op = iota + 1
-	// OpUpdate replaces a file's content.
-	OpUpdate
-	// OpDelete deletes a file or an empty directory.
-	OpDelete
-)
-
-func (o Op) String() string {
-	switch o {
-	case OpCreate:
-		return "create"
-	case OpUpdate:
-		return "update"
-	case OpDelete:
-		return "delete"
-	}
-	return "?"
-}
-
-// Kind says what a Change's path is.
-type Kind int
-
+// The change kinds this adapter uses.
 const (
 	// KindConfig is the OpenCode config file.
-	KindConfig Kind = iota + 1
+	KindConfig = shared.KindConfig
 	// KindPlugin is a vendored plugin file.
-	KindPlugin
+	KindPlugin = shared.KindFile
 	// KindRecord is the install record.
-	KindRecord
+	KindRecord = shared.KindRecord
 	// KindDir is a directory.
-	KindDir
+	KindDir = shared.KindDir
 )
 
-// Change is one file-system step of a Plan.
-type Change struct {
-	Op   Op
-	Kind Kind
-	// Path is absolute; Rel is relative to the config directory, slash-separated.
-	Path, Rel string
-	// Old is the current content (OpUpdate, OpDelete of a file); New is the
-	// content to write (OpCreate, OpUpdate of a file).
-	Old, New []byte
-	// Mode is the file mode to write with.
-	Mode fs.FileMode
-}
+// Change is one file-system step of a Plan; see [shared.Change].
+type Change = shared.Change
 
-// Plan is everything one init or uninstall would do. Rendering it changes
-// nothing; Apply performs it.
-type Plan struct {
-	// Command is "init" or "uninstall".
-	Command string
-	// Scope and Host are those of the install (for uninstall, the recorded host).
-	Scope Scope
-	Host  Host
-	// ConfigDir is the absolute directory holding the config file.
-	ConfigDir string
-	// ConfigFile is the config file's name in ConfigDir.
-	ConfigFile string
-	// APIKeyEnv is the variable the plugin reads the key from.
-	APIKeyEnv string
-	// Changes are applied in order.
-	Changes []Change
-	// Warnings are things a user would want to know before applying.
-	Warnings []string
-	// Notes are informational lines (files left alone, and why).
-	Notes []string
-}
+// The operations of a Change.
+const (
+	OpCreate = shared.OpCreate // create a file or directory
+	OpUpdate = shared.OpUpdate // replace a file's content
+	OpDelete = shared.OpDelete // delete a file or an empty directory
+)
 
-// Empty reports whether the plan changes nothing.
-func (p *Plan) Empty() bool { return len(p.Changes) == 0 }
-
-func (p *Plan) add(c Change) {
-	if c.Rel == "" {
-		c.Rel = c.Path
-	}
-	p.Changes = append(p.Changes, c)
+func newPlan(command string, scope Scope, host Host, dir string) *Plan {
+	return &Plan{Command: command, Scope: string(scope), Host: host.label(), ConfigDir: dir, APIKeyEnv: DefaultAPIKeyEnv}
 }
 
 // PlanInit plans installing the plugin. It reads but never writes. Invalid
@@ -159,47 +107,52 @@ func PlanInit(req Request) (*Plan, error) {
 		return nil, refuse(err.Error(), "move "+filepath.Join(dir, filepath.FromSlash(recordFile))+" away, undo the previous install by hand, then run init again")
 	}
 	key := req.Host.key()
-	p := &Plan{Command: "init", Scope: req.Scope, Host: req.Host, ConfigDir: dir, APIKeyEnv: opts.APIKeyVar()}
+	p := newPlan("init", req.Scope, req.Host, dir)
+	p.APIKeyEnv = opts.APIKeyVar()
 	if rec != nil && (rec.Host != req.Host || rec.Key != key) {
 		return nil, refuse(fmt.Sprintf("%s already holds an install for %s in %s", dir, rec.Host.label(), rec.Config.File),
 			"run `deepseek-web-retrieval uninstall` first, then init with the other --host")
 	}
 	cfgName, warns := pickConfig(dir, rec)
 	p.ConfigFile = cfgName
+	p.UpToDate = fmt.Sprintf("%s already lists %s with these options, and the vendored files are current.", cfgName, PackagePath)
 	p.Warnings = append(p.Warnings, warns...)
 	cfgPath := filepath.Join(dir, cfgName)
 
-	data, mode, existed, err := readFile(cfgPath)
+	data, mode, existed, err := shared.ReadFile(cfgPath)
 	if err != nil {
 		return nil, err
 	}
-	if existed && !utf8.Valid(data) {
+	// A UTF-8 byte order mark is kept: the edit works on the body.
+	mark, body := shared.SplitBOM(data)
+	if existed && !utf8.Valid(body) {
 		return nil, refuse(cfgPath + " is not valid UTF-8")
 	}
-	blank := len(bytes.TrimSpace(data)) == 0
-	base := data
-	if blank {
+	base := body
+	if len(bytes.TrimSpace(body)) == 0 {
 		base = []byte("{\n}\n")
 	}
-	c, err := parseConfig(base)
+	c, err := shared.ParseJSONC(base)
 	if err != nil {
 		return nil, refuse(fmt.Sprintf("cannot parse %s: %v", cfgPath, err), "fix the file so it is valid JSONC, then run init again")
 	}
 	p.Warnings = append(p.Warnings, configWarnings(c, req.Host, opts)...)
+	p.Warnings = append(p.Warnings, shapeWarnings(c, req.Host, req.Found)...)
 	p.Warnings = append(p.Warnings, dirWarnings(dir)...)
 
-	// The config edit.
-	// The snapshot is omitted when the config holds a credential: the
-	// record must not become a second copy of it. Uninstall then relies on
-	// the structural removal alone.
-	hasSecrets := len(secrets(data)) > 0
-	rc := RecordConfig{File: cfgName, Existed: existed, SnapshotExact: !hasSecrets}
-	if existed && !hasSecrets {
-		rc.Snapshot = string(data)
+	// The config edit. The record never holds a copy of the config: it
+	// keeps a hash-anchored patch of the lines init changed, and none at
+	// all when one of those lines holds a credential (uninstall then
+	// relies on the structural removal alone).
+	sec := shared.Secrets(cfgPath, data)
+	rc := RecordConfig{File: cfgName, Existed: existed, SnapshotExact: true}
+	if existed && len(bytes.TrimSpace(body)) == 0 {
+		rc.WasBlank, rc.BlankText = true, string(body)
 	}
+	before := data // the content uninstall should restore
 	var arr *hujson.Array
-	if mi := c.member(key); mi >= 0 {
-		a, ok := c.obj.Members[mi].Value.Value.(*hujson.Array)
+	if mi := c.Member(key); mi >= 0 {
+		a, ok := c.Obj.Members[mi].Value.Value.(*hujson.Array)
 		if !ok {
 			return nil, refuse(fmt.Sprintf("%q in %s is not an array", key, cfgPath), fmt.Sprintf("make %q an array, then run init again", key))
 		}
@@ -217,39 +170,54 @@ func PlanInit(req Request) (*Plan, error) {
 		p.Warnings = append(p.Warnings, fmt.Sprintf("%s lists %s %d times in %q: OpenCode would load it more than once; init updates only the first", cfgName, PackagePath, len(ours), key))
 	}
 	want := optionsValue(opts)
-	newData := data
+	newBody := base
 	if len(ours) > 0 {
 		e := ours[0]
 		if rec != nil && rec.Config.File == cfgName {
 			rc = rec.Config
-			rc.SnapshotExact = rec.Config.SnapshotExact && sha(data) == rec.Config.WrittenSHA256 && !hasSecrets
+			rc.Snapshot = ""
+			prev, ok := rec.Config.restore(data)
+			rc.SnapshotExact = rec.Config.SnapshotExact && ok
+			before = prev
 		} else {
 			rc.EntryExisted = true
 			rc.OriginalEntry = string(trimmedText(arr.Elements[e.index]))
-			if len(secrets([]byte(rc.OriginalEntry))) > 0 {
-				return nil, refuse(fmt.Sprintf("the existing %s entry in %s holds a literal API key, which init will not copy into its record", PackagePath, cfgPath),
+			if shared.HasSecrets(sec, rc.OriginalEntry) {
+				return nil, refuse(fmt.Sprintf("the existing %s entry in %s holds a literal credential, which init will not copy into its record", PackagePath, cfgPath),
 					"move the key into an environment variable (the apiKeyEnv option, or \"apiKey\": \"{env:DEEPSEEK_API_KEY}\"), then run init again")
 			}
 		}
 		if e.form != req.Host.form() || !reflect.DeepEqual(e.options, want) {
-			c.setOptions(req.Host, arr, e, opts)
-			newData = c.pack()
+			setOptions(c, req.Host, arr, e, opts)
+			newBody = c.Pack()
 		}
 	} else {
-		createdKey, lay := c.addEntry(req.Host, opts)
+		createdKey, lay := addEntry(c, req.Host, opts)
 		rc.CreatedKey, rc.Layout = createdKey, &lay
-		newData = c.pack()
+		newBody = c.Pack()
 	}
-	if err := checkEdit(base, newData, key, true); err != nil {
+	if err := checkEdit(base, newBody, key, true); err != nil {
 		return nil, fmt.Errorf("internal error editing %s (nothing was written): %w", cfgPath, err)
 	}
-	rc.WrittenSHA256 = sha(newData)
+	newData := data
+	if !bytes.Equal(newBody, base) || !existed || len(bytes.TrimSpace(body)) == 0 {
+		newData = append(bytes.Clone(mark), newBody...)
+	}
+	rc.WrittenSHA256 = shared.SHA(newData)
+	rc.Patch = nil
+	if rc.SnapshotExact {
+		if pt := shared.MakePatch(before, newData); !shared.HasSecrets(sec, pt.Old()) {
+			rc.Patch = pt
+		} else {
+			rc.SnapshotExact = false
+		}
+	}
 	if !bytes.Equal(newData, data) || !existed {
 		op := OpUpdate
 		if !existed {
 			op, mode = OpCreate, 0o644
 		}
-		p.add(Change{Op: op, Kind: KindConfig, Path: cfgPath, Rel: cfgName, Old: data, New: newData, Mode: mode})
+		p.Add(Change{Op: op, Kind: KindConfig, Path: cfgPath, Rel: cfgName, Old: data, New: newData, Mode: mode})
 	}
 
 	// The plugin files and directories.
@@ -274,10 +242,28 @@ func PlanInit(req Request) (*Plan, error) {
 		// sorts first, so uninstall removes it last, once it is empty.
 		nr.CreatedDirs = []string{"."}
 	}
+	// A vendor/ or plugin directory that is a symlink out of the config
+	// directory is refused: init would write (and uninstall delete) there.
+	tree := false
 	for _, d := range []string{vendorDir, pluginDir} {
-		abs := filepath.Join(dir, filepath.FromSlash(d))
+		abs, err := shared.Confine(dir, d)
+		if err != nil {
+			return nil, refuse(err.Error(), "move "+filepath.Join(dir, filepath.FromSlash(d))+" away, then run init again")
+		}
 		fi, err := os.Stat(abs)
 		switch {
+		case errors.Is(err, fs.ErrNotExist) && d == pluginDir:
+			// Built under a temporary name and renamed into place, so a
+			// concurrent reader never sees it half written.
+			tree = true
+			c := Change{Op: OpCreate, Kind: shared.KindTree, Path: abs, Rel: d + "/", Mode: 0o755}
+			for _, f := range files {
+				c.Files = append(c.Files, shared.TreeFile{Name: f.name, Data: f.data})
+			}
+			pre = append(pre, c)
+			if !slices.Contains(nr.CreatedDirs, d) {
+				nr.CreatedDirs = append(nr.CreatedDirs, d)
+			}
 		case errors.Is(err, fs.ErrNotExist):
 			pre = append(pre, Change{Op: OpCreate, Kind: KindDir, Path: abs, Rel: d + "/", Mode: 0o755})
 			if !slices.Contains(nr.CreatedDirs, d) {
@@ -292,18 +278,22 @@ func PlanInit(req Request) (*Plan, error) {
 	for _, f := range files {
 		rel := pluginDir + "/" + f.name
 		abs := filepath.Join(dir, filepath.FromSlash(rel))
-		cur, _, exists, err := readFile(abs)
+		rf := RecordFile{Path: rel, SHA256: shared.SHA(f.data)}
+		if tree {
+			nr.Files = append(nr.Files, rf)
+			continue
+		}
+		cur, _, exists, err := shared.ReadFile(abs)
 		if err != nil {
 			return nil, err
 		}
 		prev := rec.file(rel)
-		rf := RecordFile{Path: rel, SHA256: sha(f.data)}
 		switch {
 		case !exists:
 			pre = append(pre, Change{Op: OpCreate, Kind: KindPlugin, Path: abs, Rel: rel, New: f.data, Mode: 0o644})
 		case bytes.Equal(cur, f.data):
 			rf.Existed = prev == nil || prev.Existed
-		case prev != nil && prev.SHA256 == sha(cur):
+		case prev != nil && prev.SHA256 == shared.SHA(cur):
 			rf.Existed = prev.Existed
 			pre = append(pre, Change{Op: OpUpdate, Kind: KindPlugin, Path: abs, Rel: rel, Old: cur, New: f.data, Mode: 0o644})
 		default:
@@ -318,12 +308,12 @@ func PlanInit(req Request) (*Plan, error) {
 				continue
 			}
 			abs := filepath.Join(dir, filepath.FromSlash(old.Path))
-			cur, _, exists, err := readFile(abs)
+			cur, _, exists, err := shared.ReadFile(abs)
 			switch {
 			case err != nil:
 				return nil, err
 			case !exists:
-			case sha(cur) == old.SHA256:
+			case shared.SHA(cur) == old.SHA256:
 				pre = append(pre, Change{Op: OpDelete, Kind: KindPlugin, Path: abs, Rel: old.Path, Old: cur})
 			default:
 				p.Notes = append(p.Notes, old.Path+" is no longer part of the plugin but was changed by hand; left in place")
@@ -332,11 +322,11 @@ func PlanInit(req Request) (*Plan, error) {
 	}
 
 	// The record: rewritten whenever anything else changes, or when missing.
-	nr.Entry = entryText(newData, key)
+	nr.Entry = entryText(newBody, key)
 	if len(pre) > 0 || len(p.Changes) > 0 || rec == nil {
 		recPath := filepath.Join(dir, filepath.FromSlash(recordFile))
-		rc := Change{Op: OpCreate, Kind: KindRecord, Path: recPath, Rel: recordFile, New: nr.marshal(), Mode: 0o644}
-		if old, _, exists, err := readFile(recPath); err != nil {
+		rc := Change{Op: OpCreate, Kind: KindRecord, Path: recPath, Rel: recordFile, New: nr.marshal(), Mode: 0o600}
+		if old, _, exists, err := shared.ReadFile(recPath); err != nil {
 			return nil, err
 		} else if exists {
 			rc.Op, rc.Old = OpUpdate, old
@@ -366,29 +356,30 @@ func PlanUninstall(req UninstallRequest) (*Plan, error) {
 		return nil, refuse(err.Error(), manualUninstall(dir, "opencode.jsonc (or opencode.json)", "plugins")...)
 	}
 	if rec == nil {
-		return nil, refuse("no install record at "+recPath+": there is no install by this tool to reverse in "+dir,
-			manualUninstall(dir, "opencode.jsonc (or opencode.json)", "plugins")...)
+		return planNothing(dir, req.Scope, recPath)
 	}
-	p := &Plan{Command: "uninstall", Scope: req.Scope, Host: rec.Host, ConfigDir: dir, ConfigFile: rec.Config.File, APIKeyEnv: DefaultAPIKeyEnv}
+	p := newPlan("uninstall", req.Scope, rec.Host, dir)
+	p.ConfigFile = rec.Config.File
 	cfgPath := filepath.Join(dir, rec.Config.File)
 	manual := manualUninstall(dir, rec.Config.File, rec.Key)
-	data, mode, existed, err := readFile(cfgPath)
+	data, mode, existed, err := shared.ReadFile(cfgPath)
 	if err != nil {
 		return nil, err
 	}
 	if !existed {
 		return nil, refuse(cfgPath+" no longer exists, so the entry init added cannot be removed from it", manual[1:]...)
 	}
-	c, err := parseConfig(data)
+	mark, body := shared.SplitBOM(data)
+	c, err := shared.ParseJSONC(body)
 	if err != nil {
-		return nil, refuse(fmt.Sprintf("cannot parse %s: %v", cfgPath, err), manual...)
+		return nil, refuse(fmt.Sprintf("cannot parse %s (it became invalid since init): %v", cfgPath, err), manual...)
 	}
 	var recEntry any
 	_ = json.Unmarshal(rec.Entry, &recEntry)
-	mi := c.member(rec.Key)
+	mi := c.Member(rec.Key)
 	var arr *hujson.Array
 	if mi >= 0 {
-		arr, _ = c.obj.Members[mi].Value.Value.(*hujson.Array)
+		arr, _ = c.Obj.Members[mi].Value.Value.(*hujson.Array)
 	}
 	idx, found := -1, false
 	if arr != nil {
@@ -397,7 +388,7 @@ func PlanUninstall(req UninstallRequest) (*Plan, error) {
 				continue
 			}
 			found = true
-			if reflect.DeepEqual(plain(arr.Elements[e.index]), recEntry) {
+			if reflect.DeepEqual(shared.Plain(arr.Elements[e.index]), recEntry) {
 				idx = e.index
 				break
 			}
@@ -416,49 +407,62 @@ func PlanUninstall(req UninstallRequest) (*Plan, error) {
 	}
 
 	var newData []byte
-	deleteConfig := false
-	if rec.Config.SnapshotExact && sha(data) == rec.Config.WrittenSHA256 {
-		// Nothing but init touched the file: put the snapshot back.
-		if rec.Config.Existed {
-			newData = []byte(rec.Config.Snapshot)
-		} else {
-			deleteConfig = true
+	deleteConfig, restored := false, false
+	if prev, ok := rec.Config.restore(data); ok && rec.Config.SnapshotExact {
+		// Nothing but init touched the file: put back what was there, once
+		// it is checked to differ from the file only by our entry (the
+		// record may be crafted).
+		if err := safeRestore(prev, data, rec.Key); err == nil {
+			restored = true
+			if rec.Config.Existed {
+				newData = prev
+			} else {
+				deleteConfig = true
+			}
 		}
-	} else {
+	}
+	if !restored {
 		if rec.Config.EntryExisted {
-			arr.Elements[idx].Value = parseTrimmed([]byte(rec.Config.OriginalEntry))
+			v, err := allowedEntryText(rec.Config.OriginalEntry)
+			if err != nil {
+				return nil, refuse(fmt.Sprintf("the install record's original %s entry is not one this installer would restore: %v", PackagePath, err), manual...)
+			}
+			arr.Elements[idx].Value = v
 		} else {
-			var elemLayout, keyLayout *layout
+			var elemLayout, keyLayout *shared.Layout
 			if rec.Config.CreatedKey {
 				keyLayout = rec.Config.Layout
 			} else {
 				elemLayout = rec.Config.Layout
 			}
-			removeItem(arrItems{arr}, idx, elemLayout)
+			shared.RemoveItem(shared.ArrItems{A: arr}, idx, elemLayout)
 			if rec.Config.CreatedKey && len(arr.Elements) == 0 {
-				removeItem(objItems{c.obj}, mi, keyLayout)
+				shared.RemoveItem(shared.ObjItems{O: c.Obj}, mi, keyLayout)
 			}
 		}
-		newData = c.pack()
-		if err := checkEdit(data, newData, rec.Key, rec.Config.EntryExisted); err != nil {
+		newBody := c.Pack()
+		if err := checkEdit(body, newBody, rec.Key, rec.Config.EntryExisted); err != nil {
 			return nil, fmt.Errorf("internal error editing %s (nothing was written): %w", cfgPath, err)
 		}
+		newData = append(bytes.Clone(mark), newBody...)
 		// What is left of a file that was absent or blank before init is
 		// an empty object: go back to that.
-		if !rec.Config.EntryExisted && emptyObject(newData) {
+		if !rec.Config.EntryExisted && shared.EmptyObject(newBody) {
 			switch {
 			case !rec.Config.Existed:
 				deleteConfig = true
-			case isBlank([]byte(rec.Config.Snapshot)):
+			case rec.Config.WasBlank:
+				newData = append(bytes.Clone(mark), rec.Config.BlankText...)
+			case rec.Config.Snapshot != "" && shared.IsBlank([]byte(rec.Config.Snapshot)):
 				newData = []byte(rec.Config.Snapshot)
 			}
 		}
 	}
 	switch {
 	case deleteConfig:
-		p.add(Change{Op: OpDelete, Kind: KindConfig, Path: cfgPath, Rel: rec.Config.File, Old: data})
+		p.Add(Change{Op: OpDelete, Kind: KindConfig, Path: cfgPath, Rel: rec.Config.File, Old: data})
 	case !bytes.Equal(newData, data):
-		p.add(Change{Op: OpUpdate, Kind: KindConfig, Path: cfgPath, Rel: rec.Config.File, Old: data, New: newData, Mode: mode})
+		p.Add(Change{Op: OpUpdate, Kind: KindConfig, Path: cfgPath, Rel: rec.Config.File, Old: data, New: newData, Mode: mode})
 	}
 
 	gone := map[string]bool{recordFile: true, rec.Config.File: deleteConfig}
@@ -468,21 +472,21 @@ func PlanUninstall(req UninstallRequest) (*Plan, error) {
 			continue
 		}
 		abs := filepath.Join(dir, filepath.FromSlash(f.Path))
-		cur, _, exists, err := readFile(abs)
+		cur, _, exists, err := shared.ReadFile(abs)
 		switch {
 		case err != nil:
 			return nil, err
 		case !exists:
 			p.Notes = append(p.Notes, f.Path+" is already gone")
-		case sha(cur) != f.SHA256:
+		case shared.SHA(cur) != f.SHA256:
 			return nil, refuse(abs+" was changed since init wrote it, so uninstall will not delete it",
 				"restore or save the file, delete "+filepath.Join(dir, filepath.FromSlash(pluginDir))+" and "+recPath+" yourself, and remove the entry from "+cfgPath+" (or undo your change and run uninstall again)")
 		default:
-			p.add(Change{Op: OpDelete, Kind: KindPlugin, Path: abs, Rel: f.Path, Old: cur})
+			p.Add(Change{Op: OpDelete, Kind: KindPlugin, Path: abs, Rel: f.Path, Old: cur})
 			gone[f.Path] = true
 		}
 	}
-	p.add(Change{Op: OpDelete, Kind: KindRecord, Path: recPath, Rel: recordFile, Old: recData})
+	p.Add(Change{Op: OpDelete, Kind: KindRecord, Path: recPath, Rel: recordFile, Old: recData})
 	for i := len(rec.CreatedDirs) - 1; i >= 0; i-- {
 		d := rec.CreatedDirs[i]
 		abs := filepath.Join(dir, filepath.FromSlash(d))
@@ -507,7 +511,7 @@ func PlanUninstall(req UninstallRequest) (*Plan, error) {
 		if d == "." {
 			rel = abs + string(filepath.Separator) // the config directory, named as init named it
 		}
-		p.add(Change{Op: OpDelete, Kind: KindDir, Path: abs, Rel: rel})
+		p.Add(Change{Op: OpDelete, Kind: KindDir, Path: abs, Rel: rel})
 		gone[d] = true
 	}
 	return p, nil
@@ -560,27 +564,6 @@ func pickConfig(dir string, rec *Record) (string, []string) {
 		return "opencode.jsonc", warns
 	}
 	return "opencode.json", warns
-}
-
-func exists(p string) bool {
-	_, err := os.Lstat(p)
-	return err == nil
-}
-
-// readFile returns a file's content and mode; exists is false when it is absent.
-func readFile(p string) (data []byte, mode fs.FileMode, exists bool, err error) {
-	fi, err := os.Stat(p)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, 0, false, nil
-	}
-	if err != nil {
-		return nil, 0, false, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, 0, false, refuse(p + " is not a regular file")
-	}
-	data, err = os.ReadFile(p)
-	return data, fi.Mode().Perm(), true, err
 }
 
 type pluginFile struct {
@@ -636,12 +619,12 @@ func trimmedText(v hujson.Value) []byte {
 
 // entryText returns our entry in data's key array as compact standard JSON.
 func entryText(data []byte, key string) json.RawMessage {
-	c, err := parseConfig(data)
+	c, err := shared.ParseJSONC(data)
 	if err != nil {
 		return nil
 	}
-	if mi := c.member(key); mi >= 0 {
-		if arr, ok := c.obj.Members[mi].Value.Value.(*hujson.Array); ok {
+	if mi := c.Member(key); mi >= 0 {
+		if arr, ok := c.Obj.Members[mi].Value.Value.(*hujson.Array); ok {
 			for _, e := range entries(arr) {
 				if isOurPath(e.name) {
 					var out bytes.Buffer
@@ -729,29 +712,29 @@ func entryName(v any) string {
 
 // addEntry appends the entry for h to the config, creating the key when
 // needed. It returns whether it created the key and the layout to restore.
-func (c *config) addEntry(h Host, o Options) (createdKey bool, lay layout) {
+func addEntry(c *shared.JSONC, h Host, o Options) (createdKey bool, lay shared.Layout) {
 	key := h.key()
-	root := objItems{c.obj}
-	if mi := c.member(key); mi >= 0 {
-		m := &c.obj.Members[mi]
+	root := shared.ObjItems{O: c.Obj}
+	if mi := c.Member(key); mi >= 0 {
+		m := &c.Obj.Members[mi]
 		arr := m.Value.Value.(*hujson.Array)
-		it := arrItems{arr}
-		outer, _ := lineIndent(m.Name.BeforeExtra)
-		multi := isMultiline(it, c.multiline)
-		ind := itemIndent(it, outer, c.unit)
-		text := entryJSON(h, o, ind, c.unit, !multi)
+		it := shared.ArrItems{A: arr}
+		outer, _ := shared.LineIndent(m.Name.BeforeExtra)
+		multi := shared.IsMultiline(it, c.Multiline)
+		ind := shared.ItemIndent(it, outer, c.Unit)
+		text := entryJSON(h, o, ind, c.Unit, !multi)
 		old := string(arr.AfterExtra)
-		lead, trail, tail := appendLayout(it, multi, ind, outer)
-		arr.Elements = append(arr.Elements, hujson.Value{BeforeExtra: lead, Value: parseTrimmed(text), AfterExtra: trail})
+		lead, trail, tail := shared.AppendLayout(it, multi, ind, outer)
+		arr.Elements = append(arr.Elements, hujson.Value{BeforeExtra: lead, Value: shared.ParseTrimmed(text), AfterExtra: trail})
 		arr.AfterExtra = tail
-		return false, layout{Lead: string(lead), TailBefore: old, TailAfter: string(tail)}
+		return false, shared.Layout{Lead: string(lead), TailBefore: old, TailAfter: string(tail)}
 	}
-	multi := isMultiline(root, true) && c.multiline
-	memberInd := itemIndent(root, "", c.unit)
+	multi := shared.IsMultiline(root, true) && c.Multiline
+	memberInd := shared.ItemIndent(root, "", c.Unit)
 	var arrText string
 	if multi {
-		elemInd := memberInd + c.unit
-		arrText = "[\n" + elemInd + string(entryJSON(h, o, elemInd, c.unit, false)) + "\n" + memberInd + "]"
+		elemInd := memberInd + c.Unit
+		arrText = "[\n" + elemInd + string(entryJSON(h, o, elemInd, c.Unit, false)) + "\n" + memberInd + "]"
 	} else {
 		arrText = "[" + string(entryJSON(h, o, "", "", true)) + "]"
 	}
@@ -761,22 +744,22 @@ func (c *config) addEntry(h Host, o Options) (createdKey bool, lay layout) {
 		panic(err)
 	}
 	m := wrap.Value.(*hujson.Object).Members[0]
-	old := string(c.obj.AfterExtra)
-	lead, trail, tail := appendLayout(root, multi, memberInd, "")
+	old := string(c.Obj.AfterExtra)
+	lead, trail, tail := shared.AppendLayout(root, multi, memberInd, "")
 	m.Name.BeforeExtra, m.Value.AfterExtra = lead, trail
-	c.obj.Members = append(c.obj.Members, m)
-	c.obj.AfterExtra = tail
-	return true, layout{Lead: string(lead), TailBefore: old, TailAfter: string(tail)}
+	c.Obj.Members = append(c.Obj.Members, m)
+	c.Obj.AfterExtra = tail
+	return true, shared.Layout{Lead: string(lead), TailBefore: old, TailAfter: string(tail)}
 }
 
 // setOptions rewrites entry e of arr so it carries options o, in h's form,
 // touching as little text as possible.
-func (c *config) setOptions(h Host, arr *hujson.Array, e entry, o Options) {
+func setOptions(c *shared.JSONC, h Host, arr *hujson.Array, e entry, o Options) {
 	el := &arr.Elements[e.index]
-	ind, ok := lineIndent(el.BeforeExtra)
+	ind, ok := shared.LineIndent(el.BeforeExtra)
 	compact := !ok
 	if e.form != h.form() {
-		el.Value = parseTrimmed(entryJSON(h, o, ind, c.unit, compact))
+		el.Value = shared.ParseTrimmed(entryJSON(h, o, ind, c.Unit, compact))
 		return
 	}
 	switch v := el.Value.(type) {
@@ -784,35 +767,175 @@ func (c *config) setOptions(h Host, arr *hujson.Array, e entry, o Options) {
 		for i := len(v.Members) - 1; i >= 0; i-- {
 			m := &v.Members[i]
 			if lit, ok := m.Name.Value.(hujson.Literal); ok && lit.String() == "options" {
-				oi, ok := lineIndent(m.Name.BeforeExtra)
-				m.Value.Value = parseTrimmed(marshal(o, oi, c.unit, !ok))
+				oi, ok := shared.LineIndent(m.Name.BeforeExtra)
+				m.Value.Value = shared.ParseTrimmed(shared.Marshal(o, oi, c.Unit, !ok))
 				return
 			}
 		}
-		it := objItems{v}
-		multi := isMultiline(it, !compact)
-		mi := itemIndent(it, ind, c.unit)
-		lead, trail, tail := appendLayout(it, multi, mi, ind)
+		it := shared.ObjItems{O: v}
+		multi := shared.IsMultiline(it, !compact)
+		mi := shared.ItemIndent(it, ind, c.Unit)
+		lead, trail, tail := shared.AppendLayout(it, multi, mi, ind)
 		m := hujson.ObjectMember{
 			Name:  hujson.Value{BeforeExtra: lead, Value: hujson.String("options")},
-			Value: hujson.Value{BeforeExtra: hujson.Extra(" "), Value: parseTrimmed(marshal(o, mi, c.unit, !multi)), AfterExtra: trail},
+			Value: hujson.Value{BeforeExtra: hujson.Extra(" "), Value: shared.ParseTrimmed(shared.Marshal(o, mi, c.Unit, !multi)), AfterExtra: trail},
 		}
 		v.Members = append(v.Members, m)
 		v.AfterExtra = tail
 	case *hujson.Array:
 		if len(v.Elements) >= 2 {
-			oi, ok := lineIndent(v.Elements[1].BeforeExtra)
+			oi, ok := shared.LineIndent(v.Elements[1].BeforeExtra)
 			if !ok {
 				oi = ind
 			}
-			v.Elements[1].Value = parseTrimmed(marshal(o, oi, c.unit, compact))
+			v.Elements[1].Value = shared.ParseTrimmed(shared.Marshal(o, oi, c.Unit, compact))
 			return
 		}
-		it := arrItems{v}
-		multi := isMultiline(it, false)
-		ei := itemIndent(it, ind, c.unit)
-		lead, trail, tail := appendLayout(it, multi, ei, ind)
-		v.Elements = append(v.Elements, hujson.Value{BeforeExtra: lead, Value: parseTrimmed(marshal(o, ind, c.unit, compact)), AfterExtra: trail})
+		it := shared.ArrItems{A: v}
+		multi := shared.IsMultiline(it, false)
+		ei := shared.ItemIndent(it, ind, c.Unit)
+		lead, trail, tail := shared.AppendLayout(it, multi, ei, ind)
+		v.Elements = append(v.Elements, hujson.Value{BeforeExtra: lead, Value: shared.ParseTrimmed(shared.Marshal(o, ind, c.Unit, compact)), AfterExtra: trail})
 		v.AfterExtra = tail
 	}
+}
+
+// restore returns the content before init from the record, when cur is
+// exactly what init last wrote.
+func (rc RecordConfig) restore(cur []byte) ([]byte, bool) {
+	if shared.SHA(cur) != rc.WrittenSHA256 {
+		return nil, false
+	}
+	if rc.Patch != nil {
+		return rc.Patch.Reverse(cur)
+	}
+	if !rc.Existed || rc.Snapshot != "" {
+		return []byte(rc.Snapshot), true // a record of an earlier version
+	}
+	return nil, false
+}
+
+// safeRestore checks content uninstall would put back (from a record, so
+// possibly crafted) against the current file: as data, the two must differ
+// only by our entries, and any entry of ours in prev must be one this
+// installer would write (see allowedEntry).
+func safeRestore(prev, cur []byte, key string) error {
+	_, pb := shared.SplitBOM(prev)
+	_, cb := shared.SplitBOM(cur)
+	if len(bytes.TrimSpace(pb)) == 0 {
+		pb = []byte("{}")
+	}
+	np, _, err := normalized(pb, key)
+	if err != nil {
+		return err
+	}
+	nc, _, err := normalized(cb, key)
+	if err != nil {
+		return err
+	}
+	if !reflect.DeepEqual(np, nc) {
+		return errors.New("the recorded content differs from the config by more than the plugin entry")
+	}
+	var m map[string]any
+	if v, err := shared.Normalize(pb); err == nil {
+		m, _ = v.(map[string]any)
+	}
+	if arr, ok := m[key].([]any); ok {
+		for _, el := range arr {
+			if isOurPath(entryName(el)) {
+				if err := allowedEntry(el); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// allowedEntryText parses a recorded entry and checks it with allowedEntry.
+func allowedEntryText(text string) (hujson.ValueTrimmed, error) {
+	v, err := hujson.Parse([]byte(text))
+	if err != nil {
+		return nil, err
+	}
+	if err := allowedEntry(shared.Plain(v)); err != nil {
+		return nil, err
+	}
+	return v.Value, nil
+}
+
+// allowedEntry accepts an entry of ours only in a shape this version
+// writes, with options it would write: known options with valid values,
+// and no baseURL (where the key is sent is never taken from a record).
+func allowedEntry(v any) error {
+	var opts any
+	switch e := v.(type) {
+	case string:
+		if !isOurPath(e) {
+			return fmt.Errorf("names %q", e)
+		}
+		return nil
+	case map[string]any:
+		for k := range e {
+			if k != "package" && k != "options" {
+				return fmt.Errorf("has the member %q", k)
+			}
+		}
+		opts = e["options"]
+	case []any:
+		if len(e) > 2 {
+			return errors.New("has more than two elements")
+		}
+		if len(e) == 2 {
+			opts = e[1]
+		}
+	default:
+		return errors.New("is not a plugin entry")
+	}
+	if !isOurPath(entryName(v)) {
+		return errors.New("does not name " + PackagePath)
+	}
+	if opts == nil {
+		return nil
+	}
+	raw, _ := json.Marshal(opts)
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	var o Options
+	if err := dec.Decode(&o); err != nil {
+		return fmt.Errorf("options: %v", err)
+	}
+	if o.BaseURL != "" {
+		return errors.New("sets baseURL")
+	}
+	return Validate(o)
+}
+
+// planNothing is the uninstall plan when there is no record: nothing to do
+// when nothing of ours is there, a refusal with the manual steps when a
+// config still lists the plugin or its directory exists (installed by hand,
+// or the record was lost).
+func planNothing(dir string, scope Scope, recPath string) (*Plan, error) {
+	for _, name := range configNames {
+		data, _, ok, err := shared.ReadFile(filepath.Join(dir, name))
+		if err != nil || !ok {
+			continue
+		}
+		_, body := shared.SplitBOM(data)
+		for _, key := range []string{"plugins", "plugin"} {
+			if _, n, err := normalized(body, key); err == nil && n > 0 {
+				return nil, refuse("no install record at "+recPath+", but "+filepath.Join(dir, name)+" lists "+PackagePath+": it was not installed by this tool (or its record was lost), so uninstall cannot reverse it exactly",
+					manualUninstall(dir, name, key)...)
+			}
+		}
+	}
+	if exists(filepath.Join(dir, filepath.FromSlash(pluginDir))) {
+		return nil, refuse("no install record at "+recPath+", but "+filepath.Join(dir, filepath.FromSlash(pluginDir))+" exists",
+			manualUninstall(dir, "opencode.jsonc (or opencode.json)", "plugins")...)
+	}
+	p := newPlan("uninstall", scope, HostOpenCode, dir)
+	p.Host = "OpenCode"
+	p.ConfigFile, _ = pickConfig(dir, nil)
+	p.UpToDate = "Nothing to uninstall: there is no install by this tool in " + dir + "."
+	return p, nil
 }

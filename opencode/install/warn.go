@@ -9,6 +9,8 @@ import (
 
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
 	"github.com/tailscale/hujson"
+
+	shared "github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
 )
 
 // webSearchWords name web-search services; a plugin whose name has one of
@@ -34,15 +36,15 @@ func isWebSearchName(name string) bool {
 
 // configWarnings reports what in the config would surprise a user of the
 // plugin. It never prints an API key.
-func configWarnings(c *config, h Host, o Options) []string {
+func configWarnings(c *shared.JSONC, h Host, o Options) []string {
 	var warns []string
 	add := func(format string, a ...any) { warns = append(warns, fmt.Sprintf(format, a...)) }
 	for _, key := range []string{"plugins", "plugin"} {
-		mi := c.member(key)
+		mi := c.Member(key)
 		if mi < 0 {
 			continue
 		}
-		arr, ok := c.obj.Members[mi].Value.Value.(*hujson.Array)
+		arr, ok := c.Obj.Members[mi].Value.Value.(*hujson.Array)
 		if !ok {
 			continue
 		}
@@ -77,7 +79,7 @@ func configWarnings(c *config, h Host, o Options) []string {
 		return warns
 	}
 	strong := o.Search == "preferred" || o.Search == "forced"
-	switch ws := c.value("websearch").(type) {
+	switch ws := c.Value("websearch").(type) {
 	case bool:
 		if !ws {
 			add(`"websearch": false turns OpenCode's web search off, so the DeepSeek provider (search=%s) will not be used`, o.Search)
@@ -89,12 +91,12 @@ func configWarnings(c *config, h Host, o Options) []string {
 			}
 		}
 	}
-	if tools, ok := c.value("tools").(map[string]any); ok {
+	if tools, ok := c.Value("tools").(map[string]any); ok {
 		if v, ok := tools["websearch"].(bool); ok && !v {
 			add(`"tools": {"websearch": false} turns the websearch tool off, so the DeepSeek provider (search=%s) will not be used`, o.Search)
 		}
 	}
-	switch perm := c.value("permission").(type) {
+	switch perm := c.Value("permission").(type) {
 	case map[string]any:
 		if v, _ := perm["websearch"].(string); v == "deny" {
 			add(`"permission": {"websearch": "deny"} blocks web search, so the DeepSeek provider (search=%s) will not be used`, o.Search)
@@ -138,4 +140,60 @@ func dirWarnings(dir string) []string {
 		}
 	}
 	return warns
+}
+
+// shapeWarnings reports a config shape that does not match the OpenCode
+// found on PATH (found is its version, empty when none was read), and a
+// config that already uses the other generation's key.
+func shapeWarnings(c *shared.JSONC, h Host, found string) []string {
+	var warns []string
+	if found != "" {
+		major1 := strings.HasPrefix(found, "1.")
+		switch {
+		case major1 && h == HostOpenCode:
+			warns = append(warns, fmt.Sprintf(`the opencode on PATH is %s (1.x), which reads only the "plugin" key; this install writes the 2.x "plugins" key, which that OpenCode ignores: use --host opencode1 (or --host auto)`, found))
+		case !major1 && h == HostOpenCode1:
+			warns = append(warns, fmt.Sprintf(`the opencode on PATH is %s, which reads the 2.x "plugins" key; this install writes the 1.x "plugin" key: use --host opencode (or --host auto)`, found))
+		}
+	}
+	other := HostOpenCode1
+	if h == HostOpenCode1 {
+		other = HostOpenCode
+	}
+	if arr, ok := c.LookupPlain(other.key()).([]any); ok && len(arr) > 0 && c.Member(h.key()) < 0 {
+		warns = append(warns, fmt.Sprintf("this config lists plugins under %q, the key of %s; this install writes %s", other.key(), other.label(), h.label()))
+	}
+	return warns
+}
+
+// ConfigShape reports which OpenCode generation the config an install
+// would edit is written for: the recorded host of an existing install,
+// else the one whose plugin key ("plugin" for 1.x, "plugins" for 2.x) the
+// config already has. ok is false when neither or both keys are there.
+func ConfigShape(env Env, scope Scope, dir string) (h Host, ok bool) {
+	d, err := ConfigDir(env, scope, dir)
+	if err != nil {
+		return "", false
+	}
+	if rec, _, err := readRecord(d); err == nil && rec != nil {
+		return rec.Host, true
+	}
+	name, _ := pickConfig(d, nil)
+	data, _, exists, err := shared.ReadFile(filepath.Join(d, name))
+	if err != nil || !exists {
+		return "", false
+	}
+	_, body := shared.SplitBOM(data)
+	c, err := shared.ParseJSONC(body)
+	if err != nil {
+		return "", false
+	}
+	v1, v2 := c.Member("plugin") >= 0, c.Member("plugins") >= 0
+	switch {
+	case v1 && !v2:
+		return HostOpenCode1, true
+	case v2 && !v1:
+		return HostOpenCode, true
+	}
+	return "", false
 }

@@ -13,6 +13,10 @@
 //    execute, as OpenCode calls them) vs a bare fetch() of the same request to the same
 //    loopback mock DeepSeek; medians after warm-up, and the difference.
 // 3. memory: JS heap (after a full GC) and wasm linear memory before and after N calls.
+// 4. paging (issue #16): a 16,000-character part of a cached 1 MiB page served through the
+//    tool's execute (no request), and wasm linear memory once the page cache holds its
+//    64 MiB (70 pages of 1 MiB fetched). Sections 2 and 3 run with cacheTTL 0, so every
+//    call there still reaches the mock.
 import { spawnSync } from "node:child_process"
 import { fileURLToPath } from "node:url"
 
@@ -139,7 +143,8 @@ async function inProcess() {
   const envName = "DSWR_BENCH_KEY"
   process.env[envName] = key
   const ds = await startMockDeepSeek({ apiKey: key })
-  const host = createFakeHostV2({ options: { baseURL: ds.baseURL, apiKeyEnv: envName } })
+  // The cache is off here: these figures are the cost of calls that reach DeepSeek.
+  const host = createFakeHostV2({ options: { baseURL: ds.baseURL, apiKeyEnv: envName, cacheTTL: 0 } })
   await host.load(plugin)
   const rt = (await import(new URL("runtime.js", SERVER).href)).lastRuntime
   const provider = host.websearch.get("deepseek")
@@ -216,7 +221,7 @@ async function inProcess() {
 
   // Module-only cost of one search: start + resume through the ABI, no network.
   const body = new TextEncoder().encode(JSON.stringify((await import("./lib/mock-deepseek.js")).defaultSearch()))
-  const options = { baseURL: ds.baseURL, apiKeyEnv: envName }
+  const options = { baseURL: ds.baseURL, apiKeyEnv: envName, cacheTTL: 0 }
   const abi = []
   for (let i = 0; i < 50 + CALLS; i++) {
     const t = performance.now()
@@ -249,8 +254,47 @@ async function inProcess() {
   const heap1 = process.memoryUsage().heapUsed
   const stats1 = rt.stats()
 
+  // Paging: the same module instance, a host with the cache on (the default).
+  const cachedHost = createFakeHostV2({ options: { baseURL: ds.baseURL, apiKeyEnv: envName } })
+  await cachedHost.load(plugin)
+  const cachedTool = cachedHost.tools.get("deepseek_fetch")
+  const mibPage = (i) => ({ json: { title: `Big ${i}`, content: "0123456789abcdef ".repeat(61681) } }) // 1 MiB
+  ds.enqueue("fetch", mibPage(0))
+  const first = await cachedTool.execute({ url: "https://docs.example/big/0" }, toolCtx())
+  if (first.metadata.cached || !first.metadata.nextOffset) throw new Error("paging: first part not fetched")
+  const part = []
+  for (let i = 0; i < 50 + CALLS; i++) {
+    const offset = ((i * 16000) % 1000000) + 1
+    const t = performance.now()
+    const r = await cachedTool.execute({ url: "https://docs.example/big/0", offset }, toolCtx())
+    const dt = performance.now() - t
+    if (!r.metadata.cached) throw new Error("paging: a part was not served from the cache")
+    if (i >= 50) part.push(dt)
+  }
+  if (ds.fetchRequests.length !== 1) throw new Error(`paging: ${ds.fetchRequests.length} fetches for one page`)
+  for (let i = 1; i <= 70; i++) {
+    ds.enqueue("fetch", mibPage(i))
+    const r = await cachedTool.execute({ url: `https://docs.example/big/${i}` }, toolCtx())
+    if (r.metadata.cached) throw new Error("paging: fill")
+  }
+  ds.reset()
+  const statsFull = rt.stats()
+
   await ds.close()
-  return { search, fetch: fetchL, abi: median(abi), heap0, heap1, wasm0: stats0.memoryBytes, wasm1: stats1.memoryBytes, inFlight: stats1.inFlight, gcOK }
+  return {
+    search,
+    fetch: fetchL,
+    abi: median(abi),
+    heap0,
+    heap1,
+    wasm0: stats0.memoryBytes,
+    wasm1: stats1.memoryBytes,
+    inFlight: stats1.inFlight,
+    gcOK,
+    part: median(part),
+    partP90: pct(part, 90),
+    wasmFull: statsFull.memoryBytes,
+  }
 }
 
 // --- main -----------------------------------------------------------------------------------
@@ -290,6 +334,9 @@ async function main() {
   row(`JS heap before → after ${MEM_CALLS} calls (${WARM_CALLS} warm-up)${r.gcOK ? " (after GC)" : " (NO GC available)"}`, `${mib(r.heap0)} → ${mib(r.heap1)} (${heapGrowth >= 0 ? "+" : ""}${f(heapGrowth / 1024, 0)} KiB)`, "no growth", heapGrowth < 1048576)
   row(`wasm linear memory before → after`, `${mib(r.wasm0)} → ${mib(r.wasm1)}`, "no growth", r.wasm1 === r.wasm0)
   row("operations in flight afterwards", String(r.inFlight), "0", r.inFlight === 0)
+  row(`paging: a cached 16,000-character part, tool execute (median of ${CALLS})`, `${f(r.part, 3)} ms`, "≤ 0.5 ms", r.part <= 0.5)
+  row("  p90", `${f(r.partP90, 3)} ms`)
+  row("paging: wasm linear memory with the page cache full (64 MiB of pages)", mib(r.wasmFull))
 
   const w = [0, 1, 2].map((i) => Math.max(...rows.map((x) => String(x[i]).length)))
   for (const x of rows) console.log(`${x[0].padEnd(w[0])}  ${String(x[1]).padEnd(w[1])}  ${String(x[2]).padEnd(w[2])}  ${x[3]}`)

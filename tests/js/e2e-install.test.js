@@ -113,6 +113,12 @@ function openCodeLog(run) {
 test("make install HOST=opencode writes the 2.x `plugins` entry beside the user's; 1.18.33 omits that key; make uninstall restores the file", T, async () => {
   const out = make("install", "HOST=opencode")
   assert.match(out, /applied/)
+  // The binary goes to a stable place MCP hosts can start it from, and make says where.
+  const installed = join(env.HOME, ".local", "bin", NAME)
+  assert.ok(out.includes(`installed ${installed}`), out)
+  assert.ok(existsSync(installed), "binary not installed to ~/.local/bin")
+  // OpenCode 1.18.33 is on PATH: the explicit 2.x shape is written, and the plan says it does not match.
+  assert.match(out, /the opencode on PATH is 1\.18\.33 \(1\.x\), which reads only the "plugin" key/)
   const text = readFileSync(cfgFile, "utf8")
   for (const c of ["// My own settings: keep this comment.", "// a plugin I already use", "/* a 2.x plugin entry, for when I upgrade */"]) {
     assert.ok(text.includes(c), `comment lost: ${c}\n${text}`)
@@ -150,6 +156,7 @@ test("make install HOST=opencode writes the 2.x `plugins` entry beside the user'
 
   make("uninstall")
   assertUninstalled()
+  assert.ok(!existsSync(join(env.HOME, ".local", "bin", NAME)), "make uninstall leaves the binary")
 })
 
 test("make install (HOST=auto finds OpenCode 1.18.33, writes the 1.x `plugin` key) → the real OpenCode loads the plugin from the installed location; uninstall restores the file", T, async () => {

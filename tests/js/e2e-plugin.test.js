@@ -5,7 +5,7 @@
 // key appearing nowhere it should not. Slow (seconds per run): skipped without node_modules.
 import { after, before, test } from "node:test"
 import assert from "node:assert/strict"
-import { rmSync } from "node:fs"
+import { readFileSync, rmSync } from "node:fs"
 import { dirname, join } from "node:path"
 
 import { filesContaining, randomKey, stagePlugin, walk } from "./lib/e2e.js"
@@ -166,7 +166,8 @@ test("project layout (opencode.json + vendor/ in the project), preferred: exact 
       { toolCalls: [{ id: "c_401", name: "deepseek_fetch", args: { url: "https://go.dev/" } }] },
       { text: "done" },
     ],
-    projectConfig: { plugin: [[`./vendor/${NAME}`, { baseURL: ds.baseURL, search: "preferred", fetch: "preferred", apiKeyEnv: "DEEPSEEK_API_KEY" }]] },
+    // `colour` is not an option: its warning must land in OpenCode's log, where the README says.
+    projectConfig: { plugin: [[`./vendor/${NAME}`, { baseURL: ds.baseURL, search: "preferred", fetch: "preferred", apiKeyEnv: "DEEPSEEK_API_KEY", colour: "blue" }]] },
     vendor: [{ from: staged, to: `project:vendor/${NAME}` }],
     env: { DEEPSEEK_API_KEY: key, OPENCODE_ENABLE_EXA: "1" },
   })
@@ -188,6 +189,18 @@ test("project layout (opencode.json + vendor/ in the project), preferred: exact 
     // A server message that echoes the key is masked before anyone sees it.
     assert.match(resultOf(run, "c_401"), /^DeepSeek Fetch failed: HTTP 401: Authentication Fails: \[redacted\] is not valid/)
     assert.equal(run.toolUses.find((u) => u.callID === "c_401").state.status, "error")
+    // The title and metadata the README promises, as the host keeps them (issue 15 item 5).
+    const fetched = run.toolUses.find((u) => u.callID === "c_fetch").state
+    assert.equal(fetched.title, "deepseek_fetch go.dev/doc/effective_go")
+    assert.deepEqual(fetched.metadata, { url: URL_, title: "Effective Go", chars: [...FETCH_TEXT].length, contentTruncated: false, truncated: false })
+    const searched = run.toolUses.find((u) => u.callID === "c_search").state
+    assert.equal(searched.title, `deepseek_search ${QUERY}`)
+    assert.deepEqual(searched.metadata, { query: QUERY, results: 2, truncated: false })
+    // OpenCode 1.x calls setup() too: no false "no websearch provider API" warning anywhere,
+    // and the plugin's messages are in OpenCode's log, prefixed with its name.
+    const logText = walk(join(run.dirs.home, ".local", "share", "opencode", "log")).map((f) => readFileSync(f, "utf8")).join("\n")
+    assert.ok(!`${run.stderr}\n${logText}`.includes("websearch provider API"), "the false 1.x warning is back")
+    assert.match(logText, /level=WARN .*message="\[deepseek-web-retrieval\] unknown option \\"colour\\" ignored"/)
     assert.equal(run.text, "done")
     assertKeyNowhere(run, key)
   } finally {

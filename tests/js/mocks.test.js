@@ -87,6 +87,32 @@ test("mock DeepSeek: delay, slow body, huge body, dropped connection", async () 
   }
 })
 
+test("mock DeepSeek: a long slow body and a huge body leave no listeners behind (no MaxListenersExceededWarning)", async () => {
+  const warnings = []
+  const onWarning = (w) => warnings.push(`${w.name}: ${w.message}`)
+  process.on("warning", onWarning)
+  const ds = await startMockDeepSeek({ apiKey: null })
+  try {
+    // 30 sleeps on one response, and 8 MiB in 64 KiB blocks to a client that reads slowly, so
+    // the server waits for "drain" many times on one response.
+    ds.enqueue("fetch", { slowBody: { chunks: 30, intervalMs: 1 }, json: { title: "t", content: "x".repeat(300) } })
+    ds.enqueue("fetch", { hugeBytes: 8 * 1024 * 1024 })
+    assert.equal(JSON.parse(await (await post(`${ds.baseURL}/v1/tools/fetch`, { url: "https://a.example/" })).text()).title, "t")
+    const res = await post(`${ds.baseURL}/v1/tools/fetch`, { url: "https://b.example/" })
+    let n = 0
+    for await (const chunk of res.body) {
+      n += chunk.length
+      await new Promise((r) => setTimeout(r, 1))
+    }
+    assert.equal(n, 8 * 1024 * 1024)
+    await new Promise((r) => setTimeout(r, 50)) // warnings are emitted on a later tick
+    assert.deepEqual(warnings.filter((w) => w.startsWith("MaxListenersExceededWarning")), [])
+  } finally {
+    process.off("warning", onWarning)
+    await ds.close()
+  }
+})
+
 test("mock LLM: scripted tool calls over SSE, aux requests, recorded tool results", async () => {
   const llm = await startMockLLM({
     turns: [{ tool: "echo_test", args: { text: "hi" } }, { text: "bye" }],

@@ -2,7 +2,8 @@
 // output, error sentences, logs, missing key, URL policy, option validation.
 import { test, before, after, beforeEach } from "node:test"
 import assert from "node:assert/strict"
-import { startEnv, captureLogs, freshEnvName, codePoints, inFlightSettles, runtime } from "./lib/plugin-helpers.js"
+import { startEnv, captureLogs, freshEnvName, codePoints, inFlightSettles, runtime, plugin } from "./lib/plugin-helpers.js"
+import { createFakeHostV2 } from "./lib/fake-host-v2.js"
 
 let env
 before(async () => {
@@ -14,6 +15,18 @@ after(async () => {
 beforeEach(() => {
   env.ds.reset()
 })
+
+/**
+ * A DeepSeek failure on the 2.x host: the call completes and its text is our sentence alone
+ * (a Promise plugin cannot raise OpenCode's Tool.Error; a rejection would be a defect, shown as
+ * an "unknown" failure carrying whichever defect of the step came first — see server.js).
+ */
+function assertFailed2(r, sentence, code) {
+  assert.equal(r.defect, undefined, "not a defect")
+  assert.equal(r.status, "completed")
+  assert.deepEqual(r.content, [{ type: "text", text: sentence }])
+  assert.equal(r.metadata.error, code)
+}
 
 const SEARCH = {
   results: [
@@ -64,8 +77,28 @@ test("2.x provider: results are exactly {url, title, content, time:{published}}"
       content: "[rerank 0.5 · authority unknown]\nOnly a snippet.",
       time: {},
     },
-    { url: "https://bare.example/", title: undefined, content: "Bare.", time: {} },
+    { url: "https://bare.example/", content: "Bare.", time: {} },
   ])
+  // What the model reads: OpenCode's websearch tool renders the decoded results.
+  assert.equal(
+    s.modelText,
+    [
+      "## [The Guide](https://site.example/guide)",
+      "Published: 2025-03-04T05:06:07.000Z",
+      "",
+      "[rerank 2.1 · authority 3 · Site Name]",
+      "A long summary of the guide.",
+      "",
+      "## [Other](https://other.example/page)",
+      "",
+      "[rerank 0.5 · authority unknown]",
+      "Only a snippet.",
+      "",
+      "## [https://bare.example/](https://bare.example/)",
+      "",
+      "Bare.",
+    ].join("\n"),
+  )
   // The raw objects the provider returned have no other keys (and no `undefined` noise).
   const raw = await host.websearch.get("deepseek").execute({ query: "the guide" }, {})
   for (const r of raw) {
@@ -85,12 +118,14 @@ test("2.x provider: an empty result set is an empty array, not an error", async 
   const s = await host.search("nothing")
   assert.equal(s.ok, true)
   assert.deepEqual(s.results, [])
+  assert.equal(s.modelText, "No search results found. Please try a different query.")
 })
 
 test("1.x deepseek_search: exact numbered text", async () => {
   const h = await env.v1({ search: "optional", fetch: "off" })
   env.ds.enqueue("search", { json: SEARCH })
-  const r = await h.runTool("deepseek_search", { query: "  the guide  " })
+  // Not "the guide" again: the 2.x test above would answer it from the search cache.
+  const r = await h.runTool("deepseek_search", { query: "  the 1.x guide  " })
   assert.equal(r.status, "completed", r.output)
   assert.equal(
     r.output,
@@ -110,7 +145,7 @@ test("1.x deepseek_search: exact numbered text", async () => {
       "Bare.",
     ].join("\n"),
   )
-  assert.equal(env.ds.searchRequests[0].json.query, "the guide")
+  assert.equal(env.ds.searchRequests[0].json.query, "the 1.x guide")
 })
 
 test("search options reach the wire: maxResults, domains, language", async () => {
@@ -133,10 +168,20 @@ test("2.x deepseek_fetch: exact content and metadata", async () => {
   const host = await env.v2({ fetch: "optional" })
   env.ds.enqueue("fetch", { json: { title: "Page Title", content: "First paragraph.\n\n## Section\n\nMore." } })
   const r = await host.runTool("deepseek_fetch", { url: "https://docs.example/page" })
-  assert.equal(r.ok, true, r.content)
+  assert.equal(r.status, "completed", r.text)
   const text = "# Page Title\n\nFirst paragraph.\n\n## Section\n\nMore."
-  assert.equal(r.content, text)
-  assert.deepEqual(r.metadata, { url: "https://docs.example/page", title: "Page Title", chars: codePoints(text), contentTruncated: false })
+  assert.deepEqual(r.content, [{ type: "text", text }])
+  // The README's metadata; `truncated: false` is the host's own verdict (tool-output.ts).
+  assert.deepEqual(r.metadata, {
+    url: "https://docs.example/page",
+    title: "Page Title",
+    chars: codePoints(text),
+    contentTruncated: false,
+    offset: 0,
+    totalChars: codePoints(text),
+    cached: false,
+    truncated: false,
+  })
   assert.deepEqual(Object.keys(r.raw).sort(), ["content", "metadata"], "never `output`")
   assert.deepEqual(env.ds.fetchRequests[0].json, { url: "https://docs.example/page" })
 })
@@ -145,27 +190,40 @@ test("deepseek_fetch: no duplicate heading when the content starts with it; form
   const host = await env.v2()
   env.ds.enqueue("fetch", { json: { title: "Same", content: "\n# same\n\nBody." } })
   const r = await host.runTool("deepseek_fetch", { url: "https://docs.example/same", format: "markdown" })
-  assert.equal(r.ok, true, r.content)
-  assert.equal(r.content.startsWith("# Same\n\n# same"), false)
-  assert.match(r.content, /^\s*# same\n\nBody\.$/)
+  assert.equal(r.status, "completed", r.text)
+  assert.equal(r.text.startsWith("# Same\n\n# same"), false)
+  assert.match(r.text, /^\s*# same\n\nBody\.$/)
 })
 
-test("deepseek_fetch: a small fetchMaxChars cuts with [content truncated] inside the limit", async () => {
+test("deepseek_fetch: a small fetchMaxChars cuts with the [content truncated: …] line inside the limit", async () => {
   const host = await env.v2({ fetchMaxChars: 200 })
   const body = Array.from({ length: 60 }, (_, i) => `line ${i} with ünïcödé 🙂`).join("\n")
   env.ds.enqueue("fetch", { json: { title: "Long", content: body } })
   const r = await host.runTool("deepseek_fetch", { url: "https://docs.example/long" })
-  assert.equal(r.ok, true, r.content)
-  assert.ok(r.content.startsWith("# Long\n\nline 0 with ünïcödé 🙂\n"))
-  assert.ok(r.content.endsWith("\n[content truncated]"), JSON.stringify(r.content.slice(-40)))
-  assert.ok(codePoints(r.content) <= 200)
-  assert.equal(r.content.isWellFormed?.() ?? true, true)
+  assert.equal(r.status, "completed", r.text)
+  assert.ok(r.text.startsWith("# Long\n\nline 0 with ünïcödé 🙂\n"))
+  assert.ok(
+    r.text.endsWith("\n[content truncated: showing 0–99 of 1,377 characters; call deepseek_fetch with offset 99 for more]"),
+    JSON.stringify(r.text.slice(-120)),
+  )
+  assert.ok(codePoints(r.text) <= 200)
+  assert.equal(r.text.isWellFormed?.() ?? true, true)
   assert.equal(r.metadata.contentTruncated, true)
-  assert.equal(r.metadata.chars, codePoints(r.content))
+  assert.equal(r.metadata.chars, codePoints(r.text))
   assert.equal(r.metadata.url, "https://docs.example/long")
   assert.equal(r.metadata.title, "Long")
-  assert.equal(r.metadata.truncated, true, "tells the 2.x host the plugin already cut")
-  assert.equal(r.truncated, false, "the host did not cut again")
+  assert.equal(r.metadata.truncated, false, "the plugin leaves `truncated` to the host, which did not cut")
+})
+
+test("2.x deepseek_fetch: a page over the host's 50 KiB bound is cut by the host, with its marker", async () => {
+  const host = await env.v2({ fetchMaxChars: 100000 })
+  const body = Array.from({ length: 3000 }, (_, i) => `line ${i}`).join("\n")
+  env.ds.enqueue("fetch", { json: { title: "Huge", content: body } })
+  const r = await host.runTool("deepseek_fetch", { url: "https://docs.example/huge" })
+  assert.equal(r.status, "completed")
+  assert.equal(r.truncated, true)
+  assert.equal(r.content.at(-1).text, `... 1002 lines truncated; full content saved to ${r.metadata.outputPath} ...`)
+  assert.equal(r.metadata.contentTruncated, false)
 })
 
 test("1.x deepseek_fetch: the text is the content", async () => {
@@ -174,6 +232,15 @@ test("1.x deepseek_fetch: the text is the content", async () => {
   const r = await h.runTool("deepseek_fetch", { url: "https://docs.example/t" })
   assert.equal(r.status, "completed", r.output)
   assert.equal(r.output, "# T\n\nBody.")
+  // The title and metadata the README promises (issue 15 item 5), as 1.18.33 keeps them.
+  assert.equal(r.title, "deepseek_fetch docs.example/t")
+  const chars = codePoints("# T\n\nBody.")
+  assert.deepEqual(r.metadata, { url: "https://docs.example/t", title: "T", chars, contentTruncated: false, offset: 0, totalChars: chars, cached: false, truncated: false })
+  env.ds.enqueue("search", { json: SEARCH })
+  // A query no other test here asks: a repeated one comes from the module's search cache.
+  const s = await h.runTool("deepseek_search", { query: "the README guide" })
+  assert.equal(s.title, "deepseek_search the README guide")
+  assert.deepEqual(s.metadata, { query: "the README guide", results: 3, cached: false, truncated: false })
 })
 
 // --- errors ---------------------------------------------------------------------------------
@@ -183,6 +250,7 @@ const BALANCE = { status: 402, json: { error: { message: "Insufficient Balance" 
 test("2.x provider error: the model sees the generic sentence, the user sees the reason", async () => {
   const host = await env.v2()
   env.ds.enqueue("search", BALANCE)
+  env.clearLog()
   const logs = captureLogs()
   let s
   try {
@@ -192,39 +260,41 @@ test("2.x provider error: the model sees the generic sentence, the user sees the
   }
   assert.equal(s.ok, false)
   assert.equal(s.modelText, "Unable to search the web for rust async")
-  assert.equal(s.error.message, "DeepSeek Search failed: HTTP 402: Insufficient Balance")
-  assert.ok(logs.lines.includes("[deepseek-web-retrieval] DeepSeek Search failed: HTTP 402: Insufficient Balance"), logs.text())
+  assert.deepEqual(s.error, { type: "unknown", message: "Unable to search the web for rust async" })
+  // The reason is in the plugin's log file, not on stderr (which a TUI draws over).
+  const lines = env.logLines()
+  assert.equal(lines.length, 1, lines.join("\n"))
+  assert.match(lines[0], / ERROR \[deepseek-web-retrieval\] DeepSeek Search failed: HTTP 402: Insufficient Balance$/)
+  assert.deepEqual(logs.lines, [])
   assert.equal(env.ds.searchRequests.length, 1, "402 is not retried")
 })
 
-test("2.x provider error with a client log sink: app.log gets it, and stderr too", async () => {
-  // (OpenCode 1.x passes client.app.log; the 2.x path uses the same logger when a client exists.)
-  const sink = []
-  const { createFakeHostV2 } = await import("./lib/fake-host-v2.js")
-  const { plugin } = await import("./lib/plugin-helpers.js")
-  const host = createFakeHostV2({ options: env.options() })
-  host.ctx.client = { app: { log: async (e) => sink.push(e) } }
-  await host.load(plugin)
-  env.ds.enqueue("search", BALANCE)
-  const logs = captureLogs()
-  try {
-    await host.search("q")
-  } finally {
-    logs.restore()
-  }
-  assert.deepEqual(sink, [
-    { body: { service: "deepseek-web-retrieval", level: "error", message: "DeepSeek Search failed: HTTP 402: Insufficient Balance" } },
-  ])
-  assert.ok(logs.lines.includes("[deepseek-web-retrieval] DeepSeek Search failed: HTTP 402: Insufficient Balance"))
+test("2.x: the plugin's setup ignores a client even if one were there (2.x passes none)", async () => {
+  // The real 2.x context has no client (adapter.ts); the fake refuses to invent one.
+  const host = createFakeHostV2()
+  let keys
+  await host.load({ id: "probe", setup: (ctx) => void (keys = Object.keys(ctx)) })
+  assert.ok(!keys.includes("client") && !keys.includes("log"))
 })
 
 test("tool errors reach the model as the exact sentence (2.x and 1.x)", async () => {
-  const host = await env.v2()
+  const host = await env.v2({ search: "forced" })
   env.ds.enqueue("fetch", BALANCE)
+  env.clearLog()
   const r = await host.runTool("deepseek_fetch", { url: "https://docs.example/x" })
-  assert.equal(r.ok, false)
-  assert.equal(r.error.message, "DeepSeek Fetch failed: HTTP 402: Insufficient Balance")
-  assert.equal(r.error.code, "api")
+  assertFailed2(r, "DeepSeek Fetch failed: HTTP 402: Insufficient Balance", "api")
+  env.ds.enqueue("search", BALANCE)
+  assertFailed2(await host.runTool("deepseek_search", { query: "x" }), "DeepSeek Search failed: HTTP 402: Insufficient Balance", "api")
+  env.ds.enqueue("fetch", { status: 404, body: "" })
+  assertFailed2(await host.runTool("deepseek_fetch", { url: "https://docs.example/gone" }), "DeepSeek Fetch failed: HTTP 404: DeepSeek could not retrieve the page", "api")
+  assert.deepEqual(
+    env.logLines().map((l) => l.replace(/^\S+ /, "")),
+    [
+      "WARN [deepseek-web-retrieval] deepseek_fetch: DeepSeek Fetch failed: HTTP 402: Insufficient Balance",
+      "WARN [deepseek-web-retrieval] deepseek_search: DeepSeek Search failed: HTTP 402: Insufficient Balance",
+      "WARN [deepseek-web-retrieval] deepseek_fetch: DeepSeek Fetch failed: HTTP 404: DeepSeek could not retrieve the page",
+    ],
+  )
 
   const h = await env.v1()
   env.ds.enqueue("fetch", BALANCE)
@@ -244,26 +314,37 @@ test("tool errors reach the model as the exact sentence (2.x and 1.x)", async ()
   assert.match(r4.output, /no readable content/)
 })
 
+test("2.x: a DeepSeek failure reaches the model as our sentence, never as a defect or an unknown error", async () => {
+  // Two failing calls at once: had the plugin thrown, step.ts would settle both with the first
+  // defect's message as an "unknown" failure. As results, each carries its own sentence.
+  const host = await env.v2({ search: "forced" })
+  env.ds.enqueue("fetch", { delayMs: 50, ...BALANCE })
+  env.ds.enqueue("search", { status: 401, json: { error: { message: "Authentication Fails" } } })
+  const [f, q] = await Promise.all([host.runTool("deepseek_fetch", { url: "https://docs.example/a" }), host.runTool("deepseek_search", { query: "b" })])
+  assertFailed2(f, "DeepSeek Fetch failed: HTTP 402: Insufficient Balance", "api")
+  assert.equal(q.status, "completed")
+  assert.match(q.text, /^DeepSeek Search failed: HTTP 401: Authentication Fails/)
+  assert.equal(q.metadata.error, "api")
+  for (const r of [f, q]) {
+    assert.notEqual(r.error?.type, "unknown")
+    assert.equal(r.content.length, 1, "the sentence alone, no host marker")
+  }
+})
+
 test("missing key: setup succeeds, each call fails naming the variable, nothing is sent", async () => {
   const saved = process.env.DEEPSEEK_API_KEY
   delete process.env.DEEPSEEK_API_KEY
   try {
-    const { createFakeHostV2 } = await import("./lib/fake-host-v2.js")
-    const { plugin } = await import("./lib/plugin-helpers.js")
-    const host = createFakeHostV2({ options: { baseURL: env.ds.baseURL } })
-    await host.load(plugin)
-    const logs = captureLogs()
-    let s
-    try {
-      s = await host.search("anything")
-    } finally {
-      logs.restore()
-    }
+    const host = createFakeHostV2()
+    const [status] = await host.load(plugin, { baseURL: env.ds.baseURL })
+    assert.equal(status.status, "loaded")
+    env.clearLog()
+    const s = await host.search("anything")
     assert.equal(s.ok, false)
-    assert.equal(s.error.message, "DeepSeek API key not found: set the DEEPSEEK_API_KEY environment variable")
-    assert.ok(logs.lines.some((l) => l.includes("DEEPSEEK_API_KEY")), logs.text())
+    assert.equal(s.modelText, "Unable to search the web for anything")
+    assert.match(env.logLines()[0], / ERROR \[deepseek-web-retrieval\] DeepSeek API key not found: set the DEEPSEEK_API_KEY environment variable$/)
     const t = await host.runTool("deepseek_fetch", { url: "https://docs.example/" })
-    assert.equal(t.error.message, "DeepSeek API key not found: set the DEEPSEEK_API_KEY environment variable")
+    assertFailed2(t, "DeepSeek API key not found: set the DEEPSEEK_API_KEY environment variable", "missing_key")
 
     // A custom variable name, unset: the message names it. Set it later: the next call works.
     const name = freshEnvName()
@@ -297,13 +378,12 @@ test("private URLs are refused locally: no request reaches the mock", async () =
     env.ds.baseURL + "/v1/tools/fetch",
   ]) {
     const r = await host.runTool("deepseek_fetch", { url })
-    assert.equal(r.ok, false, url)
-    assert.equal(r.error.code, "url_refused", `${url}: ${r.error.message}`)
-    assert.match(r.error.message, /DeepSeek Fetch/)
+    assert.equal(r.metadata.error, "url_refused", `${url}: ${r.text}`)
+    assert.match(r.text, /^DeepSeek Fetch/)
   }
   for (const url of ["ftp://example.com/", "https://user:pw@example.com/", "example.com/page"]) {
     const r = await host.runTool("deepseek_fetch", { url })
-    assert.equal(r.ok, false, url)
+    assert.ok(r.metadata.error, url)
   }
   assert.equal(env.ds.requests.length, 0)
 })
@@ -312,8 +392,8 @@ test("tool input is validated by the plugin (the host does not)", async () => {
   const host = await env.v2()
   for (const input of [{}, { url: 42 }, { url: null }]) {
     const r = await host.runTool("deepseek_fetch", input)
-    assert.equal(r.ok, false, JSON.stringify(input))
-    assert.match(r.error.message, /deepseek_fetch: .*"url"/)
+    assert.equal(r.metadata.error, "invalid_input", JSON.stringify(input))
+    assert.match(r.text, /deepseek_fetch: .*"url"/)
   }
   const h = await env.v1()
   const r = await h.runTool("deepseek_search", {})
@@ -328,9 +408,9 @@ test("format text/html → an error saying Markdown only; nothing sent", async (
   const host = await env.v2()
   for (const format of ["text", "html"]) {
     const r = await host.runTool("deepseek_fetch", { url: "https://docs.example/", format })
-    assert.equal(r.ok, false)
-    assert.match(r.error.message, /Markdown only/)
-    assert.match(r.error.message, new RegExp(`"${format}"`))
+    assert.ok(r.metadata.error)
+    assert.match(r.text, /Markdown only/)
+    assert.match(r.text, new RegExp(`"${format}"`))
   }
   assert.equal(env.ds.requests.length, 0)
 })
@@ -344,8 +424,11 @@ test("invalid options → setup fails naming the option (2.x and 1.x)", async ()
     ["baseURL", "http://api.deepseek.example"],
     ["fetchMaxChars", -1],
   ]) {
+    env.clearLog()
     await assert.rejects(env.v2({ [name]: value }), (err) => {
       assert.match(err.message, new RegExp(`"${name}"`), `${name}=${JSON.stringify(value)}: ${err.message}`)
+      assert.equal(env.logLines().length, 1)
+      assert.ok(env.logLines()[0].endsWith(` ERROR [deepseek-web-retrieval] ${err.message}`), env.logLines()[0])
       return true
     })
     await assert.rejects(env.v1({ [name]: value }), new RegExp(`"${name}"`))
@@ -361,16 +444,11 @@ test("an explicit 0 is invalid for options whose range starts above 0", async ()
 })
 
 test("unknown option → a warning naming it is logged, setup succeeds", async () => {
-  const logs = captureLogs()
-  let host
-  try {
-    host = await env.v2({ maxResult: 5 })
-  } finally {
-    logs.restore()
-  }
+  env.clearLog()
+  const host = await env.v2({ maxResult: 5 })
   assert.ok(host.websearch.list().includes("deepseek"))
-  const warn = logs.lines.filter((l) => l.startsWith("[deepseek-web-retrieval] ") && l.includes("maxResult"))
-  assert.equal(warn.length, 1, logs.text())
+  const warn = env.logLines().filter((l) => / WARN \[deepseek-web-retrieval\] .*maxResult/.test(l))
+  assert.equal(warn.length, 1, env.logLines().join("\n"))
   // 1.x with an app.log sink: the warning goes to the sink (not stderr).
   const sink = []
   const logs1 = captureLogs()

@@ -33,11 +33,12 @@ test("an echoed key is masked everywhere the host looks (2.x and 1.x)", async ()
   const sink = []
   const logs = captureLogs()
   try {
-    // 2.x: registrations.
-    const host = createFakeHostV2({ options: env.options({ search: "forced", fetch: "forced" }) })
-    host.ctx.client = { app: { log: async (e) => sink.push(e) } }
-    await host.load(plugin)
-    seen.push(host.log, host.websearch.list().map((id) => host.websearch.get(id)), host.tools.list().map((n) => host.tools.get(n)))
+    // 2.x: registrations (a forced-search host too, for deepseek_search).
+    const host = createFakeHostV2()
+    await host.load(plugin, env.options({ search: "preferred", fetch: "forced" }))
+    const forced = createFakeHostV2()
+    await forced.load(plugin, env.options({ search: "forced" }))
+    seen.push(forced.definitions(), host.definitions(), host.log, host.websearch.list().map((id) => host.websearch.get(id)), host.tools.list().map((n) => host.tools.get(n)))
 
     // Search results echoing the key in every field.
     ds.enqueue("search", {
@@ -65,26 +66,34 @@ test("an echoed key is masked everywhere the host looks (2.x and 1.x)", async ()
     ds.enqueue("fetch", { json: { title: echo("T"), content: `${echo("para")}\n\n${"filler ".repeat(10)}${key}` } })
     const f = await host.runTool("deepseek_fetch", { url: "https://echo.example/page" })
     assert.equal(f.ok, true, f.error?.message)
-    assert.match(f.content, /\[redacted\]/)
+    assert.match(f.text, /\[redacted\]/)
     seen.push(f)
+    ds.enqueue("search", { json: { results: [{ url: "https://echo.example/2", title: echo("t"), summary: echo("s"), site_name: key }] } })
+    // Another query: "echo" again would come from the search cache (one module instance).
+    const fs = await forced.runTool("deepseek_search", { query: "echo again" })
+    assert.match(fs.text, /\[redacted\]/)
+    seen.push(fs)
 
     // Errors echoing the key: JSON message, raw body, on both endpoints.
     ds.enqueue("search", { status: 402, json: { error: { message: `Insufficient Balance for ${key}` } } })
+    env.clearLog()
     const e1 = await host.search("balance")
     assert.equal(e1.ok, false)
-    assert.equal(e1.error.message, "DeepSeek Search failed: HTTP 402: Insufficient Balance for [redacted]")
+    assert.match(env.logLines()[0], /ERROR \[deepseek-web-retrieval\] DeepSeek Search failed: HTTP 402: Insufficient Balance for \[redacted\]$/)
     seen.push(e1.error, e1.modelText)
     ds.enqueue("fetch", { status: 400, body: `bad request from key=${key}` })
     const e2 = await host.runTool("deepseek_fetch", { url: "https://echo.example/bad" })
-    assert.equal(e2.ok, false)
-    assert.match(e2.error.message, /^DeepSeek Fetch failed: HTTP 400: bad request from key=\[redacted\]$/)
+    assert.equal(e2.metadata.error, "api")
+    assert.match(e2.text, /^DeepSeek Fetch failed: HTTP 400: bad request from key=\[redacted\]$/)
     seen.push(e2)
     // The key typed into the input by the model (a URL, a query) is masked in error text too.
+    // Refused for carrying the key before the URL policy could quote it.
     const e3 = await host.runTool("deepseek_fetch", { url: `http://127.0.0.1/?k=${key}` })
-    assert.equal(e3.ok, false)
+    assert.equal(e3.metadata.error, "invalid_input")
+    assert.equal(e3.text, "DeepSeek Fetch: the URL contains the API key; it was not sent")
     seen.push(e3)
     const e4 = await host.runTool("deepseek_fetch", { url: "https://echo.example/", format: key })
-    assert.equal(e4.ok, false)
+    assert.ok(e4.metadata.error)
     seen.push(e4)
 
     // 1.x: registrations, output and errors.
@@ -94,11 +103,12 @@ test("an echoed key is masked everywhere the host looks (2.x and 1.x)", async ()
     await h.hooks.config(config)
     seen.push(config)
     ds.enqueue("search", { json: { results: [{ url: "https://echo.example/1", title: echo("t"), summary: echo("s"), site_name: key }] } })
-    const r1 = await h.runTool("deepseek_search", { query: "echo" })
+    // Queries differ from the ones above: a repeated one is answered from the search cache.
+    const r1 = await h.runTool("deepseek_search", { query: "echo 1.x" })
     assert.equal(r1.status, "completed", r1.output)
     seen.push(r1)
     ds.enqueue("search", { status: 401, json: { error: { message: `Authentication Fails, key ${key} is invalid` } } })
-    const r2 = await h.runTool("deepseek_search", { query: "echo" })
+    const r2 = await h.runTool("deepseek_search", { query: "echo 401" })
     assert.equal(r2.status, "error")
     seen.push(r2)
     ds.enqueue("fetch", { status: 503, headers: { "retry-after": "0" }, body: key }, { status: 503, headers: { "retry-after": "0" }, body: key }, { status: 503, body: key })
@@ -108,7 +118,7 @@ test("an echoed key is masked everywhere the host looks (2.x and 1.x)", async ()
   } finally {
     logs.restore()
   }
-  seen.push(logs.lines, sink)
+  seen.push(logs.lines, sink, env.logLines())
 
   // The key did travel where it belongs: to the mock, as the bearer token.
   assert.ok(ds.requests.length >= 8)
@@ -134,7 +144,7 @@ test("text cut at a limit never shows a piece of an echoed key", async () => {
   const s = await h.runTool("deepseek_search", { query: "q" })
   env.ds.enqueue("fetch", { status: 400, json: { error: { message: "m".repeat(280) + key + "z".repeat(50) } } })
   const e = await h.runTool("deepseek_fetch", { url: "https://a.example/" })
-  assert.ok(!f.content.includes(piece), `fetch: …${f.content.slice(-60)}`)
+  assert.ok(!f.text.includes(piece), `fetch: …${f.text.slice(-60)}`)
   assert.ok(!s.output.includes(piece), `search summary: …${s.output.slice(-60)}`)
   assert.ok(!e.output.includes(piece), `error message: …${e.output.slice(-60)}`)
 })
@@ -143,19 +153,21 @@ test("plan and registrations carry no key even with a literal apiKey option", as
   const literal = "sk-" + randomBytes(16).toString("hex")
   const logs = captureLogs()
   let host, h
+  env.clearLog()
   try {
-    host = createFakeHostV2({ options: { baseURL: env.ds.baseURL, apiKey: literal } })
-    await host.load(plugin)
+    host = createFakeHostV2()
+    await host.load(plugin, { baseURL: env.ds.baseURL, apiKey: literal })
     h = await loadPluginV1(plugin, { options: { baseURL: env.ds.baseURL, apiKey: literal } })
   } finally {
     logs.restore()
   }
   const plan = runtime().start({ kind: "opencode.plan", options: { apiKey: literal }, input: { host: "opencode2" } })
-  const all = [plan, host.log, host.tools.list().map((n) => host.tools.get(n)), host.websearch.list().map((id) => host.websearch.get(id)), h.tools, logs.lines]
+  const all = [plan, host.log, host.tools.list().map((n) => host.tools.get(n)), host.websearch.list().map((id) => host.websearch.get(id)), h.tools, logs.lines, env.logLines()]
     .map(visible)
     .join("\n")
   assert.ok(!all.includes(literal))
-  assert.ok(logs.lines.some((l) => l.includes('"apiKey"') && l.includes("literal")), "the literal key is warned about")
+  assert.ok(env.logLines().some((l) => l.includes('"apiKey"') && l.includes("literal")), "the literal key is warned about (2.x log file)")
+  assert.ok(logs.lines.some((l) => l.includes('"apiKey"') && l.includes("literal")), "the literal key is warned about (1.x stderr without a client)")
 })
 
 test("the module never sees the host environment", async () => {
@@ -206,8 +218,8 @@ test("the module never sees the host environment", async () => {
     }
     const logs = captureLogs()
     try {
-      const host = createFakeHostV2({ options: env.options() })
-      await host.load(plugin)
+      const host = createFakeHostV2()
+      await host.load(plugin, env.options())
       const s = await host.search("env")
       assert.equal(s.ok, true)
       const t = await host.runTool("deepseek_fetch", { url: "https://docs.example/env" })

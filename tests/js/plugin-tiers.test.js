@@ -18,8 +18,6 @@ after(async () => {
   await env.close()
 })
 
-const BUILTINS = ["webfetch", "websearch", "read", "bash", "glob", "grep", "edit", "write"]
-
 /** The plan's messages for forced tiers, asked of the module itself. */
 function planFor(host, options) {
   const step = runtime().start({ kind: "opencode.plan", options, input: { host } })
@@ -27,17 +25,46 @@ function planFor(host, options) {
   return step.result
 }
 
-// --- OpenCode 2.x ---------------------------------------------------------------------------
+// --- OpenCode 2.x (the fake host rebuilt from OpenCode's source: lib/fake-host-v2.js) ------------
 
-test("2.x: default options → search preferred (provider + default), fetch optional", async () => {
+const FETCH_INPUT = {
+  type: "object",
+  properties: {
+    url: { type: "string", description: "The absolute http:// or https:// URL of the page to fetch." },
+    format: { type: "string", enum: ["markdown"], description: 'Output format. Only "markdown" is available; leave it out.' },
+    offset: {
+      type: "integer",
+      minimum: 0,
+      description:
+        "Where to start reading, in characters into the page: 0 (the default) for the start, or the offset named by the last line of the previous part to read on.",
+    },
+  },
+  required: ["url"],
+  additionalProperties: false,
+}
+const SEARCH_INPUT = {
+  type: "object",
+  properties: { query: { type: "string", description: "What to search for, with optional operators." } },
+  required: ["query"],
+  additionalProperties: false,
+}
+
+test("2.x: default options → search preferred (provider + default), deepseek_fetch on the native tool list", async () => {
   const host = await env.v2()
   assert.deepEqual(host.websearch.list(), ["exa", "deepseek"])
   assert.equal(host.websearch.default(), "deepseek")
   const p = host.websearch.get("deepseek")
   assert.equal(p.id, "deepseek")
   assert.equal(p.name, "DeepSeek")
-  assert.deepEqual(host.tools.list(), [...BUILTINS, "deepseek_fetch"])
-  assert.doesNotMatch(host.tools.get("deepseek_fetch").description, /Prefer/)
+  // Code Mode (packages/core/src/tool.ts) offers only codemode:false tools natively.
+  assert.deepEqual(host.nativeTools(), ["deepseek_fetch", "webfetch", "websearch", "execute"])
+  assert.deepEqual(host.codeModeTools(), [])
+  const def = host.definitions().find((d) => d.name === "deepseek_fetch")
+  assert.doesNotMatch(def.description, /Prefer/)
+  assert.deepEqual(def.inputSchema, FETCH_INPUT)
+  assert.equal(def.outputSchema, undefined, "no output schema: the tool returns content")
+  assert.deepEqual(host.tools.get("deepseek_fetch").options, { codemode: false })
+  assert.deepEqual(env.logLines(), [])
 })
 
 for (const [tier, registered, isDefault] of [
@@ -47,38 +74,50 @@ for (const [tier, registered, isDefault] of [
   ["forced", true, true],
 ]) {
   test(`2.x: search ${tier}`, async () => {
-    const host = await env.v2({ search: tier, fetch: "off" })
+    const host = await env.v2({ search: tier, fetch: "off" }, { formAnswer: { choose: "exa" } })
     assert.equal(host.websearch.list().includes("deepseek"), registered)
-    assert.equal(host.websearch.default(), isDefault ? "deepseek" : "exa")
-    assert.deepEqual(host.tools.list(), BUILTINS, "fetch off adds no tool, removes none")
-    if (registered) {
-      const s = await host.search("effective go")
-      assert.equal(s.ok, true)
-      assert.equal(s.providerId, isDefault ? "deepseek" : "exa")
+    assert.equal(host.websearch.default(), isDefault ? "deepseek" : undefined, "OpenCode has no default until one is picked")
+    if (tier === "forced") {
+      // Exclusive by construction: the built-in websearch tool is gone, deepseek_search is native.
+      assert.deepEqual(host.nativeTools(), ["deepseek_search", "webfetch", "execute"])
+      assert.deepEqual(host.definitions()[0].inputSchema, SEARCH_INPUT)
+      assert.match(host.definitions()[0].description, /Prefer this tool over websearch/)
+      const r = await host.runTool("deepseek_search", { query: "effective go" })
+      assert.equal(r.status, "completed")
+      assert.match(r.text, /^1\. /)
+      return
     }
+    assert.deepEqual(host.nativeTools(), ["webfetch", "websearch", "execute"], "no tool added, none removed")
+    const s = await host.search("effective go")
+    assert.equal(s.ok, true)
+    // optional: the user picks (here Exa) when OpenCode asks; preferred: DeepSeek is the default.
+    assert.equal(s.providerId, isDefault ? "deepseek" : "exa")
   })
 }
 
-test("2.x: search preferred with a default that does not stick still loads (not exclusive)", async () => {
-  const host = await env.v2({ search: "preferred" }, { defaultSticks: false })
+test("2.x: preferred search yields to a websearch provider named in the user's config", async () => {
+  const host = await env.v2({ search: "preferred" }, { config: { websearch: { provider: "exa" } } })
   assert.ok(host.websearch.list().includes("deepseek"))
-  assert.equal(host.websearch.default(), "exa")
+  assert.equal(host.websearch.default(), "exa", "ConfigWebSearchPlugin runs after user plugins")
+  assert.equal((await host.search("q")).providerId, "exa")
 })
 
-test("2.x: search forced with a default that does not stick → setup throws the plan's message", async () => {
-  const options = env.options({ search: "forced" })
-  const want = planFor("opencode2", options).notExclusive.search
-  assert.match(want, /search is "forced"/)
-  await assert.rejects(env.v2({ search: "forced" }, { defaultSticks: false }), (err) => {
-    assert.equal(err.message, want)
-    return true
-  })
+test("2.x: forced search stays exclusive whatever the config's websearch setting says", async () => {
+  for (const websearch of [{ provider: "exa" }, false, undefined]) {
+    const host = await env.v2({ search: "forced", fetch: "off" }, { config: { websearch } })
+    assert.ok(!host.tools.list().includes("websearch"), JSON.stringify(websearch))
+    assert.ok(host.nativeTools().includes("deepseek_search"))
+    const r = await host.runTool("websearch", { query: "q" })
+    assert.deepEqual(r.error, { type: "tool.execution", message: "Unknown tool: websearch" })
+  }
 })
 
-test("2.x: search forced when the host has no default provider at all", async () => {
-  const host = await env.v2({ search: "forced" }, { defaultProvider: null })
-  assert.deepEqual(host.websearch.list(), ["deepseek"])
-  assert.equal(host.websearch.default(), "deepseek")
+test("2.x: forced search when the built-in websearch tool stays (hypothetical host) → setup fails, logged", async () => {
+  const want = planFor("opencode2", env.options({ search: "forced" })).notExclusive.search
+  assert.equal(want, 'deepseek-web-retrieval: search is "forced", but this OpenCode does not let a plugin remove its built-in websearch tool. Set search to "preferred" to run beside it, or disable websearch in the OpenCode config.')
+  env.clearLog()
+  await assert.rejects(env.v2({ search: "forced" }, { removeIgnored: ["websearch"] }), (err) => err.message === want)
+  assert.match(env.logLines().at(-1), new RegExp(`^\\d{4}-\\d\\d-\\d\\dT[0-9:.]+Z ERROR \\[deepseek-web-retrieval\\] ${want.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}$`))
 })
 
 for (const [tier, registered, prefers] of [
@@ -90,56 +129,55 @@ for (const [tier, registered, prefers] of [
   test(`2.x: fetch ${tier}`, async () => {
     const host = await env.v2({ search: "off", fetch: tier })
     assert.deepEqual(host.websearch.list(), ["exa"], "search off registers no provider")
-    assert.equal(host.websearch.default(), "exa")
-    const tools = host.tools.list()
-    assert.equal(tools.includes("deepseek_fetch"), registered)
-    assert.equal(tools.includes("webfetch"), tier !== "forced", "only forced removes webfetch")
-    assert.ok(tools.includes("websearch"))
+    const native = host.nativeTools()
+    assert.equal(native.includes("deepseek_fetch"), registered, "on the native tool list")
+    assert.equal(native.includes("webfetch"), tier !== "forced", "only forced removes webfetch")
+    assert.ok(native.includes("websearch"))
     if (registered) {
-      const t = host.tools.get("deepseek_fetch")
-      assert.equal(t.description.includes("Prefer this tool over webfetch"), prefers)
-      assert.deepEqual(t.input, {
-        type: "object",
-        properties: {
-          url: { type: "string", description: "The absolute http:// or https:// URL of the page to fetch." },
-          format: { type: "string", enum: ["markdown"], description: 'Output format. Only "markdown" is available; leave it out.' },
-        },
-        required: ["url"],
-        additionalProperties: false,
-      })
-      assert.equal(t.output, undefined, "no output schema: the tool returns content")
+      const def = host.definitions().find((d) => d.name === "deepseek_fetch")
+      assert.equal(def.description.includes("Prefer this tool over webfetch"), prefers)
+      assert.deepEqual(def.inputSchema, FETCH_INPUT)
       const r = await host.runTool("deepseek_fetch", { url: "https://example.com/a" })
-      assert.equal(r.ok, true)
+      assert.equal(r.status, "completed")
     }
   })
 }
 
-test("2.x: fetch forced on a host whose tool editor cannot remove → setup throws the plan's message", async () => {
+test("2.x: fetch forced when webfetch stays (hypothetical host) → setup throws the plan's message", async () => {
   const want = planFor("opencode2", env.options({ fetch: "forced" })).notExclusive.fetch
   assert.match(want, /fetch is "forced"/)
-  await assert.rejects(env.v2({ fetch: "forced" }, { toolRemove: false }), (err) => {
-    assert.equal(err.message, want)
-    return true
-  })
+  await assert.rejects(env.v2({ fetch: "forced" }, { removeIgnored: ["webfetch"] }), (err) => err.message === want)
 })
 
 test("2.x: both forced, both exclusive", async () => {
   const host = await env.v2({ search: "forced", fetch: "forced" })
   assert.equal(host.websearch.default(), "deepseek")
-  assert.ok(!host.tools.list().includes("webfetch"))
-  assert.ok(host.tools.list().includes("deepseek_fetch"))
+  assert.deepEqual(host.nativeTools(), ["deepseek_fetch", "deepseek_search", "execute"])
 })
 
 test("2.x: both off registers nothing at all", async () => {
   const host = await env.v2({ search: "off", fetch: "off" })
   assert.deepEqual(host.websearch.list(), ["exa"])
-  assert.deepEqual(host.tools.list(), BUILTINS)
-  assert.ok(!host.log.some(([op]) => op.startsWith("tool.") || op.startsWith("websearch.")), JSON.stringify(host.log))
+  assert.deepEqual(host.nativeTools(), ["webfetch", "websearch", "execute"])
+  assert.deepEqual(host.log, [])
 })
 
 test("2.x: an invalid tier names the option", async () => {
   await assert.rejects(env.v2({ search: "always" }), /"search"/)
   await assert.rejects(env.v2({ fetch: true }), /"fetch"/)
+})
+
+test("2.x without a websearch provider API: deepseek_search is offered as a native tool, with a log line saying so", async () => {
+  for (const search of ["optional", "preferred", "forced"]) {
+    env.clearLog()
+    const host = await env.v2({ search, fetch: "optional" }, { noWebsearchApi: true })
+    assert.deepEqual(host.nativeTools().filter((n) => n.startsWith("deepseek_")), ["deepseek_fetch", "deepseek_search"], search)
+    const lines = env.logLines()
+    assert.equal(lines.length, 1, lines.join("\n"))
+    assert.ok(lines[0].endsWith(' WARN [deepseek-web-retrieval] this OpenCode has no websearch provider API, so DeepSeek search is offered to the model as the deepseek_search tool instead; update OpenCode to have DeepSeek behind its websearch tool, or set search to "off" to not offer it'), lines[0])
+  }
+  const host = await env.v2({ search: "off" }, { noWebsearchApi: true })
+  assert.ok(!host.tools.list().includes("deepseek_search"))
 })
 
 // --- OpenCode 1.x ---------------------------------------------------------------------------
@@ -189,8 +227,17 @@ for (const [tier, present, prefers] of [
       assert.equal(t.description.includes("Prefer this tool over webfetch"), prefers)
       assert.deepEqual(t.parameters, {
         type: "object",
-        properties: { url: { type: "string", description: "The absolute http:// or https:// URL of the page to fetch." } },
-        required: ["url"],
+        // 1.x makes every argument required: the model sends offset 0 for the first part.
+        properties: {
+          offset: {
+          type: "integer",
+          minimum: 0,
+          description:
+            "Where to start reading, in characters into the page: 0 (the default) for the start, or the offset named by the last line of the previous part to read on.",
+        },
+          url: { type: "string", description: "The absolute http:// or https:// URL of the page to fetch." },
+        },
+        required: ["offset", "url"],
       })
     }
     if (tier === "forced") {
@@ -237,6 +284,23 @@ test("1.x: undefined options (a plain string plugin entry) works", async () => {
   }
 })
 
+test("1.x: OpenCode 1.x also calls setup() with a partial context: nothing is registered, nothing logged", async () => {
+  const logs = captureLogs()
+  env.clearLog()
+  try {
+    for (const search of ["optional", "preferred", "forced"]) {
+      const h = await env.v1({ search, fetch: "forced" })
+      assert.equal(h.setup.called, true)
+      assert.equal(h.setup.error, undefined)
+      assert.deepEqual(h.tools.map((t) => t.name), ["deepseek_search", "deepseek_fetch"])
+    }
+  } finally {
+    logs.restore()
+  }
+  assert.deepEqual(logs.lines, [], "no 'no websearch provider API' warning on 1.x")
+  assert.deepEqual(env.logLines(), [])
+})
+
 // --- entry points ---------------------------------------------------------------------------
 
 test("entry points: index.js re-exports server.js's default { id, setup, server }", () => {
@@ -254,27 +318,9 @@ test("entry points: package.json has what OpenCode needs, and every listed file 
   assert.equal(pkg.main, "./server.js")
   assert.equal(pkg.exports["."], "./server.js")
   assert.equal(pkg.exports["./server"], "./server.js")
-  for (const f of ["server.js", "index.js", "runtime.js", "wasi.js", "core.wasm"]) {
+  for (const f of ["server.js", "index.js", "log.js", "runtime.js", "wasi.js", "core.wasm"]) {
     assert.ok(pkg.files.includes(f), `files lists ${f}`)
     assert.ok(existsSync(pluginDir + f), `${f} exists`)
   }
   assert.ok(pkg.dependencies === undefined || Object.keys(pkg.dependencies).length === 0, "no runtime dependencies")
-})
-
-test("2.x without a websearch provider API: preferred search is skipped with a warning, forced fails setup", async () => {
-  const added = []
-  const ctx = (options) => ({
-    options,
-    tool: { transform: async (fn) => fn({ add: (t) => added.push(t.name), get: () => undefined, remove: () => {} }) },
-  })
-  const logs = captureLogs()
-  try {
-    await plugin.setup(ctx({ search: "preferred", fetch: "optional" }))
-    assert.deepEqual(added, ["deepseek_fetch"])
-    assert.match(logs.text(), /\[deepseek-web-retrieval\] this OpenCode has no websearch provider API; DeepSeek search is not registered/)
-  } finally {
-    logs.restore()
-  }
-  const want = planFor("opencode2", { search: "forced" }).notExclusive.search
-  await assert.rejects(plugin.setup(ctx({ search: "forced" })), (err) => err.message === want)
 })

@@ -23,8 +23,8 @@ beforeEach(() => {
 
 /** A 2.x host whose plugin talks to the stall server (never answers). */
 async function stalledHost(extra = {}) {
-  const host = createFakeHostV2({ options: { ...env.options(extra), baseURL: stall.baseURL } })
-  await host.load(plugin)
+  const host = createFakeHostV2()
+  await host.load(plugin, { ...env.options(extra), baseURL: stall.baseURL })
   return host
 }
 
@@ -34,9 +34,14 @@ test("abort while DeepSeek stalls: provider call ends at once, reports cancelled
   const host = await stalledHost()
   const ctl = new AbortController()
   const logs = captureLogs()
+  env.clearLog()
   let s, abortedAt
   try {
-    const pending = host.search("stalled query", { signal: ctl.signal })
+    // The provider as OpenCode calls it: execute(input, { signal }) (adapter.ts `attempt`).
+    const pending = host.websearch.get("deepseek").execute({ query: "stalled query" }, { signal: ctl.signal }).then(
+      () => ({ ok: true }),
+      (error) => ({ ok: false, error }),
+    )
     await waitFor(() => stall.requests.length === 1, 3000, "the request")
     assert.equal(runtime().inFlight(), 1)
     abortedAt = performance.now()
@@ -48,9 +53,9 @@ test("abort while DeepSeek stalls: provider call ends at once, reports cancelled
   const took = performance.now() - abortedAt
   assert.ok(took < 1000, `ended ${took.toFixed(0)} ms after the abort`)
   assert.equal(s.ok, false)
-  assert.equal(s.error.code, "cancelled")
   assert.equal(s.error.message, "DeepSeek Search cancelled")
-  assert.ok(!logs.lines.some((l) => /failed|error/i.test(l)), `a cancel is not logged as a failure: ${logs.text()}`)
+  assert.deepEqual(logs.lines, [])
+  assert.deepEqual(env.logLines(), [], "a cancel is not logged as a failure")
   await waitFor(() => stall.requests[0].closedAt !== null, 1000, "the connection to close")
   assert.equal(await inFlightSettles(), 0)
   await sleep(50)
@@ -66,15 +71,24 @@ test("abort a tool call (2.x signal and 1.x abort): rejects promptly with cancel
   ctl.abort()
   const r = await pending
   assert.ok(performance.now() - t0 < 1000)
-  assert.equal(r.ok, false)
-  assert.equal(r.error.code, "cancelled")
-  assert.equal(r.error.message, "DeepSeek Fetch cancelled")
+  assert.deepEqual(r.error, { type: "aborted", message: "Tool execution interrupted" }, "OpenCode settles an aborted call itself")
+  assert.deepEqual(r.settled.result, { content: [{ type: "text", text: "DeepSeek Fetch cancelled" }], metadata: { error: "cancelled" } })
+
+  // The whole websearch tool, aborted: interrupted too, and nothing logged.
+  env.clearLog()
+  const ctlS = new AbortController()
+  const ps = host.search("stalled", { signal: ctlS.signal })
+  await waitFor(() => stall.requests.length === 2, 3000, "the search request")
+  ctlS.abort()
+  const s = await ps
+  assert.equal(s.interrupted, true)
+  assert.deepEqual(env.logLines(), [])
 
   const { loadPluginV1 } = await import("./lib/fake-host-v1.js")
   const h = await loadPluginV1(plugin, { options: { ...env.options(), baseURL: stall.baseURL } })
   const ctl1 = new AbortController()
   const p1 = h.runTool("deepseek_search", { query: "slow" }, { signal: ctl1.signal })
-  await waitFor(() => stall.requests.length === 2, 3000, "the second request")
+  await waitFor(() => stall.requests.length === 3, 3000, "the third request")
   const t1 = performance.now()
   ctl1.abort()
   const r1 = await p1
@@ -88,8 +102,8 @@ test("abort a tool call (2.x signal and 1.x abort): rejects promptly with cancel
 test("a signal aborted before the call: nothing is sent", async () => {
   const host = await env.v2()
   const r = await host.runTool("deepseek_fetch", { url: "https://docs.example/" }, { signal: AbortSignal.abort() })
-  assert.equal(r.ok, false)
-  assert.equal(r.error.code, "cancelled")
+  assert.equal(r.interrupted, true)
+  assert.equal(r.settled.result.metadata.error, "cancelled")
   assert.equal(env.ds.requests.length, 0)
   assert.equal(await inFlightSettles(), 0)
 })
@@ -105,7 +119,7 @@ test("abort while the body trickles in: cancelled, not a network error", async (
   ctl.abort()
   const r = await pending
   assert.ok(performance.now() - t0 < 1000)
-  assert.equal(r.error?.code, "cancelled", r.error?.message)
+  assert.equal(r.settled.result.metadata.error, "cancelled", JSON.stringify(r.settled.result.content))
   assert.equal(await inFlightSettles(), 0)
 })
 
@@ -116,7 +130,10 @@ test("abort during a Retry-After wait: ends at once, no second request", async (
   const logs = captureLogs()
   let s, took
   try {
-    const pending = host.search("busy", { signal: ctl.signal })
+    const pending = host.websearch.get("deepseek").execute({ query: "busy" }, { signal: ctl.signal }).then(
+      () => ({ ok: true }),
+      (error) => ({ ok: false, error }),
+    )
     await waitFor(() => env.ds.searchRequests.length === 1)
     await sleep(150) // now inside the 5 s wait
     assert.equal(runtime().inFlight(), 1)
@@ -129,7 +146,7 @@ test("abort during a Retry-After wait: ends at once, no second request", async (
   }
   assert.ok(took < 1000, `${took} ms`)
   assert.equal(s.ok, false)
-  assert.equal(s.error.code, "cancelled")
+  assert.equal(s.error.message, "DeepSeek Search cancelled")
   assert.equal(await inFlightSettles(), 0)
   await sleep(300)
   assert.equal(env.ds.searchRequests.length, 1)
@@ -176,8 +193,8 @@ test("timeoutMs 1000 with a stalled body → timed out after 1000 ms, not retrie
 test("timeout while waiting for headers", async () => {
   const host = await stalledHost({ timeoutMs: 1000 })
   const r = await host.runTool("deepseek_fetch", { url: "https://docs.example/" })
-  assert.equal(r.error.message, "DeepSeek Fetch failed: timed out after 1000 ms")
-  assert.equal(r.error.code, "timeout")
+  assert.equal(r.text, "DeepSeek Fetch failed: timed out after 1000 ms")
+  assert.equal(r.metadata.error, "timeout")
 })
 
 test("a body of 5 MiB + 1 is refused as too large (with and without Content-Length)", async () => {
@@ -246,7 +263,7 @@ test("20 concurrent calls (search and fetch) through one instance each get their
       calls.push(
         host.runTool("deepseek_fetch", { url }).then((r) => {
           assert.equal(r.ok, true, r.error?.message)
-          assert.equal(r.content, `# P:${url}\n\nBody of ${url}`)
+          assert.equal(r.text, `# P:${url}\n\nBody of ${url}`)
           assert.equal(r.metadata.url, url)
         }),
       )
@@ -267,6 +284,7 @@ test("a trap fails the call in progress clearly; the next call runs on a fresh i
   const before = rt.stats()
   env.ds.enqueue("fetch", { delayMs: 3000, json: { title: "Late", content: "late" } })
   const logs = captureLogs()
+  env.clearLog()
   let r, elapsed
   try {
     const pending = host.runTool("deepseek_fetch", { url: "https://docs.example/late" })
@@ -281,9 +299,9 @@ test("a trap fails the call in progress clearly; the next call runs on a fresh i
   }
   // The request of the dead instance is aborted, not waited for.
   assert.ok(elapsed < 1000, `the call ended ${elapsed} ms after the trap`)
-  assert.equal(r.ok, false)
-  assert.match(r.error.message, /^deepseek-web-retrieval: the module was restarted during the call; try again$/)
-  assert.ok(logs.lines.some((l) => l.includes("core.wasm trapped")), logs.text())
+  assert.equal(r.text, "deepseek-web-retrieval: the module was restarted during the call; try again")
+  assert.equal(r.metadata.error, "internal")
+  assert.ok(env.logLines().some((l) => / ERROR \[deepseek-web-retrieval\] core\.wasm trapped/.test(l)), env.logLines().join("\n"))
   const after = rt.stats()
   assert.equal(after.generation, before.generation + 1)
   assert.equal(after.inFlight, 0)
@@ -292,7 +310,7 @@ test("a trap fails the call in progress clearly; the next call runs on a fresh i
   assert.equal(s.ok, true, s.error?.message)
   const t = await host.runTool("deepseek_fetch", { url: "https://docs.example/again" })
   assert.equal(t.ok, true, t.error?.message)
-  assert.equal(t.content, "# Example page\n\nFetched from https://docs.example/again.")
+  assert.equal(t.text, "# Example page\n\nFetched from https://docs.example/again.")
   assert.equal(rt.inFlight(), 0)
 })
 
@@ -301,6 +319,7 @@ test("a trap with many calls in flight fails them all, and a call started right 
   const rt = runtime()
   for (let i = 0; i < 5; i++) env.ds.enqueue("search", { delayMs: 200, json: { results: [] } })
   const logs = captureLogs()
+  env.clearLog()
   let results
   try {
     const pending = Array.from({ length: 5 }, (_, i) => host.search(`q${i}`))
@@ -310,12 +329,15 @@ test("a trap with many calls in flight fails them all, and a call started right 
     results = await Promise.all(pending)
     const n = await next
     assert.equal(n.ok, true, n.error?.message)
+    assert.equal(n.metadata.error, undefined, n.text)
   } finally {
     logs.restore()
   }
-  for (const s of results) {
+  results.forEach((s, i) => {
     assert.equal(s.ok, false)
-    assert.match(s.error.message, /restarted/)
-  }
+    assert.equal(s.modelText, `Unable to search the web for q${i}`)
+  })
+  const restarted = env.logLines().filter((l) => / ERROR \[deepseek-web-retrieval\] deepseek-web-retrieval: the module was restarted during the call; try again$/.test(l))
+  assert.equal(restarted.length, 5, env.logLines().join("\n"))
   assert.equal(rt.inFlight(), 0)
 })

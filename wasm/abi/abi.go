@@ -49,6 +49,9 @@ type SearchInput struct {
 type FetchInput struct {
 	URL    string `json:"url"`
 	Format string `json:"format,omitempty"`
+	// Offset is where the part to return starts, in code points (0: the
+	// start).
+	Offset int `json:"offset,omitempty"`
 }
 
 // PlanInput is the input of KindPlan.
@@ -140,6 +143,15 @@ type SearchResult struct {
 	Results []Hit  `json:"results"`
 	// Text is the rendering of SPEC §6 for tool-based hosts.
 	Text string `json:"text"`
+	// Cached is true when the answer came from the engine's cache.
+	Cached bool `json:"cached"`
+	// The Messages backend adds DeepSeek's summary (messagesSummary), how
+	// many results maxResults left out, notes on an incomplete turn, and
+	// what the call cost.
+	Summary string      `json:"summary,omitempty"`
+	Dropped int         `json:"dropped,omitempty"`
+	Notes   []string    `json:"notes,omitempty"`
+	Usage   *core.Usage `json:"usage,omitempty"`
 }
 
 // Hit is one search result.
@@ -164,11 +176,20 @@ type FetchResult struct {
 	Text      string `json:"text"`
 	Chars     int    `json:"chars"`
 	Truncated bool   `json:"truncated"`
+	// Offset is where this part starts, NextOffset where the next one does
+	// (absent for the last part), TotalChars the page's length; all in code
+	// points.
+	Offset     int `json:"offset"`
+	NextOffset int `json:"nextOffset,omitempty"`
+	TotalChars int `json:"totalChars"`
+	// Cached is true when the page came from the engine's cache.
+	Cached bool `json:"cached"`
 }
 
 // FromSearch converts a core search result to its wire form.
 func FromSearch(s *core.SearchResult) SearchResult {
-	res := SearchResult{Query: s.Query, Results: make([]Hit, len(s.Hits)), Text: s.Text()}
+	res := SearchResult{Query: s.Query, Results: make([]Hit, len(s.Hits)), Text: s.Text(), Cached: s.Cached,
+		Summary: s.Summary, Dropped: s.Dropped, Notes: s.Notes, Usage: s.Usage}
 	for i, h := range s.Hits {
 		res.Results[i] = Hit{
 			URL: h.URL, Title: h.Title, Text: h.Text, Rerank: h.Rerank, Authority: h.Authority,
@@ -183,7 +204,8 @@ func FromSearch(s *core.SearchResult) SearchResult {
 
 // FromFetch converts a core fetch result to its wire form.
 func FromFetch(f *core.FetchResult) FetchResult {
-	return FetchResult{URL: f.URL, Title: f.Title, Text: f.Text, Chars: f.Chars, Truncated: f.Truncated}
+	return FetchResult{URL: f.URL, Title: f.Title, Text: f.Text, Chars: f.Chars, Truncated: f.Truncated,
+		Offset: f.Offset, NextOffset: f.NextOffset, TotalChars: f.TotalChars, Cached: f.Cached}
 }
 
 // FromRequest converts a core request to its wire form.

@@ -2,6 +2,7 @@ package wire
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -61,6 +62,15 @@ func TestDecodeSearch(t *testing.T) {
 			body: `{"results":[{"rerank_score":1e400}]}`,
 			want: []SearchItem{{}},
 		},
+		{
+			name: "fields over the size limit are missing, and not decoded",
+			body: `{"results":[{"url":"https://a.example/","summary":"` + strings.Repeat("x", MaxFieldBytes+1) + `","snippet":"` + strings.Repeat("y", MaxFieldBytes) + `","rerank_score":1` + strings.Repeat("0", MaxFieldBytes) + `,"authority":"` + strings.Repeat(" ", MaxFieldBytes) + `"}]}`,
+			want: []SearchItem{{URL: "https://a.example/", Snippet: strings.Repeat("y", MaxFieldBytes)}},
+		},
+		{name: "200 results are read", body: `{"results":[` + strings.Repeat(`{"url":"u"},`, 199) + `{"url":"u"}]}`, want: slices.Repeat([]SearchItem{{URL: "u"}}, 200)},
+		{name: "201 results are too many", body: `{"results":[` + strings.Repeat(`1,`, 200) + `1]}`, wantErr: "more than 200 results"},
+		{name: "nesting to encoding/json's limit", body: `{"results":[],"x":` + strings.Repeat("[", 9999) + strings.Repeat("]", 9999) + `}`, want: []SearchItem{}},
+		{name: "nesting past encoding/json's limit", body: `{"results":[],"x":` + strings.Repeat("[", 10000) + strings.Repeat("]", 10000) + `}`, wantErr: "not a JSON object: the body is not valid JSON at byte 10017"},
 		{name: "unknown top-level fields ignored", body: `{"id":"x","results":[],"usage":{"n":1}}`, want: []SearchItem{}},
 		{name: "results is an object", body: `{"results":{}}`, wantErr: `"results" is not a list`},
 		{name: "results is a string", body: `{"results":"none"}`, wantErr: `"results" is not a list`},

@@ -11,8 +11,11 @@
 //
 // 1.18.33 behaviour reproduced here:
 //   - default export: a function (input, options) => hooks, or an object with server(input,
-//     options); `id`/`setup` beside `server` are ignored. options = the entry's options object
-//     (undefined for a plain string entry).
+//     options). options = the entry's options object (undefined for a plain string entry).
+//     An object's setup(ctx) is called too, after server(), with a partial 2.x-style context
+//     whose keys are exactly options, agent, aisdk, catalog, command, integration, plugin,
+//     reference, skill (no tool, no websearch; observed with a probe plugin under 1.18.33).
+//     host.setup = { called, error? } records it.
 //   - tool schema: when every `args` value is a zod schema, zod (not supported here: plain
 //     JSON-Schema args only); otherwise { type: "object", properties: <args whose value is a
 //     boolean or a non-array object>, required: <those keys> }. Input is NOT validated.
@@ -81,6 +84,20 @@ export async function loadPluginV1(plugin, { options, input } = {}) {
   else throw new Error("fake-host-v1: the default export has no server() and is not a function")
   hooks = hooks ?? {}
 
+  const setup = { called: false }
+  if (plugin && typeof plugin === "object" && typeof plugin.setup === "function") {
+    const unsupported = (name) =>
+      new Proxy({}, { get: (_, key) => (key === "then" ? undefined : () => Promise.reject(new Error(`fake-host-v1: setup ctx.${name}.${String(key)}`))) })
+    const ctx = { options: options ?? {} }
+    for (const name of ["agent", "aisdk", "catalog", "command", "integration", "plugin", "reference", "skill"]) ctx[name] = unsupported(name)
+    setup.called = true
+    try {
+      await plugin.setup(ctx)
+    } catch (error) {
+      setup.error = error
+    }
+  }
+
   const toolDefs = hooks.tool ?? {}
   const tools = Object.entries(toolDefs).map(([name, def]) => ({
     name,
@@ -143,5 +160,5 @@ export async function loadPluginV1(plugin, { options, input } = {}) {
     }
   }
 
-  return { hooks, tools, runTool, input: pluginInput, options }
+  return { hooks, tools, runTool, input: pluginInput, options, setup }
 }

@@ -53,13 +53,30 @@ export function defaultFetch(url) {
   return { title: "Example page", content: `# Example page\n\nFetched from ${url}.\n` }
 }
 
+// Every listener below is removed once it has done its job: a slow body sleeps once per chunk
+// and a huge body waits for "drain" once per block, so listeners that stayed behind would pile
+// up on one response (Node's MaxListenersExceededWarning at 11).
 const sleep = (ms, signal) =>
   new Promise((resolve) => {
-    const t = setTimeout(resolve, ms)
-    signal?.addEventListener("abort", () => {
+    const done = () => {
       clearTimeout(t)
+      signal?.removeEventListener("abort", done)
       resolve()
-    })
+    }
+    const t = setTimeout(done, ms)
+    signal?.addEventListener("abort", done)
+  })
+
+/** Resolves when res can take more data or has closed. */
+const drainedOrClosed = (res) =>
+  new Promise((resolve) => {
+    const done = () => {
+      res.off("drain", done)
+      res.off("close", done)
+      resolve()
+    }
+    res.on("drain", done)
+    res.on("close", done)
   })
 
 export async function startMockDeepSeek(options = {}) {
@@ -95,13 +112,18 @@ export async function startMockDeepSeek(options = {}) {
     return send(res, answer)
   })
 
-  // Abort pending delays when the client goes away or the server closes.
-  const closing = new AbortController()
+  // Abort pending delays when the client goes away or the server closes: one controller per
+  // response in progress, aborted by either (no listener on a signal that outlives a response).
+  const inProgress = new Set()
 
   async function send(res, a) {
     const gone = new AbortController()
-    res.on("close", () => gone.abort())
-    const signal = AbortSignal.any ? AbortSignal.any([gone.signal, closing.signal]) : gone.signal
+    inProgress.add(gone)
+    res.on("close", () => {
+      inProgress.delete(gone)
+      gone.abort()
+    })
+    const signal = gone.signal
     if (a.delayMs) await sleep(a.delayMs, signal)
     if (signal.aborted) return
     if (a.destroy) {
@@ -129,7 +151,7 @@ export async function startMockDeepSeek(options = {}) {
         const n = Math.min(left, block.length)
         const ok = res.write(n === block.length ? block : block.subarray(0, n))
         left -= n
-        if (!ok) await new Promise((r) => (res.once("drain", r), res.once("close", r)))
+        if (!ok) await drainedOrClosed(res)
       }
       if (!signal.aborted) res.end()
       return
@@ -185,7 +207,7 @@ export async function startMockDeepSeek(options = {}) {
       requests.length = 0
     },
     close() {
-      closing.abort()
+      for (const c of inProgress) c.abort()
       for (const s of sockets) s.destroy()
       return new Promise((resolve) => server.close(() => resolve()))
     },

@@ -4,13 +4,19 @@
 //
 //   const env = await startEnv()        // mock DeepSeek + random key in a fresh env var
 //   env.options({ fetch: "forced" })    // plugin options: baseURL + apiKeyEnv + yours
-//   const host = await env.v2({ search: "optional" }, { defaultSticks: false })
+//   const host = await env.v2({ search: "optional" }, { config: { websearch: false } })
+//                                       // rejects with the setup error when the plugin fails
+//   env.logLines()                      // the plugin's 2.x log file (XDG_DATA_HOME is a temp dir)
 //   const h1 = await env.v1({ fetch: "preferred" })
 //   const logs = captureLogs()          // console.error/warn/log lines until logs.restore()
 //   runtime()                           // the plugin's Runtime (plugin/runtime.js test hook)
 //   await env.close()
 import net from "node:net"
 import { randomBytes } from "node:crypto"
+import { mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { logFile } from "../../../plugin/log.js"
 import plugin from "../../../plugin/server.js"
 import * as runtimeModule from "../../../plugin/runtime.js"
 import { createFakeHostV2 } from "./fake-host-v2.js"
@@ -41,10 +47,28 @@ export async function waitFor(cond, ms = 3000, what = "condition") {
   }
 }
 
+/** The plugin's 2.x log lines (its file under XDG_DATA_HOME), [] when there is none. */
+export function logLines() {
+  try {
+    return readFileSync(logFile(), "utf8").split("\n").filter(Boolean)
+  } catch {
+    return []
+  }
+}
+
+/** Empties the plugin's 2.x log file. */
+export function clearLog() {
+  rmSync(logFile(), { force: true })
+}
+
 export async function startEnv({ mock = {} } = {}) {
   const key = newKey()
   const keyEnv = freshEnvName()
   process.env[keyEnv] = key
+  // The 2.x plugin logs to $XDG_DATA_HOME/opencode/log/: keep it in a scratch directory.
+  const dataHome = mkdtempSync(join(tmpdir(), "dwr-data-"))
+  const savedDataHome = process.env.XDG_DATA_HOME
+  process.env.XDG_DATA_HOME = dataHome
   const ds = await startMockDeepSeek({ apiKey: key, ...mock })
   const options = (extra = {}) => ({ baseURL: ds.baseURL, apiKeyEnv: keyEnv, ...extra })
   return {
@@ -52,9 +76,12 @@ export async function startEnv({ mock = {} } = {}) {
     keyEnv,
     ds,
     options,
+    logLines,
+    clearLog,
     async v2(extra = {}, hostConfig = {}) {
-      const host = createFakeHostV2({ ...hostConfig, options: options(extra) })
-      await host.load(plugin)
+      const host = createFakeHostV2(hostConfig)
+      const [status] = await host.load(plugin, options(extra))
+      if (status.status !== "loaded") throw new Error(status.error)
       return host
     },
     async v1(extra = {}, input) {
@@ -62,6 +89,9 @@ export async function startEnv({ mock = {} } = {}) {
     },
     async close() {
       delete process.env[keyEnv]
+      if (savedDataHome === undefined) delete process.env.XDG_DATA_HOME
+      else process.env.XDG_DATA_HOME = savedDataHome
+      rmSync(dataHome, { recursive: true, force: true })
       await ds.close()
     },
   }

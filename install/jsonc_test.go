@@ -14,20 +14,20 @@ func TestSplitFirstLine(t *testing.T) {
 		{" /* a\n b */\n  ", " /* a\n b */\n", "  "},
 	}
 	for _, tc := range tests {
-		f, r, ok := splitFirstLine([]byte(tc.in))
+		f, r, ok := SplitFirstLine([]byte(tc.in))
 		require.True(t, ok, tc.in)
 		require.Equal(t, tc.first, string(f))
 		require.Equal(t, tc.rest, string(r))
 	}
-	_, _, ok := splitFirstLine([]byte(" /* x */ "))
+	_, _, ok := SplitFirstLine([]byte(" /* x */ "))
 	require.False(t, ok)
 }
 
 // Removing an item someone else added next to ours keeps the comment that
 // trails the previous item.
 func TestRemoveItemKeepsNeighbourComments(t *testing.T) {
-	c, err := parseConfig([]byte("{\n  \"plugins\": [\n    \"a\", // about a\n    \"ours\",\n    \"b\"\n  ]\n}\n"))
+	c, err := ParseJSONC([]byte("{\n  \"plugins\": [\n    \"a\", // about a\n    \"ours\",\n    \"b\"\n  ]\n}\n"))
 	require.NoError(t, err)
-	removeItem(arrItems{c.obj.Members[0].Value.Value.(*hujson.Array)}, 1, nil)
-	require.Equal(t, "{\n  \"plugins\": [\n    \"a\", // about a\n    \"b\"\n  ]\n}\n", string(c.pack()))
+	RemoveItem(ArrItems{c.Obj.Members[0].Value.Value.(*hujson.Array)}, 1, nil)
+	require.Equal(t, "{\n  \"plugins\": [\n    \"a\", // about a\n    \"b\"\n  ]\n}\n", string(c.Pack()))
 }

@@ -1,0 +1,142 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+
+	shared "github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install/mcphosts"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/opencode/install"
+)
+
+func doctorUsage(w io.Writer) {
+	fmt.Fprint(w, `Usage: deepseek-web-retrieval doctor [--dir DIR]
+
+Checks every host this tool installs into (OpenCode, Codex, Claude Code,
+Gemini CLI, Pi, Cursor), in the global scope and in the project DIR
+(default: the current directory): whether our entry is there and parses,
+whether the binary an MCP entry starts still exists (moved or deleted),
+whether the vendored OpenCode plugin is complete, which traps are active for
+the entry's options, and whether the key's variable is set in this shell
+(its value is never printed). It changes nothing.
+
+Exit status: 0 nothing wrong, 1 a problem found, 2 usage error.
+`)
+}
+
+func runDoctor(_ context.Context, args []string, stdout, stderr io.Writer) int {
+	fl := flag.NewFlagSet("doctor", flag.ContinueOnError)
+	fl.SetOutput(io.Discard)
+	var dir string
+	fl.StringVar(&dir, "dir", "", "")
+	if code, done := parse(fl, args, doctorUsage, stdout, stderr); done {
+		return code
+	}
+	if fl.NArg() > 0 {
+		return usageErr(stderr, "doctor", fmt.Sprintf("unexpected argument %q", fl.Arg(0)))
+	}
+	var b strings.Builder
+	problems := 0
+	keys := []string{}
+	addKey := func(k string) {
+		if k == "" {
+			k = shared.DefaultAPIKeyEnv
+		}
+		if !slices.Contains(keys, k) {
+			keys = append(keys, k)
+		}
+	}
+	section := func(title string, lines, traps, probs []string) {
+		fmt.Fprintf(&b, "%s\n", title)
+		for _, l := range lines {
+			fmt.Fprintf(&b, "  - %s\n", l)
+		}
+		for _, l := range traps {
+			fmt.Fprintf(&b, "  ! %s\n", l)
+		}
+		for _, l := range probs {
+			fmt.Fprintf(&b, "  x %s\n", l)
+		}
+		problems += len(probs)
+		b.WriteString("\n")
+	}
+	b.WriteString("deepseek-web-retrieval doctor\n\n")
+
+	// OpenCode.
+	path, version, verr := opencodeVersion()
+	var ocLines []string
+	switch {
+	case path == "":
+		ocLines = append(ocLines, "no opencode on PATH")
+	case verr != nil:
+		ocLines = append(ocLines, "could not read the version: "+verr.Error())
+	default:
+		ocLines = append(ocLines, fmt.Sprintf("%s is OpenCode %s", path, version))
+	}
+	for _, sc := range []install.Scope{install.ScopeGlobal, install.ScopeProject} {
+		c := install.Doctor(osEnv(), sc, dir)
+		if sc == install.ScopeProject && !c.Installed && len(c.Problems) == 0 {
+			continue
+		}
+		lines := append([]string{}, ocLines...)
+		lines = append(lines, c.Lines...)
+		var traps []string
+		if c.Installed {
+			addKey(c.Options.APIKeyEnv)
+			if version != "" && strings.HasPrefix(version, "1.") != (c.Host == install.HostOpenCode1) {
+				traps = append(traps, fmt.Sprintf("the config uses the %q key, which OpenCode %s does not read: run init --host auto", map[install.Host]string{install.HostOpenCode: "plugins", install.HostOpenCode1: "plugin"}[c.Host], version))
+			}
+		}
+		section(fmt.Sprintf("OpenCode (%s: %s)", sc, c.Dir), lines, traps, c.Problems)
+		ocLines = nil
+	}
+
+	// MCP hosts.
+	env := mcpEnv()
+	detected := mcphosts.Detect(env)
+	binary, _ := binaryPath("")
+	for _, h := range mcphosts.All {
+		for _, sc := range []install.Scope{install.ScopeGlobal, install.ScopeProject} {
+			c := mcphosts.Doctor(mcphosts.Request{Env: env, Host: h, Scope: sc, Dir: dir, Binary: binary})
+			if !c.Installed && len(c.Problems) == 0 && (sc == install.ScopeProject || !slices.Contains(detected, h)) {
+				continue
+			}
+			if c.Installed {
+				addKey(c.KeyEnv)
+			}
+			section(fmt.Sprintf("%s (%s)", c.Host, sc), c.Lines, c.Traps, c.Problems)
+		}
+	}
+	var missing []string
+	for _, h := range mcphosts.All {
+		if !slices.Contains(detected, h) {
+			missing = append(missing, string(h))
+		}
+	}
+	if len(missing) > 0 {
+		fmt.Fprintf(&b, "Not found on this machine: %s.\n\n", strings.Join(missing, ", "))
+	}
+	if len(keys) == 0 {
+		keys = []string{shared.DefaultAPIKeyEnv}
+	}
+	for _, k := range keys {
+		if os.Getenv(k) != "" {
+			fmt.Fprintf(&b, "%s is set in this shell (value not shown).\n", k)
+		} else {
+			fmt.Fprintf(&b, "%s is not set in this shell: add `export %s=...` to your shell profile.\n", k, k)
+		}
+	}
+	if problems > 0 {
+		fmt.Fprintf(&b, "\n%d problem(s) found.\n", problems)
+	}
+	io.WriteString(stdout, b.String())
+	if problems > 0 {
+		return exitFailed
+	}
+	return exitOK
+}

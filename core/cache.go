@@ -1,0 +1,298 @@
+package core
+
+import (
+	"container/list"
+	"fmt"
+	"hash/maphash"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Bounds of an engine's cache that no option raises. See RATIONALE.md.
+const (
+	// MaxCachedPages is the most pages one engine keeps.
+	MaxCachedPages = 64
+	// MaxCachedSearches is the most search answers one engine keeps.
+	MaxCachedSearches = 32
+	// SearchCacheTTL is how long an identical search is answered from the
+	// cache, counted from the request that filled it (never extended by
+	// use); a shorter cacheTTL shortens it.
+	SearchCacheTTL = 5 * time.Minute
+)
+
+// setCache applies the cacheTTL (minutes) and cacheMaxMB (MiB) options;
+// either one at 0 turns caching off.
+func (c *Config) setCache(ttl, maxMB *int) error {
+	if ttl != nil {
+		if err := checkRange("cacheTTL", *ttl); err != nil {
+			return &OptionError{Option: "cacheTTL", Reason: err.Error()}
+		}
+		c.CacheTTL = time.Duration(*ttl) * time.Minute
+	}
+	if maxMB != nil {
+		if err := checkRange("cacheMaxMB", *maxMB); err != nil {
+			return &OptionError{Option: "cacheMaxMB", Reason: err.Error()}
+		}
+		c.CacheMaxBytes = int64(*maxMB) << 20
+	}
+	if c.CacheTTL == 0 || c.CacheMaxBytes == 0 {
+		c.CacheTTL, c.CacheMaxBytes = 0, 0
+	}
+	return nil
+}
+
+// CacheStats describes what an engine's cache holds.
+type CacheStats struct {
+	Pages, Searches int
+	// Bytes is the memory the entries are counted as, an estimate that
+	// includes the pages' text, their offset index and the keys.
+	Bytes int64
+}
+
+// CacheStats returns what the engine's cache holds now.
+func (e *Engine) CacheStats() CacheStats {
+	c := e.cache
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return CacheStats{Pages: c.pages, Searches: c.searches, Bytes: c.bytes}
+}
+
+// DropCache empties the engine's cache. Hosts call it when something went
+// wrong under a call (a recovered panic), so no half-updated entry survives.
+func (e *Engine) DropCache() {
+	c := e.cache
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.reset()
+}
+
+// cacheKey identifies a cached answer: what was asked, of which DeepSeek
+// endpoint, with the options that change the answer, and by which
+// credential (a seeded 64-bit hash of the API key, so one key's answers are
+// never served to a call with another, and the key itself is not kept).
+// Only text is ever printed.
+type cacheKey struct {
+	text string
+	cred uint64
+}
+
+// credSeed seeds the credential hash; it is random per process.
+var credSeed = maphash.MakeSeed()
+
+// String is the key's printed form; it never holds the API key.
+func (k cacheKey) String() string { return k.text }
+
+func newCacheKey(text, apiKey string) cacheKey {
+	return cacheKey{text: mask(text, apiKey), cred: maphash.String(credSeed, apiKey)}
+}
+
+// fetchKey keys a page by the fetch endpoint and the page URL with scheme
+// and host lower-cased and no fragment. FetchMaxChars and the offset are
+// not part of it: the whole page is kept, and every part is cut from it.
+func fetchKey(o *operation) cacheKey {
+	page := o.url
+	if u, err := url.Parse(o.url); err == nil {
+		page = dedupKey(u)
+	}
+	return newCacheKey("fetch "+o.request.URL+" "+page, o.key)
+}
+
+// searchKey keys a search answer by the endpoint, the request body (final
+// query, count, ori_question, localization) and the options applied to
+// the results afterwards.
+func searchKey(o *operation) cacheKey {
+	c := o.cfg
+	body := o.request.Body
+	if o.messages != nil {
+		// A paused turn's continuations change the request body.
+		body = o.messages.first
+	}
+	return newCacheKey(fmt.Sprintf("search %s %s maxResults=%d messagesSummary=%t minRerank=%g minAuthority=%g allowUnknownAuthority=%t maxSummaryChars=%d includeDomains=%s blockedDomains=%s",
+		o.request.URL, body, c.MaxResults, c.Messages.Summary, c.MinRerank, c.MinAuthority, c.AllowUnknownAuthority, c.MaxSummaryChars,
+		strings.Join(c.IncludeDomains, ","), strings.Join(c.BlockedDomains, ",")), o.key)
+}
+
+type cacheEntry struct {
+	key    cacheKey
+	page   *Page         // a fetched page, or
+	search *SearchResult // a search answer
+	size   int64
+	ttl    time.Duration
+	stored time.Time // when the answer arrived (searches expire from here)
+	used   time.Time // last use (pages expire from here)
+}
+
+func (e *cacheEntry) expired(now time.Time, ttl time.Duration) bool {
+	from := e.used
+	if e.search != nil {
+		from, ttl = e.stored, min(ttl, SearchCacheTTL)
+	}
+	return now.Sub(from) >= min(ttl, e.ttl)
+}
+
+// cache is an engine's least-recently-used cache of pages and search
+// answers, bounded in entries, bytes and age.
+type cache struct {
+	mu       sync.Mutex
+	entries  map[cacheKey]*list.Element
+	lru      list.List // of *cacheEntry, most recently used first
+	bytes    int64
+	pages    int
+	searches int
+}
+
+func newCache() *cache {
+	return &cache{entries: make(map[cacheKey]*list.Element)}
+}
+
+func (c *cache) reset() {
+	c.entries = make(map[cacheKey]*list.Element)
+	c.lru.Init()
+	c.bytes, c.pages, c.searches = 0, 0, 0
+}
+
+func (c *cache) remove(el *list.Element) {
+	e := c.lru.Remove(el).(*cacheEntry)
+	delete(c.entries, e.key)
+	c.bytes -= e.size
+	if e.page != nil {
+		c.pages--
+	} else {
+		c.searches--
+	}
+}
+
+// expire drops every entry past its own lifetime.
+func (c *cache) expire(now time.Time) {
+	for el := c.lru.Front(); el != nil; {
+		next := el.Next()
+		if e := el.Value.(*cacheEntry); e.expired(now, e.ttl) {
+			c.remove(el)
+		}
+		el = next
+	}
+}
+
+// get returns the live entry for k, marking it used, or nil.
+func (c *cache) get(k cacheKey, now time.Time, ttl time.Duration) *cacheEntry {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.expire(now)
+	el := c.entries[k]
+	if el == nil {
+		return nil
+	}
+	e := el.Value.(*cacheEntry)
+	if e.expired(now, ttl) {
+		c.remove(el)
+		return nil
+	}
+	e.used, e.ttl = now, ttl
+	c.lru.MoveToFront(el)
+	return e
+}
+
+// put stores e as the most recently used entry, then evicts the least
+// recently used ones until the cache holds at most maxBytes and the
+// per-kind entry limits. An entry larger than maxBytes is not stored.
+func (c *cache) put(e *cacheEntry, maxBytes int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.expire(e.used)
+	if el := c.entries[e.key]; el != nil {
+		c.remove(el)
+	}
+	maxBytes = min(maxBytes, MaxCacheMB<<20)
+	if e.size > maxBytes {
+		return
+	}
+	c.entries[e.key] = c.lru.PushFront(e)
+	c.bytes += e.size
+	if e.page != nil {
+		c.pages++
+	} else {
+		c.searches++
+	}
+	for el := c.lru.Back(); el != nil && (c.bytes > maxBytes || c.pages > MaxCachedPages || c.searches > MaxCachedSearches); {
+		prev := el.Prev()
+		v := el.Value.(*cacheEntry)
+		over := c.bytes > maxBytes || v.page != nil && c.pages > MaxCachedPages || v.search != nil && c.searches > MaxCachedSearches
+		if over && v != e {
+			c.remove(el)
+		}
+		el = prev
+	}
+}
+
+// caching reports whether o may use the cache.
+func (e *Engine) caching(o *operation) bool {
+	return e.env.Now != nil && o.cfg.CacheTTL > 0 && o.cfg.CacheMaxBytes > 0
+}
+
+// fromCache answers o from the cache when it can: a done step, and true.
+func (e *Engine) fromCache(o *operation) (Step, bool) {
+	if !e.caching(o) {
+		return Step{}, false
+	}
+	now := e.env.Now()
+	switch o.kind {
+	case KindFetch:
+		ent := e.cache.get(fetchKey(o), now, o.cfg.CacheTTL)
+		if ent == nil {
+			return Step{}, false
+		}
+		r, err := partOf(ent.page, o.url, o.offset, o.cfg, o.hint)
+		if err != nil {
+			return Step{Done: true, Err: err}, true
+		}
+		r.Cached = true
+		return Step{Done: true, Result: &Result{Fetch: r}}, true
+	case KindSearch:
+		ent := e.cache.get(searchKey(o), now, o.cfg.CacheTTL)
+		if ent == nil {
+			return Step{}, false
+		}
+		r := *ent.search
+		r.Hits = append([]Hit(nil), r.Hits...)
+		r.Notes = append([]string(nil), r.Notes...)
+		r.Cached = true
+		r.Usage = nil // a cached answer cost nothing
+		return Step{Done: true, Result: &Result{Search: &r}}, true
+	}
+	return Step{}, false
+}
+
+// remember stores a page or a search answer o received. Errors are never
+// stored.
+func (o *operation) remember(page *Page, search *SearchResult, env Env) {
+	if o.cache == nil {
+		return
+	}
+	now := env.Now()
+	e := &cacheEntry{page: page, search: search, ttl: o.cfg.CacheTTL, stored: now, used: now}
+	if page != nil {
+		e.key = fetchKey(o)
+		e.size = page.size()
+	} else {
+		// The caller gets res itself: keep a copy it cannot edit.
+		cp := *search
+		cp.Hits = append([]Hit(nil), search.Hits...)
+		cp.Notes = append([]string(nil), search.Notes...)
+		e.search, e.key, e.size = &cp, searchKey(o), searchSize(search)
+	}
+	e.size += int64(len(e.key.text)) + 128
+	o.cache.put(e, o.cfg.CacheMaxBytes)
+}
+
+func searchSize(r *SearchResult) int64 {
+	n := int64(len(r.Query) + len(r.Summary))
+	for _, s := range r.Notes {
+		n += int64(len(s))
+	}
+	for _, h := range r.Hits {
+		n += int64(len(h.URL)+len(h.Title)+len(h.Text)+len(h.Site)+len(h.Date)) + 128
+	}
+	return n
+}

@@ -1,0 +1,751 @@
+package wire
+
+import (
+	"bytes"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// Limits of the streaming decoders. They bound memory and work by what a
+// real answer needs, not by the size of the body.
+const (
+	// MaxResults is the most entries a search response's results list may
+	// have. DeepSeek sends at most 50 (the largest count we ask for); a
+	// longer list is an error, detected before the entry past the limit is
+	// read.
+	MaxResults = 200
+	// MaxFieldBytes bounds one string field of a search result, measured
+	// as its JSON text: a longer value is treated as missing and skipped
+	// without being decoded. The longest summary we keep is 20,000 code
+	// points (80 KB at most).
+	MaxFieldBytes = 256 << 10
+	// MaxTitleBytes bounds a fetched page's title the same way. The content
+	// has no bound of its own: it is what was asked for, and the body is
+	// already at most 5 MiB.
+	MaxTitleBytes = 64 << 10
+	// maxDepth is encoding/json's nesting limit: a deeper body is invalid.
+	maxDepth = 10000
+)
+
+// Problem says what is wrong with a body that could not be decoded.
+type Problem uint8
+
+// Problems, in the order a decoder can meet them.
+const (
+	// NotJSON: the body is empty or does not start like a JSON value.
+	NotJSON Problem = iota + 1
+	// Broken: the body starts like JSON but is invalid (cut off, or
+	// malformed) at Offset.
+	Broken
+	// NotObject: the body is valid JSON but not an object.
+	NotObject
+	// ResultsNotList: the search response's "results" is neither a list
+	// nor null.
+	ResultsNotList
+	// TooManyResults: the results list is longer than MaxResults.
+	TooManyResults
+)
+
+// Error is a decoder's failure: what is wrong and, for Broken, the byte
+// offset where the body stops being JSON.
+type Error struct {
+	Problem Problem
+	// Offset is the byte offset of the problem for Broken, else 0.
+	Offset int
+}
+
+func (e *Error) Error() string {
+	switch e.Problem {
+	case NotJSON:
+		return "not a JSON object: the body is not JSON"
+	case Broken:
+		return "not a JSON object: the body is not valid JSON at byte " + strconv.Itoa(e.Offset)
+	case NotObject:
+		return "not a JSON object: the body is JSON of another kind"
+	case ResultsNotList:
+		return `"results" is not a list`
+	case TooManyResults:
+		return "more than " + strconv.Itoa(MaxResults) + " results"
+	}
+	return "malformed body"
+}
+
+// Is makes every body that is not a JSON object match [ErrNotJSON].
+func (e *Error) Is(target error) bool {
+	return target == ErrNotJSON && (e.Problem == NotJSON || e.Problem == Broken || e.Problem == NotObject)
+}
+
+// dec is a cursor over one body. Every method that returns false has set
+// err; the decoders never read a byte twice except to decode a string they
+// keep.
+type dec struct {
+	b     []byte
+	i     int
+	depth int // containers open at i
+	err   *Error
+	key   []byte // scratch for escaped member names
+}
+
+func (d *dec) broken() bool {
+	if d.err == nil {
+		d.err = &Error{Problem: Broken, Offset: d.i}
+	}
+	return false
+}
+
+func (d *dec) ws() {
+	for d.i < len(d.b) {
+		switch d.b[d.i] {
+		case ' ', '\t', '\n', '\r':
+			d.i++
+		default:
+			return
+		}
+	}
+}
+
+// top positions d at the body's opening brace. A body of another kind is
+// validated, so that a valid non-object and invalid JSON are told apart.
+func (d *dec) top() bool {
+	d.ws()
+	if d.i == len(d.b) || !startsValue(d.b[d.i]) {
+		d.err = &Error{Problem: NotJSON}
+		return false
+	}
+	if d.b[d.i] == '{' {
+		return true
+	}
+	scalar := d.b[d.i] != '['
+	if !d.skip() {
+		if scalar {
+			// "not json", "nul", "-x": not JSON, rather than JSON cut short.
+			d.err = &Error{Problem: NotJSON}
+		}
+		return false
+	}
+	if d.ws(); d.i != len(d.b) {
+		return d.broken()
+	}
+	d.err = &Error{Problem: NotObject}
+	return false
+}
+
+// end checks that only white space follows the top-level value.
+func (d *dec) end() bool {
+	if d.ws(); d.i != len(d.b) {
+		return d.broken()
+	}
+	return true
+}
+
+func startsValue(c byte) bool {
+	switch c {
+	case '{', '[', '"', '-', 't', 'f', 'n':
+		return true
+	}
+	return c >= '0' && c <= '9'
+}
+
+// open enters a container at d.i.
+func (d *dec) open() bool {
+	d.i++
+	d.depth++
+	if d.depth > maxDepth {
+		d.i--
+		return d.broken()
+	}
+	return true
+}
+
+// object reads the object at d.i, calling member for each member with d.i
+// at the start of its value; member must consume the value. The member
+// name is its raw text when it has no escapes, else decoded (into scratch
+// space reused by the next call).
+func (d *dec) object(member func(name []byte) bool) bool {
+	if !d.open() {
+		return false
+	}
+	d.ws()
+	if d.i < len(d.b) && d.b[d.i] == '}' {
+		d.i++
+		d.depth--
+		return true
+	}
+	for {
+		d.ws()
+		name, ok := d.name()
+		if !ok {
+			return false
+		}
+		if d.ws(); d.i >= len(d.b) || d.b[d.i] != ':' {
+			return d.broken()
+		}
+		d.i++
+		if d.ws(); d.i >= len(d.b) {
+			return d.broken()
+		}
+		if !member(name) {
+			return false
+		}
+		if d.ws(); d.i >= len(d.b) {
+			return d.broken()
+		}
+		switch d.b[d.i] {
+		case ',':
+			d.i++
+		case '}':
+			d.i++
+			d.depth--
+			return true
+		default:
+			return d.broken()
+		}
+	}
+}
+
+// name reads a member name. Names longer than any field we read are
+// validated but not decoded.
+func (d *dec) name() ([]byte, bool) {
+	start := d.i
+	end, escaped, ok := d.scanString()
+	if !ok {
+		return nil, false
+	}
+	raw := d.b[start+1 : end-1]
+	if !escaped {
+		return raw, true
+	}
+	if len(raw) > 64 {
+		return nil, true
+	}
+	d.key = unquote(d.key[:0], raw)
+	return d.key, true
+}
+
+// scanString validates the string at d.i and moves past it. It returns the
+// offset after the closing quote and whether the string has escapes.
+func (d *dec) scanString() (end int, escaped, ok bool) {
+	if d.i >= len(d.b) || d.b[d.i] != '"' {
+		return 0, false, d.broken()
+	}
+	i := d.i + 1
+	for i < len(d.b) {
+		// Eight plain bytes at a time: no quote, backslash or control.
+		for i+8 <= len(d.b) && plain8(load8(d.b[i:])) {
+			i += 8
+		}
+		if i >= len(d.b) {
+			break
+		}
+		c := d.b[i]
+		switch {
+		case c == '"':
+			d.i = i + 1
+			return d.i, escaped, true
+		case c == '\\':
+			escaped = true
+			if i+1 >= len(d.b) {
+				d.i = len(d.b)
+				return 0, false, d.broken()
+			}
+			switch d.b[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				for k := 2; k < 6; k++ {
+					if i+k >= len(d.b) {
+						d.i = len(d.b)
+						return 0, false, d.broken()
+					}
+					if !isHex(d.b[i+k]) {
+						d.i = i + k
+						return 0, false, d.broken()
+					}
+				}
+				i += 6
+			default:
+				d.i = i + 1
+				return 0, false, d.broken()
+			}
+		case c < 0x20:
+			d.i = i
+			return 0, false, d.broken()
+		default:
+			i++
+		}
+	}
+	d.i = len(d.b)
+	return 0, false, d.broken()
+}
+
+// plain8 reports whether none of the eight bytes in x is a quote, a
+// backslash or a control character (below 0x20): the bytes a string scan
+// must stop at. SWAR: a byte b is flagged when b < 0x20, b == '"' or
+// b == '\\'; the tests have no false negatives.
+func plain8(x uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	less20 := (x - ones*0x20) & ^x & highs
+	q := x ^ ones*'"'
+	quote := (q - ones) & ^q & highs
+	bs := x ^ ones*'\\'
+	back := (bs - ones) & ^bs & highs
+	return less20|quote|back == 0
+}
+
+// load8 reads eight bytes little-endian (encoding/binary would add 100 KB
+// to the module).
+func load8(b []byte) uint64 {
+	_ = b[7]
+	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+}
+
+// str reads the string at d.i and returns its value, or "" with kept false
+// when its JSON text is longer than limit bytes (the value is then not
+// decoded at all).
+func (d *dec) str(limit int) (s string, kept, ok bool) {
+	start := d.i
+	end, escaped, ok := d.scanString()
+	if !ok {
+		return "", false, false
+	}
+	raw := d.b[start+1 : end-1]
+	if len(raw) > limit {
+		return "", false, true
+	}
+	if !escaped && utf8.Valid(raw) {
+		return string(raw), true, true
+	}
+	return string(unquote(make([]byte, 0, len(raw)), raw)), true, true
+}
+
+// unquote appends the value of a validated string's raw text to out, the
+// way encoding/json decodes it: invalid UTF-8 and unpaired surrogates
+// become U+FFFD.
+func unquote(out, raw []byte) []byte {
+	for r := 0; r < len(raw); {
+		// A run of plain ASCII is copied at once.
+		k := r
+		for k < len(raw) && raw[k] != '\\' && raw[k] < utf8.RuneSelf {
+			k++
+		}
+		if k > r {
+			out = append(out, raw[r:k]...)
+			r = k
+			continue
+		}
+		c := raw[r]
+		switch {
+		case c == '\\':
+			switch e := raw[r+1]; e {
+			case 'b':
+				out = append(out, '\b')
+			case 'f':
+				out = append(out, '\f')
+			case 'n':
+				out = append(out, '\n')
+			case 'r':
+				out = append(out, '\r')
+			case 't':
+				out = append(out, '\t')
+			case 'u':
+				rr := hex4(raw[r+2 : r+6])
+				r += 6
+				if utf16.IsSurrogate(rr) {
+					if r+6 <= len(raw) && raw[r] == '\\' && raw[r+1] == 'u' {
+						if dec := utf16.DecodeRune(rr, hex4(raw[r+2:r+6])); dec != unicode.ReplacementChar {
+							out = utf8.AppendRune(out, dec)
+							r += 6
+							continue
+						}
+					}
+					rr = unicode.ReplacementChar
+				}
+				if rr < 0x800 {
+					// One or two bytes, the common case, without a call.
+					if rr < 0x80 {
+						out = append(out, byte(rr))
+					} else {
+						out = append(out, 0xc0|byte(rr>>6), 0x80|byte(rr)&0x3f)
+					}
+				} else {
+					out = utf8.AppendRune(out, rr)
+				}
+				continue
+			default: // '"', '\\', '/'
+				out = append(out, e)
+			}
+			r += 2
+		case c < utf8.RuneSelf:
+			out = append(out, c)
+			r++
+		default:
+			rr, size := utf8.DecodeRune(raw[r:])
+			out = utf8.AppendRune(out, rr)
+			r += size
+		}
+	}
+	return out
+}
+
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+// hexValue maps a hex digit to its value; scanString has validated every
+// \u escape, so other bytes never reach it.
+var hexValue = func() (t [256]rune) {
+	for i := range 10 {
+		t['0'+i] = rune(i)
+	}
+	for i := range 6 {
+		t['a'+i], t['A'+i] = rune(10+i), rune(10+i)
+	}
+	return t
+}()
+
+// hex4 reads four validated hex digits. Table lookups rather than a loop:
+// in WebAssembly every call costs, and text in some languages is all
+// \u escapes.
+func hex4(b []byte) rune {
+	_ = b[3]
+	return hexValue[b[0]]<<12 | hexValue[b[1]]<<8 | hexValue[b[2]]<<4 | hexValue[b[3]]
+}
+
+// number validates the number at d.i (JSON grammar) and returns its text.
+func (d *dec) number() ([]byte, bool) {
+	start := d.i
+	b := d.b
+	i := d.i
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case i < len(b) && b[i] >= '1' && b[i] <= '9':
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+	default:
+		d.i = i
+		return nil, d.broken()
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		if i >= len(b) || b[i] < '0' || b[i] > '9' {
+			d.i = i
+			return nil, d.broken()
+		}
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if i >= len(b) || b[i] < '0' || b[i] > '9' {
+			d.i = i
+			return nil, d.broken()
+		}
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+	}
+	d.i = i
+	return b[start:i], true
+}
+
+// literal reads true, false or null.
+func (d *dec) literal() bool {
+	for _, lit := range [...]string{"true", "false", "null"} {
+		if d.b[d.i] != lit[0] {
+			continue
+		}
+		k := 1
+		for k < len(lit) && d.i+k < len(d.b) && d.b[d.i+k] == lit[k] {
+			k++
+		}
+		d.i += k
+		if k < len(lit) {
+			return d.broken()
+		}
+		return true
+	}
+	return d.broken()
+}
+
+// isNull reports whether the value at d.i is the literal null.
+func (d *dec) isNull() bool { return bytes.HasPrefix(d.b[d.i:], []byte("null")) }
+
+// skip validates and passes over one value of any kind without keeping
+// anything. It is iterative, so deep nesting costs a byte per level (up to
+// encoding/json's limit), not a stack frame.
+func (d *dec) skip() bool {
+	var stack []byte // '}' or ']' for each container skip opened
+	for {
+		// A value is expected at d.i.
+		if d.ws(); d.i >= len(d.b) {
+			return d.broken()
+		}
+		switch c := d.b[d.i]; {
+		case c == '{' || c == '[':
+			if !d.open() {
+				return false
+			}
+			closer := byte('}')
+			if c == '[' {
+				closer = ']'
+			}
+			d.ws()
+			if d.i < len(d.b) && d.b[d.i] == closer {
+				d.i++
+				d.depth--
+				break
+			}
+			stack = append(stack, closer)
+			if c == '{' && !d.memberName() {
+				return false
+			}
+			continue
+		case c == '"':
+			if _, _, ok := d.scanString(); !ok {
+				return false
+			}
+		case c == '-' || c >= '0' && c <= '9':
+			if _, ok := d.number(); !ok {
+				return false
+			}
+		default:
+			if !d.literal() {
+				return false
+			}
+		}
+		// After a value: close containers or move to the next element.
+		for {
+			if len(stack) == 0 {
+				return true
+			}
+			if d.ws(); d.i >= len(d.b) {
+				return d.broken()
+			}
+			closer := stack[len(stack)-1]
+			if c := d.b[d.i]; c == ',' {
+				d.i++
+				if closer == '}' && !d.memberName() {
+					return false
+				}
+				break
+			} else if c != closer {
+				return d.broken()
+			}
+			d.i++
+			d.depth--
+			stack = stack[:len(stack)-1]
+		}
+	}
+}
+
+// memberName passes over `"name":` inside a skipped object.
+func (d *dec) memberName() bool {
+	d.ws()
+	if _, _, ok := d.scanString(); !ok {
+		return false
+	}
+	if d.ws(); d.i >= len(d.b) || d.b[d.i] != ':' {
+		return d.broken()
+	}
+	d.i++
+	return true
+}
+
+// is reports whether a member name selects field, matching the way
+// encoding/json does (Unicode case folding).
+func is(name []byte, field string) bool {
+	return len(name) >= len(field) && len(name) <= 3*len(field) && bytes.EqualFold(name, []byte(field))
+}
+
+// DecodeSearch decodes {"results": [...]} in one pass over body. A missing
+// or null results field is an empty list; a results field that is neither
+// is an error; entries that are not objects are skipped; fields that are
+// missing, null, of another type or longer than MaxFieldBytes are zero. A
+// member given twice counts as the last one given, as in encoding/json.
+// Every error is an [*Error].
+func DecodeSearch(body []byte) ([]SearchItem, error) {
+	d := &dec{b: body}
+	if !d.top() {
+		return nil, d.err
+	}
+	var items []SearchItem
+	notList := false
+	ok := d.object(func(name []byte) bool {
+		if !is(name, "results") {
+			return d.skip()
+		}
+		items, notList = nil, false
+		switch {
+		case d.b[d.i] == '[':
+			var ok bool
+			items, ok = d.results()
+			return ok
+		case d.isNull():
+			d.i += 4
+			return true
+		}
+		notList = true
+		return d.skip()
+	})
+	if !ok || !d.end() {
+		return nil, d.err
+	}
+	if notList {
+		return nil, &Error{Problem: ResultsNotList}
+	}
+	return items, nil
+}
+
+// results reads the results list at d.i.
+func (d *dec) results() ([]SearchItem, bool) {
+	if !d.open() {
+		return nil, false
+	}
+	items := []SearchItem{}
+	if d.ws(); d.i < len(d.b) && d.b[d.i] == ']' {
+		d.i++
+		d.depth--
+		return items, true
+	}
+	for n := 1; ; n++ {
+		if n > MaxResults {
+			d.err = &Error{Problem: TooManyResults}
+			return nil, false
+		}
+		if d.ws(); d.i >= len(d.b) {
+			return nil, d.broken()
+		}
+		if d.b[d.i] == '{' {
+			it, ok := d.item()
+			if !ok {
+				return nil, false
+			}
+			items = append(items, it)
+		} else if !d.skip() {
+			return nil, false
+		}
+		if d.ws(); d.i >= len(d.b) {
+			return nil, d.broken()
+		}
+		switch d.b[d.i] {
+		case ',':
+			d.i++
+		case ']':
+			d.i++
+			d.depth--
+			return items, true
+		default:
+			return nil, d.broken()
+		}
+	}
+}
+
+// item reads one result object.
+func (d *dec) item() (SearchItem, bool) {
+	var it SearchItem
+	ok := d.object(func(name []byte) bool {
+		var f *string
+		switch {
+		case is(name, "url"):
+			f = &it.URL
+		case is(name, "title"):
+			f = &it.Title
+		case is(name, "snippet"):
+			f = &it.Snippet
+		case is(name, "summary"):
+			f = &it.Summary
+		case is(name, "date"):
+			f = &it.Date
+		case is(name, "site_name"):
+			f = &it.SiteName
+		case is(name, "rerank_score"):
+			return d.float(&it.Rerank, &it.HasRerank)
+		case is(name, "authority"):
+			return d.float(&it.Authority, &it.HasAuthority)
+		default:
+			return d.skip()
+		}
+		return d.stringField(f, MaxFieldBytes)
+	})
+	return it, ok
+}
+
+// stringField sets *f to the string at d.i, or to "" for any other value
+// or a string over limit.
+func (d *dec) stringField(f *string, limit int) bool {
+	*f = ""
+	if d.b[d.i] != '"' {
+		return d.skip()
+	}
+	s, _, ok := d.str(limit)
+	*f = s
+	return ok
+}
+
+// float sets *f to the number at d.i, also when it is written as a string;
+// anything else (a number out of float64 range, or one whose text is over
+// MaxFieldBytes) leaves it missing.
+func (d *dec) float(f *float64, has *bool) bool {
+	*f, *has = 0, false
+	switch c := d.b[d.i]; {
+	case c == '-' || c >= '0' && c <= '9':
+		raw, ok := d.number()
+		if !ok {
+			return false
+		}
+		if len(raw) > MaxFieldBytes {
+			return true // like a string over the limit: missing
+		}
+		if v, err := strconv.ParseFloat(string(raw), 64); err == nil {
+			*f, *has = v, true
+		}
+		return true
+	case c == '"':
+		s, _, ok := d.str(MaxFieldBytes)
+		if !ok {
+			return false
+		}
+		if v, err := strconv.ParseFloat(strings.TrimSpace(s), 64); err == nil && !isNaNOrInf(v) {
+			*f, *has = v, true
+		}
+		return true
+	}
+	return d.skip()
+}
+
+// DecodeFetch decodes {"title", "content"} in one pass over body, with the
+// same leniency as DecodeSearch; a title longer than MaxTitleBytes is
+// missing. Every error is an [*Error].
+func DecodeFetch(body []byte) (FetchPage, error) {
+	d := &dec{b: body}
+	if !d.top() {
+		return FetchPage{}, d.err
+	}
+	var p FetchPage
+	ok := d.object(func(name []byte) bool {
+		switch {
+		case is(name, "title"):
+			return d.stringField(&p.Title, MaxTitleBytes)
+		case is(name, "content"):
+			return d.stringField(&p.Content, len(d.b))
+		}
+		return d.skip()
+	})
+	if !ok || !d.end() {
+		return FetchPage{}, d.err
+	}
+	return p, nil
+}

@@ -1,0 +1,329 @@
+package core
+
+import (
+	"encoding/base64"
+	"slices"
+	"strconv"
+	"strings"
+	"sync/atomic"
+)
+
+// keyMask replaces the API key wherever it would be shown.
+const keyMask = "[redacted]"
+
+// Redactor masks one API key in text, in every form a server, a proxy or a
+// library is likely to echo it: as is; with any of its characters
+// percent-encoded (%73k-…, either hex case), \u-escaped (\u0073k-…), \x-
+// escaped, or JSON-escaped (\/); and base64 or base64url encoded, alone or
+// inside a longer base64 text (an "Authorization: Basic" echo). Keys are
+// limited to letters, digits and -_.~+/=: (see validKey), so JSON encoding
+// leaves a key unchanged and %q quoting cannot split it.
+//
+// The zero Redactor and a nil *Redactor mask nothing. A Redactor is
+// immutable and safe for concurrent use.
+type Redactor struct {
+	key    string
+	coded  []string  // base64 forms, longest first
+	first  [256]bool // bytes a masked form can start with
+	maxLen int       // longest text one masked form spans
+}
+
+// NewRedactor returns a Redactor for key; an empty key masks nothing.
+func NewRedactor(key string) *Redactor {
+	r := &Redactor{key: key}
+	if key == "" {
+		return r
+	}
+	r.first[key[0]], r.first['%'], r.first['\\'] = true, true, true
+	r.maxLen = 6 * len(key)
+	for a := range 3 {
+		enc := base64.StdEncoding.EncodeToString(append(make([]byte, a), key...))
+		// The characters that depend on the key's bytes alone.
+		core := enc[(8*a+5)/6 : 8*(a+len(key))/6]
+		forms := []string{core}
+		if a == 0 {
+			forms = append(forms, enc, strings.TrimRight(enc, "="))
+		}
+		for _, f := range forms {
+			// Short forms would mask ordinary text; a key that short is
+			// not a secret worth the noise.
+			if len(f) < 8 {
+				continue
+			}
+			for _, g := range []string{f, toURLAlphabet(f)} {
+				if !slices.Contains(r.coded, g) {
+					r.coded = append(r.coded, g)
+					r.first[g[0]] = true
+				}
+			}
+		}
+	}
+	slices.SortFunc(r.coded, func(a, b string) int { return len(b) - len(a) })
+	return r
+}
+
+// toURLAlphabet turns standard base64 into base64url.
+func toURLAlphabet(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		switch c {
+		case '+':
+			b[i] = '-'
+		case '/':
+			b[i] = '_'
+		}
+	}
+	return string(b)
+}
+
+// lastRedactor caches the Redactor of the key last used: a host sends the
+// same key with every operation, and building one costs microseconds.
+var lastRedactor atomic.Pointer[Redactor]
+
+// redactorFor returns a Redactor for key, reusing the last one built.
+func redactorFor(key string) *Redactor {
+	if r := lastRedactor.Load(); r != nil && r.key == key {
+		return r
+	}
+	r := NewRedactor(key)
+	lastRedactor.Store(r)
+	return r
+}
+
+// MaxLen is the longest text one masked form of the key can span, in
+// bytes: a text cut at least MaxLen bytes after a limit, masked, and then
+// cut at the limit shows no part of the key. 0 for no key.
+func (r *Redactor) MaxLen() int {
+	if r == nil {
+		return 0
+	}
+	return r.maxLen
+}
+
+// Mask replaces every form of the key in s with "[redacted]".
+func (r *Redactor) Mask(s string) string {
+	if r == nil || r.key == "" {
+		return s
+	}
+	var b strings.Builder
+	last := 0
+	for i := 0; i < len(s); i++ {
+		if !r.first[s[i]] {
+			continue
+		}
+		if n := r.matchAt(s, i); n > 0 {
+			if b.Len() == 0 {
+				b.Grow(len(s))
+			}
+			b.WriteString(s[last:i])
+			b.WriteString(keyMask)
+			i += n - 1
+			last = i + 1
+		}
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// Contains reports whether s holds the key in any form Mask masks, also
+// after percent-decoding s up to three times (a query or URL may carry it
+// encoded more than once).
+func (r *Redactor) Contains(s string) bool {
+	if r == nil || r.key == "" {
+		return false
+	}
+	for range 4 {
+		for i := 0; i < len(s); i++ {
+			if r.first[s[i]] && r.matchAt(s, i) > 0 {
+				return true
+			}
+		}
+		d := percentDecodeAll(s)
+		if d == s {
+			break
+		}
+		s = d
+	}
+	return false
+}
+
+// matchAt returns the length of the form of the key at s[i:], or 0.
+func (r *Redactor) matchAt(s string, i int) int {
+	for _, f := range r.coded {
+		if strings.HasPrefix(s[i:], f) {
+			return len(f)
+		}
+	}
+	j := i
+	for k := 0; k < len(r.key); k++ {
+		n := unitOf(s[j:], r.key[k])
+		if n == 0 {
+			return 0
+		}
+		j += n
+	}
+	return j - i
+}
+
+// unitOf returns how many bytes at the start of s spell c: c itself,
+// %XX, \xXX, \u00XX, or a JSON escape of c.
+func unitOf(s string, c byte) int {
+	if s == "" {
+		return 0
+	}
+	switch {
+	case s[0] == c:
+		return 1
+	case s[0] == '%' && len(s) >= 3 && hexByte(s[1:3]) == int(c):
+		return 3
+	case s[0] != '\\' || len(s) < 2:
+		return 0
+	case s[1] == c && (c == '/' || c == '"' || c == '\\'):
+		return 2
+	case s[1] == 'x' && len(s) >= 4 && hexByte(s[2:4]) == int(c):
+		return 4
+	case s[1] == 'u' && len(s) >= 6 && s[2] == '0' && s[3] == '0' && hexByte(s[4:6]) == int(c):
+		return 6
+	}
+	return 0
+}
+
+// hexByte reads two hex digits, or returns -1.
+func hexByte(s string) int {
+	v, err := strconv.ParseUint(s[:2], 16, 8)
+	if err != nil || s[0] == '+' || s[0] == '-' {
+		return -1
+	}
+	return int(v)
+}
+
+// percentDecodeAll decodes every %XX in s (a "+" stays a "+").
+func percentDecodeAll(s string) string {
+	if strings.IndexByte(s, '%') < 0 {
+		return s
+	}
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		if s[i] == '%' && i+2 < len(s) {
+			if v := hexByte(s[i+1 : i+3]); v >= 0 {
+				b = append(b, byte(v))
+				i += 2
+				continue
+			}
+		}
+		b = append(b, s[i])
+	}
+	return string(b)
+}
+
+// mask masks key in s; see [Redactor].
+func mask(s, key string) string { return redactorFor(key).Mask(s) }
+
+// validKey accepts what an API key can be: 1 to 1,024 characters from
+// letters, digits and -_.~+/=: (every real key format uses a subset:
+// DeepSeek's sk-<hex>, base64 and base64url tokens, JWTs). Anything else
+// (quotes, backslashes, %, spaces, control or non-ASCII characters) would
+// change under JSON escaping, percent-encoding or %q quoting, so an echo of
+// it could slip past masking; such a key is refused with a sentence saying
+// why instead.
+func validKey(k string) bool {
+	if k == "" || len(k) > 1024 {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("-_.~+/=:", c) >= 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// keyCharsRule says what validKey accepts, for error messages.
+const keyCharsRule = "an API key is 1 to 1,024 letters, digits and - _ . ~ + / = :"
+
+// looksLikeKey reports whether an option value could be a pasted secret:
+// a token with a known key prefix (sk-, sk_, ghp_, github_pat_, xox…),
+// or a long run of key characters mixing letters and digits. Errors about
+// such a value do not repeat it.
+func looksLikeKey(s string) bool {
+	return hasKeyPrefix(s) || hasLongToken(s)
+}
+
+// keyTokens splits s into runs of characters keys are made of.
+func keyTokens(s string) []string {
+	return strings.FieldsFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_+/=", r))
+	})
+}
+
+// hasKeyPrefix reports whether s has a token that starts like a known
+// key or token format.
+func hasKeyPrefix(s string) bool {
+	for _, tok := range keyTokens(s) {
+		for _, p := range []string{"sk-", "sk_", "ghp_", "gho_", "ghs_", "github_pat_", "xoxb-", "xoxp-", "glpat-", "AKIA", "AIza"} {
+			if strings.HasPrefix(tok, p) && len(tok) >= len(p)+8 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// hasLongToken reports whether s has a run of 20 or more key characters
+// mixing letters and digits.
+func hasLongToken(s string) bool {
+	for _, tok := range keyTokens(s) {
+		if len(tok) >= 20 {
+			letters, digits := 0, 0
+			for i := 0; i < len(tok); i++ {
+				switch c := tok[i]; {
+				case c >= '0' && c <= '9':
+					digits++
+				case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
+					letters++
+				}
+			}
+			if letters >= 3 && digits >= 3 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// shownEntry is shown for domain list entries, cut the way clipEntry cuts.
+func shownEntry(s string) string {
+	if looksLikeKey(s) {
+		return shown(s, 0)
+	}
+	return strconv.Quote(clipEntry(s))
+}
+
+// shown quotes an option value for an error message, cut to n code points,
+// or describes it without repeating it when it looks like a key.
+func shown(s string, n int) string {
+	if looksLikeKey(s) {
+		return "a value that looks like an API key (not repeated here)"
+	}
+	return strconv.Quote(clip(s, n))
+}
+
+// refuseKeyInInput refuses an operation whose inputs carry the key in any
+// form red knows, also percent-encoded: it would be sent to DeepSeek's index
+// or a third-party page, and error messages quote inputs. It runs before
+// anything reads the inputs, so no message ever quotes one that holds the
+// key.
+func refuseKeyInInput(op Operation, name string, red *Redactor) *Error {
+	for _, in := range []struct{ what, value string }{
+		{"query", op.Query}, {"URL", op.URL}, {"format", op.Format}, {"operation kind", string(op.Kind)},
+	} {
+		if red.Contains(in.value) {
+			return &Error{Code: CodeInvalidInput, Message: name + ": the " + in.what + " contains the API key; it was not sent"}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,47 @@
+package install
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// A rollback undoes a step only while the path still holds what this run
+// wrote (issue 9.2): another writer's content is never removed or
+// overwritten.
+func TestRollbackTouchesOnlyOwnWrites(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "f")
+	require.NoError(t, os.WriteFile(p, []byte("theirs"), 0o644))
+	require.NoError(t, removeIfSame(p, []byte("ours")))
+	require.FileExists(t, p)
+	require.NoError(t, restoreIfSame(p, []byte("ours"), []byte("old"), 0o644))
+	b, _ := os.ReadFile(p)
+	require.Equal(t, "theirs", string(b))
+	require.NoError(t, os.WriteFile(p, []byte("ours"), 0o644))
+	require.NoError(t, restoreIfSame(p, []byte("ours"), []byte("old"), 0o644))
+	b, _ = os.ReadFile(p)
+	require.Equal(t, "old", string(b))
+	require.NoError(t, removeIfSame(p, []byte("old")))
+	require.NoFileExists(t, p)
+}
+
+// A plan whose last step finds the file changed rolls back its earlier
+// steps and leaves the other writer's file as it is.
+func TestApplyRollsBackItsOwnSteps(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+	require.NoError(t, os.WriteFile(b, []byte("before"), 0o644))
+	p := &Plan{Changes: []Change{
+		{Op: OpCreate, Kind: KindConfig, Path: a, New: []byte("A"), Mode: 0o644},
+		{Op: OpUpdate, Kind: KindConfig, Path: b, Old: []byte("planned"), New: []byte("B")},
+	}}
+	err := p.Apply()
+	require.ErrorIs(t, err, ErrStale)
+	require.Contains(t, err.Error(), "rolled back")
+	require.NoFileExists(t, a)
+	got, _ := os.ReadFile(b)
+	require.Equal(t, "before", string(got))
+}

@@ -1,0 +1,408 @@
+// Package mcphosts installs the deepseek-web-retrieval MCP server into the
+// MCP hosts people use: Codex, Claude Code, Gemini CLI, Pi (through
+// pi-mcp-adapter) and Cursor. Each host is a small adapter (codex.go,
+// claude.go, …) saying which files it owns and what goes in them; the plan,
+// the edit, the record and the exact uninstall are shared (this file and
+// package install).
+//
+// The server entry is named deepseek-web-retrieval in every host (no "_",
+// which Gemini's policy parser splits on) and starts
+// `<absolute path of the binary> mcp --search T --fetch T [options]`. The
+// API key is never written: each host is told to pass the variable through
+// from the environment, in the way that host needs.
+package mcphosts
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+
+	shared "github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
+	ocinstall "github.com/deepseek-web-retrieval/deepseek-web-retrieval/opencode/install"
+)
+
+// Host names an MCP host.
+type Host string
+
+// The MCP hosts.
+const (
+	Codex  Host = "codex"
+	Claude Host = "claude"
+	Gemini Host = "gemini"
+	Pi     Host = "pi"
+	Cursor Host = "cursor"
+)
+
+// All lists the MCP hosts in the order plans are made and shown.
+var All = []Host{Codex, Claude, Gemini, Pi, Cursor}
+
+// Env is the part of the process environment the adapters depend on; the
+// package never reads the environment itself.
+type Env struct {
+	// Home is the user's home directory.
+	Home string
+	// WorkDir is the current directory: the default project.
+	WorkDir string
+	// XDGStateHome is $XDG_STATE_HOME (empty: ~/.local/state); install
+	// records of MCP hosts live in its deepseek-web-retrieval/installs/.
+	XDGStateHome string
+	// CodexHome is $CODEX_HOME (empty: ~/.codex).
+	CodexHome string
+	// ClaudeConfigDir is $CLAUDE_CONFIG_DIR (empty: ~/.claude, with the
+	// user config in ~/.claude.json).
+	ClaudeConfigDir string
+	// PiAgentDir is $PI_CODING_AGENT_DIR (empty: ~/.pi/agent).
+	PiAgentDir string
+	// LookPath finds a program on PATH; nil finds none.
+	LookPath func(string) (string, error)
+}
+
+func (e Env) lookPath(name string) (string, bool) {
+	if e.LookPath == nil {
+		return "", false
+	}
+	p, err := e.LookPath(name)
+	return p, err == nil
+}
+
+// Request describes an init or uninstall for one MCP host.
+type Request struct {
+	Env  Env
+	Host Host
+	// Scope is "global" or "project". Zero means global.
+	Scope ocinstall.Scope
+	// Dir is the project directory for the project scope (default Env.WorkDir).
+	Dir string
+	// Options become the server's command-line flags (init only).
+	Options ocinstall.Options
+	// Binary is the absolute path of the installed binary the host starts.
+	Binary string
+	// Version is this installer's version, kept in the record.
+	Version string
+}
+
+// ParseHost parses an MCP host name.
+func ParseHost(s string) (Host, bool) {
+	for _, h := range All {
+		if string(h) == s {
+			return h, true
+		}
+	}
+	return "", false
+}
+
+// target is one file an adapter owns a part of.
+type target struct {
+	path string
+	toml bool
+	// server: the entry goes here, at serverPath (a JSON member path, or
+	// the TOML table path).
+	server     bool
+	serverPath []string
+	entry      any    // JSON value of the entry
+	tomlTable  string // TOML text of the table (header and keys)
+	// adds are strings added to arrays (built-in tools turned off).
+	adds []addEdit
+	// topKey is a TOML top-level key line (Codex's web_search).
+	topKey *topKeyEdit
+}
+
+type addEdit struct {
+	Path  []string `json:"path"`
+	Items []string `json:"items"`
+	why   string
+}
+
+type topKeyEdit struct {
+	Key  string `json:"key"`
+	Line string `json:"line"`
+	why  string
+}
+
+// adapter is what a host contributes.
+type adapter struct {
+	label string
+	// targets returns the files for the scope, the server's file first.
+	targets func(r *resolved) []target
+	// traps adds the host's warnings and notes to the plan; cfgs are the
+	// parsed target files (nil when absent or unparsable).
+	traps func(r *resolved, p *shared.Plan, cfgs []parsed)
+	// detect reports whether the host looks installed.
+	detect func(env Env) bool
+}
+
+var adapters = map[Host]adapter{}
+
+// resolved is a request with its directories worked out.
+type resolved struct {
+	Request
+	root string // the home (global) or the project directory
+	args []string
+	key  string // the key's variable
+}
+
+func resolve(req Request) (*resolved, error) {
+	if req.Scope == "" {
+		req.Scope = ocinstall.ScopeGlobal
+	}
+	if _, ok := adapters[req.Host]; !ok {
+		return nil, fmt.Errorf("unknown MCP host %q", req.Host)
+	}
+	r := &resolved{Request: req}
+	switch req.Scope {
+	case ocinstall.ScopeGlobal:
+		if req.Env.Home == "" {
+			return nil, errors.New("cannot determine the home directory: set HOME")
+		}
+		r.root = req.Env.Home
+	case ocinstall.ScopeProject:
+		d := req.Dir
+		if d == "" {
+			d = req.Env.WorkDir
+		}
+		if d == "" {
+			return nil, errors.New("no project directory: pass --dir")
+		}
+		if !filepath.IsAbs(d) {
+			d = filepath.Join(req.Env.WorkDir, d)
+		}
+		r.root = filepath.Clean(d)
+	default:
+		return nil, fmt.Errorf("unknown scope %q", req.Scope)
+	}
+	r.key = req.Options.APIKeyVar()
+	return r, nil
+}
+
+// home returns a path under the home directory.
+func (r *resolved) home(parts ...string) string {
+	return filepath.Join(append([]string{r.Env.Home}, parts...)...)
+}
+
+// project returns a path under the project directory.
+func (r *resolved) project(parts ...string) string {
+	return filepath.Join(append([]string{r.root}, parts...)...)
+}
+
+func (r *resolved) global() bool { return r.Scope != ocinstall.ScopeProject }
+
+// parsed is a target file as read.
+type parsed struct {
+	data   []byte
+	exists bool
+	json   *shared.JSONC
+	toml   *shared.TOMLDoc
+	tomlV  map[string]any
+	plain  any // the whole file as plain values
+	err    error
+}
+
+func readTarget(t target) (parsed, fs.FileMode, error) {
+	data, mode, exists, err := shared.ReadFile(t.path)
+	if err != nil {
+		return parsed{}, 0, err
+	}
+	p := parsed{data: data, exists: exists}
+	_, body := shared.SplitBOM(data)
+	if t.toml {
+		p.toml, p.tomlV, p.err = shared.ParseTOML(body)
+		p.plain = p.tomlV
+		return p, mode, nil
+	}
+	if len(strings.TrimSpace(string(body))) == 0 {
+		body = []byte("{\n}\n")
+	}
+	p.json, p.err = shared.ParseJSONC(body)
+	if p.err == nil {
+		p.plain, _ = shared.Normalize(body)
+	}
+	return p, mode, nil
+}
+
+// ordered builds a JSON object with its keys in the given order.
+func ordered(kv ...any) json.RawMessage {
+	var b strings.Builder
+	b.WriteByte('{')
+	for i := 0; i+1 < len(kv); i += 2 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, _ := json.Marshal(kv[i])
+		v, _ := json.Marshal(kv[i+1])
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return json.RawMessage(b.String())
+}
+
+// Args returns the server's command line after the binary: "mcp", the two
+// tiers, then every other set option as its kebab-case flag, in SPEC order.
+func Args(o ocinstall.Options) []string {
+	if o.Search == "" {
+		o.Search = "preferred"
+	}
+	if o.Fetch == "" {
+		o.Fetch = "optional"
+	}
+	args := []string{"mcp"}
+	raw, _ := json.Marshal(o)
+	var m map[string]any
+	_ = json.Unmarshal(raw, &m)
+	for _, name := range ocinstall.OptionNames {
+		v, ok := m[name]
+		if !ok {
+			continue
+		}
+		flag := "--" + kebab(name)
+		switch x := v.(type) {
+		case bool:
+			args = append(args, fmt.Sprintf("%s=%t", flag, x))
+		case []any:
+			parts := make([]string, len(x))
+			for i, e := range x {
+				parts[i] = fmt.Sprint(e)
+			}
+			args = append(args, flag, strings.Join(parts, ","))
+		case float64:
+			args = append(args, flag, strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%f", x), "0"), "."))
+		default:
+			args = append(args, flag, fmt.Sprint(x))
+		}
+	}
+	return args
+}
+
+func kebab(s string) string {
+	var b strings.Builder
+	prevUpper := false
+	for _, r := range s {
+		upper := r >= 'A' && r <= 'Z'
+		if upper {
+			if !prevUpper {
+				b.WriteByte('-')
+			}
+			r += 'a' - 'A'
+		}
+		prevUpper = upper
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// recordPath is where the record of an install into this host and scope
+// lives: in the user's state directory, never in the project, so a cloned
+// repository cannot bring one.
+func (r *resolved) recordPath(main string) string {
+	state := r.Env.XDGStateHome
+	if state == "" {
+		state = filepath.Join(r.Env.Home, ".local", "state")
+	}
+	return filepath.Join(state, shared.Name, "installs", fmt.Sprintf("%s-%s-%s.json", r.Host, r.Scope, shared.SHA([]byte(main))[:16]))
+}
+
+func (r *resolved) rel(p string) string {
+	if rel, err := filepath.Rel(r.root, p); err == nil && !strings.HasPrefix(rel, "..") {
+		return filepath.ToSlash(rel)
+	}
+	return p
+}
+
+func (r *resolved) newPlan(command string, ts []target) *shared.Plan {
+	a := adapters[r.Host]
+	return &shared.Plan{
+		Command: command, Host: a.label, Scope: string(r.Scope), ConfigDir: r.root,
+		ConfigFile: r.rel(ts[0].path), APIKeyEnv: r.key, Reader: "The MCP server",
+	}
+}
+
+// equalExcept reports whether two plain documents are equal once the
+// parts the installer owns are removed from both.
+func equalExcept(a, b any, ts target) bool {
+	return reflect.DeepEqual(strip(a, ts), strip(b, ts))
+}
+
+// strip removes the installer's parts from a plain document copy.
+func strip(v any, t target) any {
+	raw, _ := json.Marshal(v)
+	var m map[string]any
+	_ = json.Unmarshal(raw, &m)
+	if m == nil {
+		m = map[string]any{}
+	}
+	if t.server {
+		deletePath(m, t.serverPath)
+	}
+	for _, a := range t.adds {
+		removeItems(m, a.Path, a.Items)
+	}
+	if t.topKey != nil {
+		delete(m, t.topKey.Key)
+	}
+	return m
+}
+
+func deletePath(m map[string]any, path []string) {
+	if len(path) == 1 {
+		delete(m, path[0])
+		return
+	}
+	sub, ok := m[path[0]].(map[string]any)
+	if !ok {
+		return
+	}
+	deletePath(sub, path[1:])
+	if len(sub) == 0 {
+		delete(m, path[0])
+	}
+}
+
+func removeItems(m map[string]any, path []string, items []string) {
+	if len(path) == 1 {
+		arr, ok := m[path[0]].([]any)
+		if !ok {
+			return
+		}
+		var keep []any
+		for _, e := range arr {
+			if s, ok := e.(string); ok && slices.Contains(items, s) {
+				continue
+			}
+			keep = append(keep, e)
+		}
+		if len(keep) == 0 {
+			delete(m, path[0])
+		} else {
+			m[path[0]] = keep
+		}
+		return
+	}
+	sub, ok := m[path[0]].(map[string]any)
+	if !ok {
+		return
+	}
+	removeItems(sub, path[1:], items)
+	if len(sub) == 0 {
+		delete(m, path[0])
+	}
+}
+
+// lookup returns the plain value at path.
+func lookup(v any, path ...string) any {
+	for _, k := range path {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		v = m[k]
+	}
+	return v
+}
+
+func exists(p string) bool { return shared.Exists(p) }

@@ -1,0 +1,168 @@
+package mcphosts
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	shared "github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
+	ocinstall "github.com/deepseek-web-retrieval/deepseek-web-retrieval/opencode/install"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+const binary = "/opt/dwr/bin/deepseek-web-retrieval"
+
+type fixture struct {
+	t    *testing.T
+	root string
+	env  Env
+}
+
+func newFixture(t *testing.T) *fixture {
+	root := t.TempDir()
+	env := Env{Home: filepath.Join(root, "home"), WorkDir: filepath.Join(root, "proj")}
+	require.NoError(t, os.MkdirAll(env.Home, 0o755))
+	require.NoError(t, os.MkdirAll(env.WorkDir, 0o755))
+	return &fixture{t: t, root: root, env: env}
+}
+
+func (f *fixture) write(path, content string) {
+	f.t.Helper()
+	require.NoError(f.t, os.MkdirAll(filepath.Dir(path), 0o755))
+	require.NoError(f.t, os.WriteFile(path, []byte(content), 0o644))
+}
+
+func (f *fixture) req(h Host, scope ocinstall.Scope, o ocinstall.Options) Request {
+	return Request{Env: f.env, Host: h, Scope: scope, Options: o, Binary: binary, Version: "test"}
+}
+
+func (f *fixture) render(p *shared.Plan, applied bool) string {
+	var b strings.Builder
+	require.NoError(f.t, p.Render(&b, applied))
+	return recordHash.ReplaceAllString(strings.ReplaceAll(b.String(), f.root, "$TMP"), "-HASH.json")
+}
+
+var recordHash = regexp.MustCompile(`-[0-9a-f]{16}\.json`)
+
+// tree lists every file under root with its content (the state directory
+// included).
+func (f *fixture) tree() map[string]string {
+	out := map[string]string{}
+	require.NoError(f.t, filepath.WalkDir(f.root, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(f.root, p)
+		if d.IsDir() {
+			out[rel+"/"] = ""
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		out[rel] = string(b)
+		return err
+	}))
+	return out
+}
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		require.NoError(t, os.MkdirAll("testdata", 0o755))
+		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
+		return
+	}
+	want, err := os.ReadFile(path)
+	require.NoError(t, err, "missing golden file; run go test ./install/mcphosts -update")
+	require.Equal(t, string(want), got)
+}
+
+// seeds are realistic existing configs per host and scope: other servers,
+// comments, a credential of another tool.
+func seeds(f *fixture, h Host, scope ocinstall.Scope) {
+	home, proj := f.env.Home, f.env.WorkDir
+	switch h {
+	case Codex:
+		cfg := "# Codex config\nmodel = \"gpt-5\" # the default\n\n[mcp_servers.github]\ncommand = \"gh-mcp\"\nenv = { GITHUB_TOKEN = \"ghp_0123456789abcdefghijABCDEFGHIJ012345\" }\n\n# tools\n[tools]\nweb_search = false\n"
+		if scope == ocinstall.ScopeProject {
+			f.write(filepath.Join(proj, ".codex", "config.toml"), cfg)
+		} else {
+			f.write(filepath.Join(home, ".codex", "config.toml"), cfg)
+		}
+	case Claude:
+		if scope == ocinstall.ScopeProject {
+			f.write(filepath.Join(proj, ".mcp.json"), "{\n  \"mcpServers\": {\n    \"brave-search\": {\"command\": \"npx\", \"args\": [\"-y\", \"@brave/brave-search-mcp-server\"], \"env\": {\"BRAVE_API_KEY\": \"${BRAVE_API_KEY}\"}}\n  }\n}\n")
+		} else {
+			f.write(filepath.Join(home, ".claude.json"), "{\n  \"numStartups\": 12,\n  \"mcpServers\": {},\n  \"projects\": {}\n}\n")
+			f.write(filepath.Join(home, ".claude", "settings.json"), "{\n  \"permissions\": {\n    \"deny\": [\"Bash(rm:*)\"]\n  }\n}\n")
+		}
+	case Gemini:
+		if scope == ocinstall.ScopeGlobal {
+			f.write(filepath.Join(home, ".gemini", "settings.json"), "{\n  // my settings\n  \"theme\": \"GitHub\",\n  \"mcpServers\": {\n    \"gh\": {\"command\": \"gh-mcp\", \"env\": {\"GITHUB_TOKEN\": \"$GITHUB_TOKEN\"}}\n  }\n}\n")
+		}
+	case Pi:
+		if scope == ocinstall.ScopeGlobal {
+			f.write(filepath.Join(home, ".pi", "agent", "settings.json"), "{\n  \"packages\": [\"npm:pi-mcp-adapter\"]\n}\n")
+		}
+	case Cursor:
+		if scope == ocinstall.ScopeGlobal {
+			f.write(filepath.Join(home, ".cursor", "mcp.json"), "{\n\t\"mcpServers\": {\n\t\t\"tavily\": {\"url\": \"https://mcp.tavily.com/mcp\", \"headers\": {\"Authorization\": \"Bearer tvly-0123456789abcdefABCDEF\"}}\n\t}\n}\n")
+		}
+	}
+}
+
+// TestPlanGolden plans, applies and uninstalls every host × scope × tier
+// and compares the plan, the applied plan, the files written and the
+// uninstall plan with testdata/<host>.txtar; uninstall must leave every
+// file byte-identical.
+func TestPlanGolden(t *testing.T) {
+	for _, h := range All {
+		t.Run(string(h), func(t *testing.T) {
+			var out strings.Builder
+			for _, scope := range []ocinstall.Scope{ocinstall.ScopeGlobal, ocinstall.ScopeProject} {
+				for _, tier := range []string{"off", "optional", "preferred", "forced"} {
+					f := newFixture(t)
+					seeds(f, h, scope)
+					before := f.tree()
+					req := f.req(h, scope, ocinstall.Options{Search: tier, Fetch: tier})
+					p, err := PlanInit(req)
+					require.NoError(t, err)
+					name := string(scope) + "/" + tier
+					out.WriteString("-- " + name + "/plan --\n" + f.render(p, false))
+					require.NoError(t, p.Apply())
+					again, err := PlanInit(req)
+					require.NoError(t, err)
+					require.True(t, again.Empty(), "a second init changes nothing:\n%s", f.render(again, false))
+					after := f.tree()
+					var files []string
+					for k, v := range after {
+						if before[k] != v && !strings.HasSuffix(k, "/") && !strings.Contains(k, "/.local/state/") {
+							files = append(files, k)
+						}
+					}
+					sort.Strings(files)
+					for _, k := range files {
+						content := string(shared.Mask([]byte(after[k]), shared.Secrets(k, []byte(after[k]))))
+						out.WriteString("-- " + name + "/" + k + " --\n" + content)
+					}
+					u, err := PlanUninstall(f.req(h, scope, ocinstall.Options{}))
+					require.NoError(t, err)
+					out.WriteString("-- " + name + "/uninstall --\n" + f.render(u, false))
+					require.NoError(t, u.Apply())
+					require.Equal(t, before, f.tree(), "uninstall restores every file byte for byte")
+					for _, s := range []string{"ghp_0123456789abcdefghijABCDEFGHIJ012345", "tvly-0123456789abcdefABCDEF"} {
+						require.NotContains(t, out.String(), s)
+					}
+				}
+			}
+			golden(t, string(h)+".txtar", out.String())
+		})
+	}
+}

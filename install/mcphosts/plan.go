@@ -1,0 +1,594 @@
+package mcphosts
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"sort"
+	"strings"
+
+	shared "github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
+	ocinstall "github.com/deepseek-web-retrieval/deepseek-web-retrieval/opencode/install"
+)
+
+// RecordFormat is the version of the MCP hosts' install record format.
+const RecordFormat = 1
+
+// Record is what init keeps so uninstall can reverse exactly what it did
+// to a host's files. It lives in the user's state directory (see
+// recordPath), mode 0600, and holds no copy of any file: a hash-anchored
+// patch of the lines init changed, and what init added, so uninstall can
+// remove that structurally when the file changed since.
+type Record struct {
+	Format  int          `json:"format"`
+	Tool    string       `json:"tool"`
+	Version string       `json:"version,omitempty"`
+	Host    Host         `json:"host"`
+	Scope   string       `json:"scope"`
+	Files   []RecordFile `json:"files"`
+	// CreatedDirs are directories init created, parents first.
+	CreatedDirs []string `json:"createdDirs,omitempty"`
+	// StateDirs are the directories init created to hold the record,
+	// parents first; uninstall removes those left empty.
+	StateDirs []string `json:"stateDirs,omitempty"`
+}
+
+// RecordFile is one file init changed.
+type RecordFile struct {
+	// Path is absolute; it must be one of the files the host's adapter
+	// owns for this scope, or the record is refused.
+	Path    string `json:"path"`
+	Existed bool   `json:"existed"`
+	// WrittenSHA256 is the SHA-256 of what init last left in the file.
+	WrittenSHA256 string `json:"writtenSHA256"`
+	// Patch restores the content before init while the file is unchanged;
+	// nil when unknown or when the replaced lines hold a credential.
+	Patch *shared.Patch `json:"patch,omitempty"`
+	// Server is the entry init wrote (plain JSON), when this file holds it.
+	Server json.RawMessage `json:"server,omitempty"`
+	// ServerCreated is how many elements of the entry's path init created.
+	ServerCreated int `json:"serverCreated,omitempty"`
+	// ServerExisted reports that the same entry was there before init (a
+	// committed project file): uninstall leaves it.
+	ServerExisted bool `json:"serverExisted,omitempty"`
+	// Adds are the strings init added to arrays, with how many path
+	// elements it created for each.
+	Adds []RecordAdd `json:"adds,omitempty"`
+	// TopKey is the TOML top-level key line init wrote, with the line it
+	// replaced (Prev) or the text it inserted.
+	TopKey *RecordTopKey `json:"topKey,omitempty"`
+}
+
+// RecordAdd is one array edit.
+type RecordAdd struct {
+	Path    []string `json:"path"`
+	Items   []string `json:"items"`
+	Created int      `json:"created,omitempty"`
+}
+
+// RecordTopKey is a TOML top-level key edit.
+type RecordTopKey struct {
+	Key      string `json:"key"`
+	Line     string `json:"line"`
+	Prev     string `json:"prev,omitempty"`
+	Inserted string `json:"inserted,omitempty"`
+}
+
+func (r *Record) file(p string) *RecordFile {
+	if r == nil {
+		return nil
+	}
+	for i := range r.Files {
+		if r.Files[i].Path == p {
+			return &r.Files[i]
+		}
+	}
+	return nil
+}
+
+func (r *Record) marshal() []byte {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(r); err != nil {
+		panic(err)
+	}
+	return buf.Bytes()
+}
+
+// readRecord reads and checks the record: every file it names must be one
+// of ts, every directory an ancestor of one inside the root.
+func readRecord(p string, rs *resolved, ts []target) (*Record, []byte, error) {
+	data, err := os.ReadFile(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	var r Record
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, nil, fmt.Errorf("unreadable install record %s: %v", p, err)
+	}
+	if r.Format != RecordFormat || r.Tool != shared.Name || r.Host != rs.Host || r.Scope != string(rs.Scope) {
+		return nil, nil, fmt.Errorf("install record %s is not one of %s for %s", p, shared.Name, rs.Host)
+	}
+	for _, f := range r.Files {
+		if !slices.ContainsFunc(ts, func(t target) bool { return t.path == f.Path }) {
+			return nil, nil, fmt.Errorf("install record %s names %s, a file this installer never writes for %s", p, f.Path, rs.Host)
+		}
+	}
+	for _, d := range r.StateDirs {
+		if rel, err := filepath.Rel(d, p); err != nil || strings.HasPrefix(rel, "..") || d == filepath.Dir(d) {
+			return nil, nil, fmt.Errorf("install record %s names the directory %s, which this installer never creates", p, d)
+		}
+	}
+	for _, d := range r.CreatedDirs {
+		ok := false
+		for _, t := range ts {
+			if rel, err := filepath.Rel(d, t.path); err == nil && !strings.HasPrefix(rel, "..") && strings.HasPrefix(d, rs.root+string(filepath.Separator)) {
+				ok = true
+			}
+		}
+		if !ok {
+			return nil, nil, fmt.Errorf("install record %s names the directory %s, which this installer never creates", p, d)
+		}
+	}
+	return &r, data, nil
+}
+
+// PlanInit plans installing the MCP server into one host. It only reads.
+func PlanInit(req Request) (*shared.Plan, error) {
+	rs, err := resolve(req)
+	if err != nil {
+		return nil, err
+	}
+	if err := ocinstall.Validate(req.Options); err != nil {
+		return nil, err
+	}
+	if !filepath.IsAbs(req.Binary) {
+		return nil, fmt.Errorf("the binary's path %q is not absolute", req.Binary)
+	}
+	rs.args = Args(req.Options)
+	a := adapters[req.Host]
+	ts := a.targets(rs)
+	recPath := rs.recordPath(ts[0].path)
+	rec, _, err := readRecord(recPath, rs, ts)
+	if err != nil {
+		return nil, shared.Refuse(err.Error(), "move "+recPath+" away, undo the previous install by hand, then run init again")
+	}
+	p := rs.newPlan("init", ts)
+	p.UpToDate = fmt.Sprintf("%s already has the %s MCP server with these options.", p.ConfigFile, shared.Name)
+	nr := &Record{Format: RecordFormat, Tool: shared.Name, Version: req.Version, Host: req.Host, Scope: string(rs.Scope)}
+	if rec != nil {
+		nr.CreatedDirs, nr.StateDirs = rec.CreatedDirs, rec.StateDirs
+	}
+	var cfgs []parsed
+	var pre []shared.Change
+	for _, t := range ts {
+		cur, mode, err := readTarget(t)
+		if err != nil {
+			return nil, err
+		}
+		cfgs = append(cfgs, cur)
+		if cur.err != nil {
+			return nil, shared.Refuse(fmt.Sprintf("cannot parse %s: %v", t.path, cur.err), "fix the file, then run init again")
+		}
+		prev := rec.file(t.path)
+		rf, newData, warns, err := editInit(rs, t, cur, prev)
+		if err != nil {
+			return nil, err
+		}
+		p.Warnings = append(p.Warnings, warns...)
+		if rf == nil {
+			continue // nothing of ours in this file, now or before
+		}
+		nr.Files = append(nr.Files, *rf)
+		if cur.exists && bytes.Equal(newData, cur.data) {
+			continue
+		}
+		op := shared.OpUpdate
+		if !cur.exists {
+			op, mode = shared.OpCreate, 0o644
+			for _, d := range missingDirs(filepath.Dir(t.path)) {
+				pre = append(pre, shared.Change{Op: shared.OpCreate, Kind: shared.KindDir, Path: d, Rel: rs.rel(d) + "/", Mode: 0o755})
+				if strings.HasPrefix(d, rs.root+string(filepath.Separator)) && !slices.Contains(nr.CreatedDirs, d) {
+					nr.CreatedDirs = append(nr.CreatedDirs, d)
+				}
+			}
+		}
+		p.Add(shared.Change{Op: op, Kind: shared.KindConfig, Path: t.path, Rel: rs.rel(t.path), Old: cur.data, New: newData, Mode: mode})
+	}
+	a.traps(rs, p, cfgs)
+	p.Warnings = append(p.Warnings, conflictWarnings(rs, ts, cfgs)...)
+	p.Warnings = append(p.Warnings, binaryWarnings(rs, ts, cfgs)...)
+	if len(p.Changes) > 0 || rec == nil {
+		rc := shared.Change{Op: shared.OpCreate, Kind: shared.KindRecord, Path: recPath, Rel: rs.rel(recPath), New: nr.marshal(), Mode: 0o600}
+		if old, _, ok, err := shared.ReadFile(recPath); err != nil {
+			return nil, err
+		} else if ok {
+			rc.Op, rc.Old = shared.OpUpdate, old
+		} else {
+			for _, d := range missingDirs(filepath.Dir(recPath)) {
+				pre = append(pre, shared.Change{Op: shared.OpCreate, Kind: shared.KindDir, Path: d, Rel: rs.rel(d) + "/", Mode: 0o700})
+				nr.StateDirs = append(nr.StateDirs, d)
+			}
+			rc.New = nr.marshal()
+		}
+		if len(p.Changes) > 0 || rc.Op == shared.OpCreate {
+			p.Changes = append(pre, append(p.Changes, rc)...)
+		}
+	}
+	if len(p.Changes) > 0 && rec == nil {
+		p.Notes = append(p.Notes, "the install record goes to "+recPath+" (outside the project, mode 0600); uninstall needs it")
+	}
+	return p, nil
+}
+
+// missingDirs returns the directories up to d that do not exist, parents first.
+func missingDirs(d string) []string {
+	var out []string
+	for ; !exists(d); d = filepath.Dir(d) {
+		out = append([]string{d}, out...)
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	return out
+}
+
+// editInit computes one file's new content and its record.
+func editInit(rs *resolved, t target, cur parsed, prev *RecordFile) (*RecordFile, []byte, []string, error) {
+	var warns []string
+	mark, _ := shared.SplitBOM(cur.data)
+	rf := &RecordFile{Path: t.path, Existed: cur.exists}
+	before := cur.data
+	known := true
+	if prev != nil {
+		rf.Existed = prev.Existed
+		rf.ServerCreated = prev.ServerCreated
+		rf.ServerExisted = prev.ServerExisted
+		rf.Adds = prev.Adds
+		rf.TopKey = prev.TopKey
+		b, ok := []byte(nil), false
+		if prev.Patch != nil {
+			b, ok = prev.Patch.Reverse(cur.data)
+		}
+		before, known = b, ok
+	}
+	// What the check below may see changed: this run's parts and the ones
+	// an earlier run added.
+	tcheck := t
+	if prev != nil {
+		for _, old := range prev.Adds {
+			tcheck.adds = append(tcheck.adds, addEdit{Path: old.Path, Items: old.Items})
+		}
+		if prev.TopKey != nil && tcheck.topKey == nil {
+			tcheck.topKey = &topKeyEdit{Key: prev.TopKey.Key, Line: prev.TopKey.Line}
+		}
+	}
+	var out []byte
+	switch {
+	case t.toml:
+		doc := cur.toml
+		if t.server {
+			if hasEntryElsewhere(doc, cur.tomlV, t.serverPath) {
+				return nil, nil, nil, shared.Refuse(fmt.Sprintf("%s defines [%s] in a form init does not edit (inline or dotted keys)", t.path, strings.Join(t.serverPath, ".")),
+					"remove that definition, then run init again")
+			}
+			want := lookupTOMLTable(t.tomlTable, t.serverPath)
+			if prev == nil && doc.HasTable(t.serverPath) && jsonEqual(mustJSON(lookup(cur.tomlV, t.serverPath...)), mustJSON(want)) {
+				rf.ServerExisted = true // the same table, committed: adopted, and left by uninstall
+			} else if prev == nil && doc.HasTable(t.serverPath) {
+				return nil, nil, nil, shared.Refuse(fmt.Sprintf("%s already has a [%s] table that this installer did not write", t.path, strings.Join(t.serverPath, ".")),
+					"remove the table (or run `deepseek-web-retrieval uninstall` if an earlier install wrote it), then run init again")
+			}
+			if !jsonEqual(mustJSON(lookup(cur.tomlV, t.serverPath...)), mustJSON(want)) {
+				doc.SetTable(t.serverPath, t.tomlTable)
+				rf.ServerExisted = false // ours now: uninstall removes it
+			}
+			rf.Server = mustJSON(want)
+		}
+		if t.topKey != nil {
+			line := doc.TopKeyLine(t.topKey.Key)
+			switch {
+			case rf.TopKey != nil && line == rf.TopKey.Line:
+			case rf.TopKey != nil:
+				warns = append(warns, fmt.Sprintf("%s: the %s line init wrote was changed by hand (%q); init leaves it", rs.rel(t.path), t.topKey.Key, strings.TrimSpace(line)))
+			default:
+				pl, ins := doc.SetTopKey(t.topKey.Key, t.topKey.Line)
+				rf.TopKey = &RecordTopKey{Key: t.topKey.Key, Line: t.topKey.Line, Prev: pl, Inserted: ins}
+			}
+		} else if rf.TopKey != nil {
+			doc.RemoveTopKey(rf.TopKey.Key, rf.TopKey.Line, rf.TopKey.Prev, rf.TopKey.Inserted)
+			rf.TopKey = nil
+		}
+		out = append(bytes.Clone(mark), doc.Bytes()...)
+		_, after, err := shared.ParseTOML(out[len(mark):])
+		if err != nil || !equalExcept(cur.tomlV, after, tcheck) {
+			return nil, nil, nil, fmt.Errorf("internal error editing %s (nothing was written): %v", t.path, err)
+		}
+	default:
+		c := cur.json
+		if t.server {
+			existing := c.LookupPlain(t.serverPath...)
+			if existing != nil && prev == nil {
+				want, _ := shared.Normalize(mustJSON(t.entry))
+				rf.ServerExisted = true
+				if !reflect.DeepEqual(existing, want) {
+					return nil, nil, nil, shared.Refuse(fmt.Sprintf("%s already has an entry %q that this installer did not write", t.path, strings.Join(t.serverPath, ".")),
+						"remove the entry (or run `deepseek-web-retrieval uninstall` if an earlier install wrote it), then run init again")
+				}
+			}
+			if existing == nil || !jsonEqual(mustJSON(existing), mustJSON(t.entry)) {
+				n, err := c.Set(t.serverPath, t.entry)
+				if err != nil {
+					return nil, nil, nil, shared.Refuse(fmt.Sprintf("cannot add the entry to %s: %v", t.path, err))
+				}
+				if prev == nil {
+					rf.ServerCreated = n
+				}
+				rf.ServerExisted = false // ours now: uninstall removes it
+			}
+			rf.Server = json.RawMessage(mustJSON(t.entry))
+		}
+		var adds []RecordAdd
+		for _, ad := range t.adds {
+			added, created, err := c.AddStrings(ad.Path, ad.Items)
+			if err != nil {
+				return nil, nil, nil, shared.Refuse(fmt.Sprintf("cannot turn the built-in off in %s: %v", t.path, err), fmt.Sprintf("make %q an array, then run init again", strings.Join(ad.Path, ".")))
+			}
+			// Keep what an earlier run added.
+			for _, old := range rf.Adds {
+				if slices.Equal(old.Path, ad.Path) {
+					added = append(old.Items, added...)
+					created = max(created, old.Created)
+				}
+			}
+			if len(added) > 0 {
+				adds = append(adds, RecordAdd{Path: ad.Path, Items: dedupe(added), Created: created})
+			}
+		}
+		// Strings an earlier run added that this run does not want (a tier
+		// lowered) are removed again.
+		for _, old := range rf.Adds {
+			if !slices.ContainsFunc(t.adds, func(a addEdit) bool { return slices.Equal(a.Path, old.Path) }) {
+				c.RemoveStrings(old.Path, old.Items, old.Created)
+			}
+		}
+		rf.Adds = adds
+		body := c.Pack()
+		out = append(bytes.Clone(mark), body...)
+		after, err := shared.Normalize(body)
+		if err != nil || !equalExcept(cur.plain, after, tcheck) {
+			return nil, nil, nil, fmt.Errorf("internal error editing %s (nothing was written): %v", t.path, err)
+		}
+	}
+	if !t.server && len(rf.Adds) == 0 && rf.TopKey == nil && prev == nil {
+		return nil, out, warns, nil
+	}
+	rf.WrittenSHA256 = shared.SHA(out)
+	if known {
+		if !cur.exists {
+			before = nil
+		}
+		pt := shared.MakePatch(before, out)
+		if !shared.HasSecrets(shared.Secrets(t.path, cur.data), pt.Old()) {
+			rf.Patch = pt
+		}
+	}
+	return rf, out, warns, nil
+}
+
+func dedupe(ss []string) []string {
+	var out []string
+	for _, s := range ss {
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func mustJSON(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+// hasEntryElsewhere reports a server entry that the parsed document has
+// but no table header declares (inline table or dotted keys).
+func hasEntryElsewhere(doc *shared.TOMLDoc, v map[string]any, path []string) bool {
+	return lookup(v, path...) != nil && !doc.HasTable(path)
+}
+
+func lookupTOMLTable(text string, path []string) any {
+	_, v, err := shared.ParseTOML([]byte(text))
+	if err != nil {
+		panic(err)
+	}
+	return lookup(v, path...)
+}
+
+// UninstallPlan plans reversing what init did to one host. With no record
+// and nothing of ours in the host's files, the plan is empty ("nothing to
+// uninstall"); with no record but our entry present, it refuses with the
+// manual steps.
+func PlanUninstall(req Request) (*shared.Plan, error) {
+	rs, err := resolve(req)
+	if err != nil {
+		return nil, err
+	}
+	a := adapters[req.Host]
+	ts := a.targets(rs)
+	p := rs.newPlan("uninstall", ts)
+	recPath := rs.recordPath(ts[0].path)
+	manual := []string{fmt.Sprintf("remove the %q entry from %s", strings.Join(ts[0].serverPath, "."), ts[0].path)}
+	for _, t := range ts[1:] {
+		for _, ad := range t.adds {
+			manual = append(manual, fmt.Sprintf("remove %s from %q in %s if init added them", strings.Join(ad.Items, ", "), strings.Join(ad.Path, "."), t.path))
+		}
+	}
+	if t := ts[0]; t.topKey != nil {
+		manual = append(manual, fmt.Sprintf("remove the line %q from %s if init added it", strings.TrimSpace(t.topKey.Line), t.path))
+	}
+	manual = append(manual, "delete "+recPath)
+	rec, recData, err := readRecord(recPath, rs, ts)
+	if err != nil {
+		return nil, shared.Refuse(err.Error(), manual...)
+	}
+	if rec == nil {
+		cur, _, err := readTarget(ts[0])
+		if err == nil && cur.err == nil && lookup(cur.plain, ts[0].serverPath...) != nil {
+			return nil, shared.Refuse(fmt.Sprintf("no install record at %s, but %s has the %s entry: it was not installed by this tool here (or its record was lost), so uninstall cannot reverse it exactly", recPath, ts[0].path, shared.Name), manual...)
+		}
+		p.UpToDate = fmt.Sprintf("Nothing to uninstall: %s has no install by this tool (%s scope).", adapters[req.Host].label, rs.Scope)
+		return p, nil
+	}
+	gone := map[string]bool{}
+	for _, t := range ts {
+		rf := rec.file(t.path)
+		if rf == nil {
+			continue
+		}
+		cur, mode, err := readTarget(t)
+		if err != nil {
+			return nil, err
+		}
+		if !cur.exists {
+			p.Notes = append(p.Notes, rs.rel(t.path)+" is already gone")
+			gone[t.path] = true
+			continue
+		}
+		newData, del, err := editUninstall(rs, t, cur, rf, manual)
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case del:
+			p.Add(shared.Change{Op: shared.OpDelete, Kind: shared.KindConfig, Path: t.path, Rel: rs.rel(t.path), Old: cur.data})
+			gone[t.path] = true
+		case !bytes.Equal(newData, cur.data):
+			p.Add(shared.Change{Op: shared.OpUpdate, Kind: shared.KindConfig, Path: t.path, Rel: rs.rel(t.path), Old: cur.data, New: newData, Mode: mode})
+		}
+	}
+	p.Add(shared.Change{Op: shared.OpDelete, Kind: shared.KindRecord, Path: recPath, Rel: rs.rel(recPath), Old: recData})
+	gone[recPath] = true
+	dirs := append(append([]string{}, rec.CreatedDirs...), rec.StateDirs...)
+	sort.SliceStable(dirs, func(i, j int) bool { return len(dirs[i]) < len(dirs[j]) })
+	for i := len(dirs) - 1; i >= 0; i-- {
+		d := dirs[i]
+		ents, err := os.ReadDir(d)
+		if err != nil {
+			continue
+		}
+		var left []string
+		for _, e := range ents {
+			if !gone[filepath.Join(d, e.Name())] {
+				left = append(left, e.Name())
+			}
+		}
+		if len(left) > 0 {
+			continue
+		}
+		p.Add(shared.Change{Op: shared.OpDelete, Kind: shared.KindDir, Path: d, Rel: rs.rel(d) + "/"})
+		gone[d] = true
+	}
+	return p, nil
+}
+
+// editUninstall computes one file's content after uninstall; del reports
+// that the file is to be deleted (init created it and nothing else is in it).
+func editUninstall(rs *resolved, t target, cur parsed, rf *RecordFile, manual []string) ([]byte, bool, error) {
+	// Unchanged since init: reverse the patch (checked as data).
+	if rf.Patch != nil {
+		if prev, ok := rf.Patch.Reverse(cur.data); ok {
+			if !rf.Existed {
+				return nil, true, nil
+			}
+			if pv, err := plainOf(t, prev); err == nil && cur.err == nil && equalExcept(pv, cur.plain, t) {
+				return prev, false, nil
+			}
+		}
+	}
+	if cur.err != nil {
+		return nil, false, shared.Refuse(fmt.Sprintf("cannot parse %s (it became invalid since init): %v", t.path, cur.err), manual...)
+	}
+	mark, _ := shared.SplitBOM(cur.data)
+	var out []byte
+	if t.toml {
+		doc := cur.toml
+		if rf.Server != nil && !rf.ServerExisted {
+			got, _ := json.Marshal(lookup(cur.tomlV, t.serverPath...))
+			switch {
+			case lookup(cur.tomlV, t.serverPath...) == nil:
+			case !jsonEqual(got, rf.Server):
+				return nil, false, shared.Refuse(fmt.Sprintf("the [%s] table in %s was changed since init wrote it", strings.Join(t.serverPath, "."), t.path), manual...)
+			case hasEntryElsewhere(doc, cur.tomlV, t.serverPath):
+				return nil, false, shared.Refuse(fmt.Sprintf("%s defines [%s] in a form uninstall does not edit", t.path, strings.Join(t.serverPath, ".")), manual...)
+			default:
+				doc.RemoveTable(t.serverPath)
+			}
+		}
+		if k := rf.TopKey; k != nil {
+			doc.RemoveTopKey(k.Key, k.Line, k.Prev, k.Inserted)
+		}
+		out = append(bytes.Clone(mark), doc.Bytes()...)
+		if _, _, err := shared.ParseTOML(out[len(mark):]); err != nil {
+			return nil, false, fmt.Errorf("internal error editing %s (nothing was written): %v", t.path, err)
+		}
+		if !rf.Existed && strings.TrimSpace(string(out)) == "" {
+			return nil, true, nil
+		}
+		return out, false, nil
+	}
+	c := cur.json
+	if rf.Server != nil && !rf.ServerExisted {
+		got := c.LookupPlain(t.serverPath...)
+		switch {
+		case got == nil:
+		case !jsonEqual(mustJSON(got), rf.Server):
+			return nil, false, shared.Refuse(fmt.Sprintf("the %q entry in %s was changed since init wrote it", strings.Join(t.serverPath, "."), t.path), manual...)
+		default:
+			c.Remove(t.serverPath, rf.ServerCreated)
+		}
+	}
+	for _, ad := range rf.Adds {
+		c.RemoveStrings(ad.Path, ad.Items, ad.Created)
+	}
+	body := c.Pack()
+	if !rf.Existed && shared.EmptyObject(body) {
+		return nil, true, nil
+	}
+	out = append(bytes.Clone(mark), body...)
+	return out, false, nil
+}
+
+func plainOf(t target, data []byte) (any, error) {
+	_, body := shared.SplitBOM(data)
+	if t.toml {
+		_, v, err := shared.ParseTOML(body)
+		return v, err
+	}
+	if strings.TrimSpace(string(body)) == "" {
+		return map[string]any{}, nil
+	}
+	return shared.Normalize(body)
+}
+
+func jsonEqual(a, b []byte) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	return reflect.DeepEqual(x, y)
+}

@@ -1,0 +1,227 @@
+package mcphosts
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	shared "github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
+	ocinstall "github.com/deepseek-web-retrieval/deepseek-web-retrieval/opencode/install"
+)
+
+func (f *fixture) apply(p *shared.Plan, err error) *shared.Plan {
+	f.t.Helper()
+	require.NoError(f.t, err)
+	require.NoError(f.t, p.Apply())
+	return p
+}
+
+func (f *fixture) read(p string) string {
+	f.t.Helper()
+	b, err := os.ReadFile(p)
+	require.NoError(f.t, err)
+	return string(b)
+}
+
+// A config edited by hand between init and uninstall: the user's edits
+// stay, our entry (and only it) goes.
+func TestUninstallAfterHandEdits(t *testing.T) {
+	t.Run("codex", func(t *testing.T) {
+		f := newFixture(t)
+		cfgPath := filepath.Join(f.env.Home, ".codex", "config.toml")
+		f.write(cfgPath, "# mine\nmodel = \"o3\"\n\n[tools]\nweb_search = true\n")
+		f.apply(PlanInit(f.req(Codex, ocinstall.ScopeGlobal, ocinstall.Options{Search: "forced"})))
+		cfg := f.read(cfgPath)
+		cfg = strings.Replace(cfg, "model = \"o3\"", "model = \"gpt-5\"", 1) + "\n[profiles.fast]\nmodel = \"mini\"\n"
+		f.write(cfgPath, cfg)
+		f.apply(PlanUninstall(f.req(Codex, ocinstall.ScopeGlobal, ocinstall.Options{})))
+		require.Equal(t, "# mine\nmodel = \"gpt-5\"\n\n[tools]\nweb_search = true\n\n[profiles.fast]\nmodel = \"mini\"\n", f.read(cfgPath))
+	})
+	t.Run("gemini", func(t *testing.T) {
+		f := newFixture(t)
+		cfgPath := filepath.Join(f.env.Home, ".gemini", "settings.json")
+		f.write(cfgPath, "{\n  // mine\n  \"theme\": \"GitHub\"\n}\n")
+		f.apply(PlanInit(f.req(Gemini, ocinstall.ScopeGlobal, ocinstall.Options{Search: "forced", Fetch: "forced"})))
+		f.write(cfgPath, strings.Replace(f.read(cfgPath), "\"GitHub\"", "\"Dracula\"", 1))
+		f.apply(PlanUninstall(f.req(Gemini, ocinstall.ScopeGlobal, ocinstall.Options{})))
+		require.Equal(t, "{\n  // mine\n  \"theme\": \"Dracula\"\n}\n", f.read(cfgPath))
+	})
+	t.Run("claude user scope rewritten by Claude Code", func(t *testing.T) {
+		f := newFixture(t)
+		cfgPath := filepath.Join(f.env.Home, ".claude.json")
+		f.write(cfgPath, "{\n  \"numStartups\": 1\n}\n")
+		f.apply(PlanInit(f.req(Claude, ocinstall.ScopeGlobal, ocinstall.Options{})))
+		f.write(cfgPath, strings.Replace(f.read(cfgPath), "\"numStartups\": 1", "\"numStartups\": 2", 1))
+		f.apply(PlanUninstall(f.req(Claude, ocinstall.ScopeGlobal, ocinstall.Options{})))
+		require.Equal(t, "{\n  \"numStartups\": 2\n}\n", f.read(cfgPath))
+	})
+}
+
+// Our entry changed by hand: uninstall refuses with the manual steps and
+// writes nothing.
+func TestUninstallRefusesAChangedEntry(t *testing.T) {
+	f := newFixture(t)
+	cfgPath := filepath.Join(f.env.Home, ".cursor", "mcp.json")
+	f.apply(PlanInit(f.req(Cursor, ocinstall.ScopeGlobal, ocinstall.Options{})))
+	f.write(cfgPath, strings.Replace(f.read(cfgPath), "\"optional\"", "\"forced\"", 1))
+	before := f.tree()
+	_, err := PlanUninstall(f.req(Cursor, ocinstall.ScopeGlobal, ocinstall.Options{}))
+	var re *shared.RefusedError
+	require.ErrorAs(t, err, &re)
+	require.Contains(t, re.Reason, "was changed since init wrote it")
+	require.Contains(t, err.Error(), "To do it by hand:")
+	require.Equal(t, before, f.tree())
+}
+
+// The record (the snapshot of what init did) is missing: with our entry
+// still there uninstall refuses; with nothing of ours it has nothing to do.
+func TestUninstallWithoutRecord(t *testing.T) {
+	f := newFixture(t)
+	f.apply(PlanInit(f.req(Pi, ocinstall.ScopeGlobal, ocinstall.Options{})))
+	p, err := PlanInit(f.req(Pi, ocinstall.ScopeGlobal, ocinstall.Options{}))
+	require.NoError(t, err)
+	rs, _ := resolve(f.req(Pi, ocinstall.ScopeGlobal, ocinstall.Options{}))
+	require.NoError(t, os.Remove(rs.recordPath(piTargets(rs)[0].path)))
+	_, err = PlanUninstall(f.req(Pi, ocinstall.ScopeGlobal, ocinstall.Options{}))
+	var re *shared.RefusedError
+	require.ErrorAs(t, err, &re)
+	require.Contains(t, re.Reason, "no install record")
+	require.True(t, p.Empty())
+
+	g := newFixture(t)
+	u, err := PlanUninstall(g.req(Pi, ocinstall.ScopeGlobal, ocinstall.Options{}))
+	require.NoError(t, err)
+	require.True(t, u.Empty())
+	require.Contains(t, g.render(u, false), "nothing to uninstall")
+}
+
+// A config that became invalid since init: uninstall refuses (nothing is
+// written) and says how to undo by hand.
+func TestUninstallRefusesAnInvalidConfig(t *testing.T) {
+	for _, h := range []Host{Codex, Claude, Gemini} {
+		t.Run(string(h), func(t *testing.T) {
+			f := newFixture(t)
+			req := f.req(h, ocinstall.ScopeGlobal, ocinstall.Options{})
+			f.apply(PlanInit(req))
+			rs, _ := resolve(req)
+			path := adapters[h].targets(rs)[0].path
+			f.write(path, f.read(path)+"\n{{ broken\n")
+			before := f.tree()
+			_, err := PlanUninstall(req)
+			var re *shared.RefusedError
+			require.ErrorAs(t, err, &re)
+			require.Contains(t, re.Reason, "became invalid")
+			require.Equal(t, before, f.tree())
+		})
+	}
+}
+
+// A record naming a file the adapter never writes is refused.
+func TestCraftedRecordIsRefused(t *testing.T) {
+	f := newFixture(t)
+	req := f.req(Gemini, ocinstall.ScopeGlobal, ocinstall.Options{})
+	f.apply(PlanInit(req))
+	rs, _ := resolve(req)
+	rp := rs.recordPath(geminiTargets(rs)[0].path)
+	victim := filepath.Join(f.root, "victim.json")
+	f.write(victim, "{\"mcpServers\": {}}\n")
+	f.write(rp, strings.Replace(f.read(rp), geminiTargets(rs)[0].path, victim, 1))
+	_, err := PlanUninstall(req)
+	var re *shared.RefusedError
+	require.ErrorAs(t, err, &re)
+	require.Contains(t, re.Reason, "a file this installer never writes")
+	require.Equal(t, "{\"mcpServers\": {}}\n", f.read(victim))
+}
+
+// A tier lowered on a second init takes back what forced added.
+func TestLoweringATierTakesBackTheDeny(t *testing.T) {
+	f := newFixture(t)
+	settings := filepath.Join(f.env.Home, ".claude", "settings.json")
+	f.write(settings, "{\n  \"permissions\": {\"deny\": [\"Bash(rm:*)\"]}\n}\n")
+	f.apply(PlanInit(f.req(Claude, ocinstall.ScopeGlobal, ocinstall.Options{Search: "forced"})))
+	require.Contains(t, f.read(settings), "WebSearch")
+	f.apply(PlanInit(f.req(Claude, ocinstall.ScopeGlobal, ocinstall.Options{Search: "preferred"})))
+	require.Equal(t, "{\n  \"permissions\": {\"deny\": [\"Bash(rm:*)\"]}\n}\n", f.read(settings))
+	f.apply(PlanUninstall(f.req(Claude, ocinstall.ScopeGlobal, ocinstall.Options{})))
+	require.Equal(t, "{\n  \"permissions\": {\"deny\": [\"Bash(rm:*)\"]}\n}\n", f.read(settings))
+}
+
+// An existing entry of ours pointing at a deleted binary is reported.
+func TestMovedBinaryIsReported(t *testing.T) {
+	f := newFixture(t)
+	req := f.req(Cursor, ocinstall.ScopeGlobal, ocinstall.Options{})
+	req.Binary = filepath.Join(f.root, "old", "deepseek-web-retrieval")
+	f.apply(PlanInit(req))
+	req.Binary = binary
+	p, err := PlanInit(req)
+	require.NoError(t, err)
+	require.Contains(t, strings.Join(p.Warnings, "\n"), "which no longer exists (moved or deleted)")
+}
+
+func TestArgs(t *testing.T) {
+	n, x, yes := 5, 1.5, false
+	got := Args(ocinstall.Options{Search: "forced", MaxResults: &n, MinRerank: &x, AllowUnknownAuthority: &yes, BaseURL: "https://api.example.com", APIKeyEnv: "K", BlockedDomains: []string{"a.com", "b.com"}})
+	require.Equal(t, []string{"mcp", "--search", "forced", "--fetch", "optional", "--api-key-env", "K", "--base-url", "https://api.example.com", "--max-results", "5", "--min-rerank", "1.5", "--allow-unknown-authority=false", "--blocked-domains", "a.com,b.com"}, got)
+}
+
+// A project file that already has exactly our entry (committed by a
+// teammate): init adopts it, uninstall leaves it.
+func TestCommittedEntryIsLeftByUninstall(t *testing.T) {
+	f := newFixture(t)
+	req := f.req(Claude, ocinstall.ScopeProject, ocinstall.Options{})
+	f.apply(PlanInit(req))
+	mcp := filepath.Join(f.env.WorkDir, ".mcp.json")
+	committed := f.read(mcp)
+	rs, _ := resolve(req)
+	require.NoError(t, os.Remove(rs.recordPath(mcp))) // a fresh clone: no record here
+	p, err := PlanInit(req)
+	require.NoError(t, err)
+	require.NoError(t, p.Apply())
+	f.write(mcp, committed+"\n") // and the file changed since, so the structural path runs
+	f.apply(PlanUninstall(req))
+	require.Equal(t, committed+"\n", f.read(mcp))
+}
+
+// Traps the real hosts showed (tests/hosts): Codex's approval_policy
+// "never" refuses every MCP call; a Pi installed as
+// @mariozechner/pi-coding-agent cannot load current pi-mcp-adapter releases.
+func TestTrapsSeenInRealHosts(t *testing.T) {
+	t.Run("codex approval_policy never", func(t *testing.T) {
+		f := newFixture(t)
+		f.write(filepath.Join(f.env.Home, ".codex", "config.toml"), "approval_policy = \"never\"\n")
+		p, err := PlanInit(f.req(Codex, ocinstall.ScopeGlobal, ocinstall.Options{}))
+		require.NoError(t, err)
+		require.Contains(t, p.Warnings, `.codex/config.toml sets approval_policy = "never": Codex then refuses every MCP tool call as needing approval; to let it call deepseek_search and deepseek_fetch (read-only tools), add default_tools_approval_mode = "approve" under [mcp_servers.deepseek-web-retrieval]`)
+
+		f.write(filepath.Join(f.env.Home, ".codex", "config.toml"), "approval_policy = \"on-request\"\n")
+		p, err = PlanInit(f.req(Codex, ocinstall.ScopeGlobal, ocinstall.Options{}))
+		require.NoError(t, err)
+		require.NotContains(t, strings.Join(p.Warnings, "\n"), "approval_policy")
+	})
+	t.Run("pi under its old package name", func(t *testing.T) {
+		for _, tc := range []struct {
+			pkg  string
+			warn bool
+		}{{"@mariozechner/pi-coding-agent", true}, {"@earendil-works/pi-coding-agent", false}} {
+			f := newFixture(t)
+			f.write(filepath.Join(f.env.Home, ".pi", "agent", "settings.json"), `{"packages": ["npm:pi-mcp-adapter"]}`)
+			cli := filepath.Join(f.root, "lib", "node_modules", tc.pkg, "dist", "cli.js")
+			f.write(cli, "#!/usr/bin/env node\n")
+			link := filepath.Join(f.root, "bin", "pi")
+			require.NoError(t, os.MkdirAll(filepath.Dir(link), 0o755))
+			require.NoError(t, os.Symlink(cli, link))
+			f.env.LookPath = func(name string) (string, error) {
+				if name == "pi" {
+					return link, nil
+				}
+				return "", os.ErrNotExist
+			}
+			p, err := PlanInit(f.req(Pi, ocinstall.ScopeGlobal, ocinstall.Options{}))
+			require.NoError(t, err)
+			require.Equal(t, tc.warn, strings.Contains(strings.Join(p.Warnings, "\n"), "current pi-mcp-adapter releases import @earendil-works/pi-coding-agent"), tc.pkg)
+		}
+	})
+}
