@@ -192,10 +192,11 @@ test("project layout (opencode.json + vendor/ in the project), preferred: exact 
     // The title and metadata the README promises, as the host keeps them (issue 15 item 5).
     const fetched = run.toolUses.find((u) => u.callID === "c_fetch").state
     assert.equal(fetched.title, "deepseek_fetch go.dev/doc/effective_go")
-    assert.deepEqual(fetched.metadata, { url: URL_, title: "Effective Go", chars: [...FETCH_TEXT].length, contentTruncated: false, truncated: false })
+    const chars = [...FETCH_TEXT].length
+    assert.deepEqual(fetched.metadata, { url: URL_, title: "Effective Go", chars, contentTruncated: false, offset: 0, totalChars: chars, cached: false, truncated: false })
     const searched = run.toolUses.find((u) => u.callID === "c_search").state
     assert.equal(searched.title, `deepseek_search ${QUERY}`)
-    assert.deepEqual(searched.metadata, { query: QUERY, results: 2, truncated: false })
+    assert.deepEqual(searched.metadata, { query: QUERY, results: 2, cached: false, truncated: false })
     // OpenCode 1.x calls setup() too: no false "no websearch provider API" warning anywhere,
     // and the plugin's messages are in OpenCode's log, prefixed with its name.
     const logText = walk(join(run.dirs.home, ".local", "share", "opencode", "log")).map((f) => readFileSync(f, "utf8")).join("\n")
