@@ -594,12 +594,14 @@ func TestProgressDuringRetries(t *testing.T) {
 		require.Equal(t, fmt.Sprintf("DeepSeek Search: attempt %d of 3 failed (HTTP 503); retrying in 0.0 s", i+1), p.Message)
 	}
 
-	// Without a token, no progress is sent.
+	// Without a token, the same two retry waits send nothing (a query of its own: the search
+	// cache would answer a repeated one without asking DeepSeek).
 	calls = 0
 	h.progress = nil
 	h.mu.Unlock()
-	res = h.call(t, "deepseek_search", map[string]any{"query": "go"})
+	res = h.call(t, "deepseek_search", map[string]any{"query": "go again"})
 	h.mu.Lock()
 	require.False(t, res.IsError)
+	require.Equal(t, 3, calls)
 	require.Empty(t, h.progress)
 }

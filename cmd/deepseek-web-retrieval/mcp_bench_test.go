@@ -58,8 +58,10 @@ func BenchmarkMCPStart(b *testing.B) {
 	b.ReportMetric(float64(median(times).Microseconds())/1000, "ms-to-initialize-median")
 }
 
-func fetchCall() map[string]any {
-	return map[string]any{"name": "deepseek_fetch", "arguments": map[string]any{"url": "https://go.dev/doc/effective_go"}}
+// fetchCall asks for page n: a URL of its own, so the server's page cache never answers and
+// every call makes its request.
+func fetchCall(n int) map[string]any {
+	return map[string]any{"name": "deepseek_fetch", "arguments": map[string]any{"url": fmt.Sprintf("https://go.dev/doc/effective_go?n=%d", n)}}
 }
 
 func BenchmarkMCPCallOverhead(b *testing.B) {
@@ -81,7 +83,7 @@ func BenchmarkMCPCallOverhead(b *testing.B) {
 	}
 	for i := range 200 { // warm both paths
 		bare()
-		s.call(-1-i, "tools/call", fetchCall())
+		s.call(-1-i, "tools/call", fetchCall(-1-i))
 	}
 	var bareTimes, callTimes []time.Duration
 	id := 0
@@ -91,7 +93,7 @@ func BenchmarkMCPCallOverhead(b *testing.B) {
 		bareTimes = append(bareTimes, time.Since(start))
 		id++
 		start = time.Now()
-		text, isErr := toolText(b, s.call(id, "tools/call", fetchCall()))
+		text, isErr := toolText(b, s.call(id, "tools/call", fetchCall(id)))
 		callTimes = append(callTimes, time.Since(start))
 		if isErr || !strings.HasPrefix(text, "# Effective Go") {
 			b.Fatalf("call %d: %q", id, text)
@@ -130,7 +132,7 @@ func BenchmarkMCPMemory(b *testing.B) {
 		for range 2 {
 			for range 1000 {
 				id++
-				if _, isErr := toolText(b, s.call(id, "tools/call", fetchCall())); isErr {
+				if _, isErr := toolText(b, s.call(id, "tools/call", fetchCall(id))); isErr {
 					b.Fatal("a call failed")
 				}
 			}
@@ -162,7 +164,7 @@ func BenchmarkMCPShutdown(b *testing.B) {
 			for b.Loop() {
 				s := startMCP(b, benchEnv(b), "--base-url", ds.URL)
 				s.initialize("2025-06-18")
-				s.sendJSON(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": fetchCall()})
+				s.sendJSON(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": fetchCall(0)})
 				<-arrived
 				var took time.Duration
 				if how == "eof" {
