@@ -89,7 +89,7 @@ test-hosts: cli hosts-deps
 	cd $(HOSTSDIR) && DWR_BIN=$(abspath $(CLI)) node --test --test-concurrency=1
 
 bench: build
-	$(GO) test -run='^$$' -bench=. -benchmem ./core/... ./tests/...
+	$(GO) test -run='^$$' -bench=. -benchmem ./core/... ./tests/... ./cmd/...
 	cd $(JSDIR) && npm run bench
 
 clean:

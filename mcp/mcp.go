@@ -31,6 +31,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"os"
+	"strings"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -192,6 +193,10 @@ func (h *handler) call(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Call
 		return failure(err.Error()), nil
 	}
 	op.APIKey = h.cfg.ResolveKey(h.getenv)
+	if unexpanded(op.APIKey) {
+		return failure(fmt.Sprintf("DeepSeek API key not found: the MCP host passed %s as an unexpanded reference, not a key; set the %s environment variable where the host starts",
+			h.cfg.APIKeyEnv, h.cfg.APIKeyEnv)), nil
+	}
 	step := h.run(ctx, op, h.progress(ctx, req))
 	if step.Err != nil {
 		return failure(step.Err.Message), nil
@@ -206,6 +211,14 @@ func Text(r *core.Result) string {
 		return r.Search.Text()
 	}
 	return r.Fetch.Text
+}
+
+// unexpanded reports whether a key is a host's config reference that reached
+// the server as text: Claude Code passes an unset ${VAR} on literally, and
+// other hosts write $VAR, ${env:VAR} or {env:VAR}. No DeepSeek key starts
+// with "$" or "{", and sending one would only earn a 401.
+func unexpanded(key string) bool {
+	return strings.HasPrefix(key, "$") || strings.HasPrefix(key, "{env:")
 }
 
 func failure(msg string) *sdk.CallToolResult {

@@ -374,6 +374,12 @@ func TestFailures(t *testing.T) {
 			want: "DeepSeek API key not found: set the DEEPSEEK_API_KEY environment variable"},
 		{name: "missing key, other variable", options: `{"apiKeyEnv":"MY_DS_KEY"}`, tool: "deepseek_fetch", args: map[string]any{"url": "https://go.dev/"},
 			want: "DeepSeek API key not found: set the MY_DS_KEY environment variable"},
+		{name: "unexpanded ${VAR} (Claude Code with the variable unset)", tool: "deepseek_search", args: map[string]any{"query": "go"}, key: "${DEEPSEEK_API_KEY}",
+			want: "DeepSeek API key not found: the MCP host passed DEEPSEEK_API_KEY as an unexpanded reference, not a key; set the DEEPSEEK_API_KEY environment variable where the host starts"},
+		{name: "unexpanded $VAR", tool: "deepseek_fetch", args: map[string]any{"url": "https://go.dev/"}, key: "$DEEPSEEK_API_KEY",
+			want: "DeepSeek API key not found: the MCP host passed DEEPSEEK_API_KEY as an unexpanded reference, not a key; set the DEEPSEEK_API_KEY environment variable where the host starts"},
+		{name: "unexpanded {env:VAR}", tool: "deepseek_fetch", args: map[string]any{"url": "https://go.dev/"}, key: "{env:DEEPSEEK_API_KEY}",
+			want: "DeepSeek API key not found: the MCP host passed DEEPSEEK_API_KEY as an unexpanded reference, not a key; set the DEEPSEEK_API_KEY environment variable where the host starts"},
 		{name: "wrong key, echoed", tool: "deepseek_search", args: map[string]any{"query": "go"}, key: "sk-wrong0123456789abcdefghij",
 			want: "DeepSeek Search failed: HTTP 401: Authentication Fails: bad key [redacted] (check the API key in DEEPSEEK_API_KEY)", requests: 1},
 		{name: "insufficient balance", tool: "deepseek_search", args: map[string]any{"query": "go"},
@@ -502,7 +508,7 @@ func TestCancellation(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("the request to DeepSeek was not aborted")
 	}
-	require.Less(t, time.Since(start), 2*time.Second)
+	require.Less(t, time.Since(start), 5*time.Second) // the mock would hold it 10 s
 	require.ErrorIs(t, <-done, context.Canceled)
 	require.Contains(t, h.wire.String(), `"method":"notifications/cancelled"`)
 	// The session still serves.
@@ -588,12 +594,14 @@ func TestProgressDuringRetries(t *testing.T) {
 		require.Equal(t, fmt.Sprintf("DeepSeek Search: attempt %d of 3 failed (HTTP 503); retrying in 0.0 s", i+1), p.Message)
 	}
 
-	// Without a token, no progress is sent.
+	// Without a token, the same two retry waits send nothing (a query of its own: the search
+	// cache would answer a repeated one without asking DeepSeek).
 	calls = 0
 	h.progress = nil
 	h.mu.Unlock()
-	res = h.call(t, "deepseek_search", map[string]any{"query": "go"})
+	res = h.call(t, "deepseek_search", map[string]any{"query": "go again"})
 	h.mu.Lock()
 	require.False(t, res.IsError)
+	require.Equal(t, 3, calls)
 	require.Empty(t, h.progress)
 }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"sync"
 
@@ -39,8 +40,64 @@ func (t *StdioTransport) Connect(ctx context.Context) (sdk.Connection, error) {
 	w := &lockedWriter{w: t.Writer}
 	pr, pw := io.Pipe()
 	go filterLines(t.Reader, pw, w)
-	return (&sdk.IOTransport{Reader: pr, Writer: w, MaxLineLength: -1}).Connect(ctx)
+	conn, err := (&sdk.IOTransport{Reader: pr, Writer: w, MaxLineLength: -1}).Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &quietCancel{Connection: conn, inFlight: map[string]bool{}}, nil
 }
+
+// quietCancel drops the response to a request the client cancelled: the
+// spec says the receiver of notifications/cancelled should not answer it,
+// and clients log an answer to an id they forgot ("unknown message ID").
+// The SDK answers every call, so the transport holds that answer back. Only
+// calls still in flight can be cancelled (MCP forbids reusing an id).
+type quietCancel struct {
+	sdk.Connection
+	mu       sync.Mutex
+	inFlight map[string]bool // call ids (idKey) → cancelled
+}
+
+func (c *quietCancel) Read(ctx context.Context) (jsonrpc.Message, error) {
+	msg, err := c.Connection.Read(ctx)
+	req, ok := msg.(*jsonrpc.Request)
+	if err != nil || !ok {
+		return msg, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if req.IsCall() {
+		c.inFlight[idKey(req.ID)] = false
+	} else if req.Method == "notifications/cancelled" {
+		var p struct {
+			RequestID any `json:"requestId"`
+		}
+		if json.Unmarshal(req.Params, &p) == nil {
+			if id, err := jsonrpc.MakeID(p.RequestID); err == nil {
+				if _, ok := c.inFlight[idKey(id)]; ok {
+					c.inFlight[idKey(id)] = true
+				}
+			}
+		}
+	}
+	return msg, nil
+}
+
+func (c *quietCancel) Write(ctx context.Context, msg jsonrpc.Message) error {
+	if resp, ok := msg.(*jsonrpc.Response); ok {
+		c.mu.Lock()
+		drop := c.inFlight[idKey(resp.ID)]
+		delete(c.inFlight, idKey(resp.ID))
+		c.mu.Unlock()
+		if drop {
+			return nil
+		}
+	}
+	return c.Connection.Write(ctx, msg)
+}
+
+// idKey tells the string id "1" from the number 1.
+func idKey(id jsonrpc.ID) string { return fmt.Sprintf("%T:%v", id.Raw(), id.Raw()) }
 
 // lockedWriter serialises whole messages from the SDK and from filterLines.
 type lockedWriter struct {

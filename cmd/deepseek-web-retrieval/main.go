@@ -1,6 +1,6 @@
 // Command deepseek-web-retrieval installs the DeepSeek Search/Fetch plugin
-// into OpenCode (init, uninstall) and runs DeepSeek searches and fetches
-// from the shell (search, fetch).
+// into OpenCode (init, uninstall), runs DeepSeek searches and fetches
+// from the shell (search, fetch) and serves them to MCP hosts (mcp).
 //
 // Usage:
 //

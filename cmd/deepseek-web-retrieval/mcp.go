@@ -94,7 +94,14 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	for _, w := range warnings {
 		fmt.Fprintln(stderr, "deepseek-web-retrieval mcp: warning: "+w)
 	}
-
+	for _, t := range []struct {
+		tier       core.Tier
+		flag, tool string
+	}{{cfg.Search, "search", "web search"}, {cfg.Fetch, "fetch", "web fetch"}} {
+		if t.tier == core.TierForced {
+			fmt.Fprintf(stderr, "deepseek-web-retrieval mcp: note: --%s forced works like preferred: an MCP server cannot switch off the host's own %s tool; switch it off in the host's config (see \"Use it from any MCP host\" in the README)\n", t.flag, t.tool)
+		}
+	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	fmt.Fprintf(stderr, "deepseek-web-retrieval mcp: serving %s on stdio; the key is read from $%s at each call\n", describe(cfg), cfg.APIKeyEnv)

@@ -25,7 +25,7 @@ var protocolRevisions = []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025
 
 // rpcServer is one running `deepseek-web-retrieval mcp`.
 type rpcServer struct {
-	t      *testing.T
+	t      testing.TB
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
 	stderr *strings.Builder
@@ -37,7 +37,7 @@ type rpcServer struct {
 	held   []map[string]any // messages read while waiting for another
 }
 
-func startMCP(t *testing.T, env []string, args ...string) *rpcServer {
+func startMCP(t testing.TB, env []string, args ...string) *rpcServer {
 	t.Helper()
 	s := &rpcServer{t: t, cmd: exec.Command(cliBin, append([]string{"mcp"}, args...)...), stderr: &strings.Builder{},
 		msgs: make(chan map[string]any, 100), exited: make(chan struct{})}
@@ -150,7 +150,7 @@ func (s *rpcServer) initialize(version string) map[string]any {
 }
 
 // toolText returns a tools/call response's text and isError.
-func toolText(t *testing.T, resp map[string]any) (string, bool) {
+func toolText(t testing.TB, resp map[string]any) (string, bool) {
 	t.Helper()
 	res, ok := resp["result"].(map[string]any)
 	require.True(t, ok, "not a result: %v", resp)
@@ -233,7 +233,7 @@ func TestMCPProtocolRevisions(t *testing.T) {
 
 			code, took := s.closeAndWait()
 			require.Equal(t, 0, code, s.stderr.String())
-			require.Less(t, took, time.Second)
+			require.Less(t, took, 5*time.Second) // a bound for loaded machines; BenchmarkMCPShutdown measures it
 			require.Equal(t, "deepseek-web-retrieval mcp: serving deepseek_search (preferred) and deepseek_fetch (preferred) on stdio; the key is read from $DEEPSEEK_API_KEY at each call\n", s.stderr.String())
 		})
 	}
@@ -291,11 +291,15 @@ func TestMCPCancelledAbortsTheRequest(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("the request was not aborted")
 	}
-	require.Less(t, time.Since(start), time.Second)
-	// Still serving.
+	require.Less(t, time.Since(start), 5*time.Second) // the mock would hold it 20 s
+	// Still serving, and the cancelled call gets no answer (the spec's SHOULD; clients log
+	// an answer to an id they dropped).
 	require.Equal(t, map[string]any{}, s.call(2, "ping", nil)["result"])
 	code, _ := s.closeAndWait()
 	require.Equal(t, 0, code)
+	for _, line := range s.stdout {
+		require.NotContains(t, line, `"id":1,`, "the cancelled call was answered")
+	}
 }
 
 // EOF, SIGTERM and SIGINT each end the server with exit 0 within a second, aborting the call
@@ -319,7 +323,7 @@ func TestMCPShutdown(t *testing.T) {
 				code, took = s.wait(start)
 			}
 			require.Equal(t, 0, code, s.stderr.String())
-			require.Less(t, took, time.Second)
+			require.Less(t, took, 5*time.Second) // the mock would hold it 20 s; BenchmarkMCPShutdown measures it
 			select {
 			case <-aborted:
 			case <-time.After(2 * time.Second):
@@ -408,4 +412,18 @@ func TestMCPHelp(t *testing.T) {
 	require.Contains(t, r.stdout, "DEEPSEEK_WEB_RETRIEVAL_MAX_RESULTS=5")
 	r = runBin(t, baseEnv(t), "--help")
 	require.Contains(t, r.stdout, fmt.Sprintf("  %-10s %s\n", "mcp", "serve deepseek_search and deepseek_fetch to MCP hosts over stdio"))
+}
+
+// forced cannot be made real by an MCP server: it is served as preferred, and the server says so.
+func TestMCPForcedSaysWhatItCannotDo(t *testing.T) {
+	s := startMCP(t, baseEnv(t), "--search", "forced", "--fetch", "forced")
+	s.initialize("2025-06-18")
+	for _, tool := range s.call(1, "tools/list", map[string]any{})["result"].(map[string]any)["tools"].([]any) {
+		require.Contains(t, tool.(map[string]any)["description"], " Prefer this tool over the host's built-in ")
+	}
+	code, _ := s.closeAndWait()
+	require.Equal(t, 0, code)
+	require.Equal(t, "deepseek-web-retrieval mcp: note: --search forced works like preferred: an MCP server cannot switch off the host's own web search tool; switch it off in the host's config (see \"Use it from any MCP host\" in the README)\n"+
+		"deepseek-web-retrieval mcp: note: --fetch forced works like preferred: an MCP server cannot switch off the host's own web fetch tool; switch it off in the host's config (see \"Use it from any MCP host\" in the README)\n"+
+		"deepseek-web-retrieval mcp: serving deepseek_search (forced) and deepseek_fetch (forced) on stdio; the key is read from $DEEPSEEK_API_KEY at each call\n", s.stderr.String())
 }

@@ -30,7 +30,9 @@ export async function referenceTexts(binary) {
     const search = await call("deepseek_search", { query: SEARCH_QUERY })
     const fetch = await call("deepseek_fetch", { url: FETCH_URL })
     ds.enqueue("search", PAYMENT_ERROR)
-    const failure = await call("deepseek_search", { query: SEARCH_QUERY })
+    // A query of its own: the server's search cache answers a repeated one without asking
+    // DeepSeek. (Each agent run starts a fresh server, so there the same query fails.)
+    const failure = await call("deepseek_search", { query: SEARCH_QUERY + " 402" })
     // The same server started without the key (as a host that does not pass it starts it).
     const bare = startMcpClient(binary, ["mcp", "--base-url", ds.baseURL], { env: { PATH: process.env.PATH } })
     let missingKey
