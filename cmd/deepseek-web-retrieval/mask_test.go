@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -58,4 +59,32 @@ func TestCLIFlagValueKeyMasked(t *testing.T) {
 	r := runBin(t, baseEnv(t), "search", "--max-results", cliKey, "go")
 	require.Equal(t, exitUsage, r.code)
 	require.Equal(t, "deepseek-web-retrieval search: invalid value \"[redacted]\" for flag --max-results: want a whole number\nRun \"deepseek-web-retrieval help search\" for usage.\n", r.stderr)
+}
+
+// The MCP server's stderr goes through the same masking, library log lines
+// included (issue 9 item 6): the server runs for hours, and hosts such as
+// Claude Code save its stderr to a log file.
+func TestMCPLibraryLogLinesAreMasked(t *testing.T) {
+	m := newMock(t)
+	m.search = func(w http.ResponseWriter, _ *http.Request) {
+		conn, _, err := w.(http.Hijacker).Hijack()
+		if err != nil {
+			panic(err)
+		}
+		defer conn.Close()
+		body := `{"results":[]}`
+		fmt.Fprintf(conn, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%sextra bytes %s and %s\n",
+			len(body), body, cliKey, base64.StdEncoding.EncodeToString([]byte(cliKey)))
+	}
+	s := startMCP(t, baseEnv(t), "--base-url", m.URL) // its cleanup checks the key is never printed
+	s.initialize("2025-06-18")
+	for i := range 5 {
+		_, isErr := toolText(t, s.call(i+1, "tools/call", map[string]any{"name": "deepseek_search", "arguments": map[string]any{"query": fmt.Sprintf("go %d", i)}}))
+		require.False(t, isErr)
+	}
+	time.Sleep(200 * time.Millisecond) // net/http logs from its own goroutine
+	code, _ := s.closeAndWait()
+	require.Equal(t, 0, code)
+	require.Contains(t, s.stderr.String(), "Unsolicited response", "net/http never logged the unsolicited bytes; the test no longer exercises the logger")
+	require.Contains(t, s.stderr.String(), `extra bytes [redacted] and [redacted]`)
 }

@@ -13,6 +13,7 @@ import (
 	"syscall"
 
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/httpdriver"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/mcp"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/opencode/install"
 )
@@ -65,6 +66,11 @@ Exit status: 0 stdin closed or a signal, 2 invalid options (reported on stderr).
 // runMCP is the mcp command: options from flags and the environment, then
 // the server on stdin/stdout until EOF or a signal.
 func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	// Until the key is resolved, mask the default variable's key: usage
+	// errors quote flag and variable values.
+	early := httpdriver.NewMaskingWriter(stderr, os.Getenv(core.DefaultAPIKeyEnv))
+	defer early.Flush()
+	stderr = early
 	fl := flag.NewFlagSet("mcp", flag.ContinueOnError)
 	fl.SetOutput(io.Discard)
 	var o install.Options
@@ -91,6 +97,14 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return usageErr(stderr, "mcp", err.Error())
 	}
 
+	// From here on every byte on stderr, ours or a library's through the
+	// standard logger (net/http quotes a server's stray bytes there), has
+	// the key masked. Tool results are masked by the core; stdout carries
+	// only JSON-RPC.
+	masked := httpdriver.NewMaskingWriter(stderr, cfg.ResolveKey(os.Getenv))
+	defer masked.Flush()
+	stderr = masked
+	httpdriver.RouteStandardLogger(masked)
 	for _, w := range warnings {
 		fmt.Fprintln(stderr, "deepseek-web-retrieval mcp: warning: "+w)
 	}
