@@ -88,7 +88,7 @@ var optionFlags = map[string]string{
 	"minAuthority": "--min-authority", "allowUnknownAuthority": "--allow-unknown-authority",
 	"includeDomains": "--include-domains", "allowedDomains": "--allowed-domains", "blockedDomains": "--blocked-domains",
 	"language": "--language", "localization": "--localization", "fetchMaxChars": "--fetch-max-chars",
-	"timeoutMs": "--timeout-ms", "maxRetries": "--max-retries",
+	"timeoutMs": "--timeout-ms", "maxRetries": "--max-retries", "cacheTTL": "--cache-ttl", "cacheMaxMB": "--cache-max-mb",
 	"searchBackend": "--search-backend", "messagesBaseURL": "--messages-base-url", "messagesModel": "--messages-model",
 	"messagesMaxTokens": "--messages-max-tokens", "messagesMaxUses": "--messages-max-uses",
 	"anthropicVersion": "--anthropic-version", "messagesSummary": "--messages-summary",
@@ -149,6 +149,8 @@ Options (only those given are written, plus the two tiers):
   --fetch-max-chars N      characters per fetched page (default 16000)
   --timeout-ms N           per-attempt timeout, 1000-120000 (default 30000)
   --max-retries N          retries, 0-5 (default 2)
+  --cache-ttl MIN          minutes a fetched page stays cached, 0-60 (default 15)
+  --cache-max-mb N         memory of the page cache in MiB, 0-64 (default 64)
   --search-backend B       search (default, the Search API) or messages (a
                            DeepSeek model turn with web_search; README)
   --messages-base-url URL, --messages-model NAME, --messages-max-tokens N,

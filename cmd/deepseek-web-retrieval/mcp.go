@@ -54,6 +54,9 @@ Flags (the plugin options of the README, in kebab-case):
   --fetch-max-chars N           cap in code points, title included (default 16000)
   --timeout-ms N                per attempt, body included (default 30000)
   --max-retries N               retries on 408/425/429/5xx (default 2)
+  --cache-ttl MIN               minutes a fetched page stays cached after its last use,
+                                0-60 (default 15; 0 turns the page and search caches off)
+  --cache-max-mb N              memory the cache may hold in MiB, 0-64 (default 64)
 
 Every flag can also be set as an environment variable named DEEPSEEK_WEB_RETRIEVAL_
 and the flag in upper case with underscores (DEEPSEEK_WEB_RETRIEVAL_MAX_RESULTS=5,

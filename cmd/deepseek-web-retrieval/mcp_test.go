@@ -427,3 +427,38 @@ func TestMCPForcedSaysWhatItCannotDo(t *testing.T) {
 		"deepseek-web-retrieval mcp: note: --fetch forced works like preferred: an MCP server cannot switch off the host's own web fetch tool; switch it off in the host's config (see \"Use it from any MCP host\" in the README)\n"+
 		"deepseek-web-retrieval mcp: serving deepseek_search (forced) and deepseek_fetch (forced) on stdio; the key is read from $DEEPSEEK_API_KEY at each call\n", s.stderr.String())
 }
+
+// The server's page and search caches: a repeated search costs no second
+// request by default; --cache-ttl 0 (or its variable) turns them off.
+func TestMCPCacheOptions(t *testing.T) {
+	m := newMock(t)
+	m.search = answer(200, searchAnswer)
+	for _, tc := range []struct {
+		name     string
+		env      []string
+		args     []string
+		requests int
+	}{
+		{"default", nil, nil, 1},
+		{"flag", nil, []string{"--cache-ttl", "0"}, 2},
+		{"variable", []string{"DEEPSEEK_WEB_RETRIEVAL_CACHE_MAX_MB=0"}, nil, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := len(m.seen())
+			s := startMCP(t, append(baseEnv(t), tc.env...), append([]string{"--base-url", m.URL}, tc.args...)...)
+			s.initialize("2025-06-18")
+			for i := range 2 {
+				text, isErr := toolText(t, s.call(i+1, "tools/call", map[string]any{"name": "deepseek_search", "arguments": map[string]any{"query": "go idioms"}}))
+				require.False(t, isErr)
+				require.Equal(t, strings.TrimSuffix(searchText, "\n"), text, "a cached answer reads the same")
+			}
+			require.Len(t, m.seen(), before+tc.requests)
+			code, _ := s.closeAndWait()
+			require.Equal(t, 0, code)
+		})
+	}
+	s := startMCP(t, baseEnv(t), "--cache-max-mb", "65")
+	code, _ := s.wait(time.Now())
+	require.Equal(t, exitUsage, code)
+	require.Contains(t, s.stderr.String(), "--cache-max-mb: want a whole number from 0 to 64, got 65")
+}

@@ -28,6 +28,8 @@ func bindOptionFlags(fl *flag.FlagSet, o *install.Options) {
 	fl.Var(intFlag{&o.FetchMaxChars}, "fetch-max-chars", "")
 	fl.Var(intFlag{&o.TimeoutMs}, "timeout-ms", "")
 	fl.Var(intFlag{&o.MaxRetries}, "max-retries", "")
+	fl.Var(intFlag{&o.CacheTTL}, "cache-ttl", "")
+	fl.Var(intFlag{&o.CacheMaxMB}, "cache-max-mb", "")
 	fl.StringVar(&o.SearchBackend, "search-backend", "", "")
 	fl.StringVar(&o.MessagesBaseURL, "messages-base-url", "", "")
 	fl.StringVar(&o.MessagesModel, "messages-model", "", "")

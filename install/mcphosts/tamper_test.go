@@ -161,6 +161,12 @@ func TestMovedBinaryIsReported(t *testing.T) {
 	require.Contains(t, strings.Join(p.Warnings, "\n"), "which no longer exists (moved or deleted)")
 }
 
+func TestArgsCache(t *testing.T) {
+	ttl, mb := 0, 16
+	require.Equal(t, []string{"mcp", "--search", "preferred", "--fetch", "optional", "--cache-ttl", "0", "--cache-max-mb", "16"},
+		Args(ocinstall.Options{CacheTTL: &ttl, CacheMaxMB: &mb}))
+}
+
 func TestArgs(t *testing.T) {
 	n, x, yes := 5, 1.5, false
 	got := Args(ocinstall.Options{Search: "forced", MaxResults: &n, MinRerank: &x, AllowUnknownAuthority: &yes, BaseURL: "https://api.example.com", APIKeyEnv: "K", BlockedDomains: []string{"a.com", "b.com"}})

@@ -54,6 +54,12 @@ type Options struct {
 	TimeoutMs *int `json:"timeoutMs,omitempty"`
 	// MaxRetries is the number of retries, 0–5.
 	MaxRetries *int `json:"maxRetries,omitempty"`
+	// CacheTTL is how long a cached page lives after its last use, in
+	// minutes (0–60, 0 turns the page and search caches off).
+	CacheTTL *int `json:"cacheTTL,omitempty"`
+	// CacheMaxMB caps the cache's memory, in MiB (0–64, 0 turns the caches
+	// off).
+	CacheMaxMB *int `json:"cacheMaxMB,omitempty"`
 	// SearchBackend is "search" (the Search API, default) or "messages"
 	// (DeepSeek's web search through the Messages endpoint); the Messages*
 	// and AnthropicVersion fields configure the latter (core.MessagesOptions).
@@ -98,7 +104,7 @@ func (e *OptionError) Error() string { return fmt.Sprintf("invalid %s: %s", e.Op
 var OptionNames = []string{"search", "fetch", "apiKeyEnv", "baseURL", "maxResults", "maxSummaryChars",
 	"minRerank", "minAuthority", "allowUnknownAuthority", "includeDomains", "allowedDomains",
 	"blockedDomains", "language", "localization", "fetchMaxChars", "timeoutMs", "maxRetries",
-	"searchBackend", "messagesBaseURL", "messagesModel", "messagesMaxTokens", "messagesMaxUses",
+	"cacheTTL", "cacheMaxMB", "searchBackend", "messagesBaseURL", "messagesModel", "messagesMaxTokens", "messagesMaxUses",
 	"anthropicVersion", "messagesSummary"}
 
 // Validate checks every set option with the core's resolver
