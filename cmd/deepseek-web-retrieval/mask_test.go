@@ -17,16 +17,7 @@ import (
 // stderr masked, never with the key (issue 9, item 6).
 func TestCLILibraryLogLinesAreMasked(t *testing.T) {
 	m := newMock(t)
-	m.search = func(w http.ResponseWriter, _ *http.Request) {
-		conn, _, err := w.(http.Hijacker).Hijack()
-		if err != nil {
-			panic(err)
-		}
-		defer conn.Close()
-		body := `{"results":[]}`
-		fmt.Fprintf(conn, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%sextra bytes %s and %s\n",
-			len(body), body, cliKey, base64.StdEncoding.EncodeToString([]byte(cliKey)))
-	}
+	m.search = answerWithKeyAfterBody
 	seen := 0
 	for range 10 {
 		r := runBin(t, baseEnv(t), "search", "--base-url", m.URL, "go") // checks the key is never printed
@@ -66,16 +57,7 @@ func TestCLIFlagValueKeyMasked(t *testing.T) {
 // Claude Code save its stderr to a log file.
 func TestMCPLibraryLogLinesAreMasked(t *testing.T) {
 	m := newMock(t)
-	m.search = func(w http.ResponseWriter, _ *http.Request) {
-		conn, _, err := w.(http.Hijacker).Hijack()
-		if err != nil {
-			panic(err)
-		}
-		defer conn.Close()
-		body := `{"results":[]}`
-		fmt.Fprintf(conn, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%sextra bytes %s and %s\n",
-			len(body), body, cliKey, base64.StdEncoding.EncodeToString([]byte(cliKey)))
-	}
+	m.search = answerWithKeyAfterBody
 	s := startMCP(t, baseEnv(t), "--base-url", m.URL) // its cleanup checks the key is never printed
 	s.initialize("2025-06-18")
 	for i := range 5 {
@@ -87,4 +69,18 @@ func TestMCPLibraryLogLinesAreMasked(t *testing.T) {
 	require.Equal(t, 0, code)
 	require.Contains(t, s.stderr.String(), "Unsolicited response", "net/http never logged the unsolicited bytes; the test no longer exercises the logger")
 	require.Contains(t, s.stderr.String(), `extra bytes [redacted] and [redacted]`)
+}
+
+// answerWithKeyAfterBody answers an empty search, then sends bytes past the
+// body that carry the key plain and base64-encoded: net/http logs them as
+// an "Unsolicited response" through the standard logger.
+func answerWithKeyAfterBody(w http.ResponseWriter, _ *http.Request) {
+	conn, _, err := w.(http.Hijacker).Hijack()
+	if err != nil {
+		panic(err)
+	}
+	defer conn.Close()
+	body := `{"results":[]}`
+	fmt.Fprintf(conn, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%sextra bytes %s and %s\n",
+		len(body), body, cliKey, base64.StdEncoding.EncodeToString([]byte(cliKey)))
 }

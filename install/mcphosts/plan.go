@@ -92,16 +92,7 @@ func (r *Record) file(p string) *RecordFile {
 	return nil
 }
 
-func (r *Record) marshal() []byte {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(r); err != nil {
-		panic(err)
-	}
-	return buf.Bytes()
-}
+func (r *Record) marshal() []byte { return append(shared.Marshal(r, "", "  ", false), '\n') }
 
 // readRecord reads and checks the record: every file it names must be one
 // of ts, every directory an ancestor of one inside the root.

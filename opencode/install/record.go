@@ -1,7 +1,6 @@
 package install
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -112,16 +111,7 @@ func (r *Record) file(path string) *RecordFile {
 	return nil
 }
 
-func (r *Record) marshal() []byte {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(r); err != nil {
-		panic(err)
-	}
-	return buf.Bytes()
-}
+func (r *Record) marshal() []byte { return append(shared.Marshal(r, "", "  ", false), '\n') }
 
 // errCorruptRecord wraps a record that exists but cannot be used.
 var errCorruptRecord = errors.New("unreadable install record")
