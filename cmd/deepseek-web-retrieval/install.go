@@ -254,10 +254,15 @@ func resolveHosts(cmd, host string, sc install.Scope, dir string, stderr io.Writ
 		if cmd == "uninstall" {
 			return nil, nil
 		}
-		return nil, fmt.Errorf("--host auto: found none of OpenCode, Codex, Claude Code, Gemini CLI, Pi or Cursor on this machine (no program on PATH, no config directory): pass --host")
+		return nil, errNoHost
 	}
 	return out, nil
 }
+
+// errNoHost is --host auto finding no coding agent at all. init then has
+// nothing to install into, which is not a failure: make install has already
+// put the binary in place, and a later init finds the agent.
+var errNoHost = errors.New("--host auto: found none of OpenCode, Codex, Claude Code, Gemini CLI, Pi or Cursor on this machine (no program on PATH, no config directory)")
 
 // binaryPath is the absolute path MCP hosts are told to start: --binary,
 // else this executable (symlinks resolved).
@@ -332,6 +337,10 @@ func runInit(_ context.Context, args []string, stdout, stderr io.Writer) int {
 		return usageErr(stderr, "init", "--binary: "+err.Error())
 	}
 	hosts, err := resolveHosts("init", host, sc, dir, stderr)
+	if errors.Is(err, errNoHost) {
+		fmt.Fprintf(stdout, "deepseek-web-retrieval init: nothing to install into: %v.\nInstall one, then run init again, or name one with --host (%s).\n", err, strings.Join(hostNames[:len(hostNames)-1], ", "))
+		return exitOK
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "deepseek-web-retrieval init: %v\n", err)
 		return exitFailed

@@ -80,6 +80,17 @@ func TestCLIExitCodes(t *testing.T) {
 		{name: "dir without project", args: []string{"init", "--dir", "/tmp"}, code: exitUsage, stderr: "--dir applies only to --scope project"},
 		{name: "uninstall with nothing installed", args: []string{"uninstall", "--yes"}, code: exitOK, stdout: "nothing to uninstall"},
 	}
+	// No agent at all (not even OpenCode's config directory): init has
+	// nothing to install into, says so and how to go on, and writes nothing.
+	t.Run("auto finds no agent", func(t *testing.T) {
+		cfgDir := setup(t)
+		require.NoError(t, os.Remove(cfgDir))
+		code, stdout, stderr := runCLI("init", "--yes")
+		require.Equal(t, exitOK, code, stderr)
+		require.Equal(t, "deepseek-web-retrieval init: nothing to install into: --host auto: found none of OpenCode, Codex, Claude Code, Gemini CLI, Pi or Cursor on this machine (no program on PATH, no config directory).\nInstall one, then run init again, or name one with --host (opencode, opencode1, codex, claude, gemini, pi, cursor).\n", stdout)
+		_, err := os.Stat(cfgDir)
+		require.True(t, os.IsNotExist(err), "nothing written")
+	})
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			cfgDir := setup(t)
