@@ -3,6 +3,7 @@ package core
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -416,6 +417,10 @@ func (t *messagesTurn) body(cfg *Config) ([]byte, error) {
 // that is not a JSON object is classified by the wire decoder; a JSON
 // object of the wrong shape names the member.
 func messagesMalformed(o *operation, err error, body []byte) string {
+	var le *anthropic.LimitError
+	if errors.As(err, &le) {
+		return o.name + " failed: DeepSeek returned " + le.Error() + " (a real turn holds far fewer), so the response was not used"
+	}
 	if _, werr := wire.DecodeFetch(body); werr != nil {
 		return malformedMessage(o.name, werr, body, o.cfg, o.redact)
 	}

@@ -21,12 +21,17 @@ const (
 	targetWorstCall      = 100 * time.Millisecond
 )
 
+// messagesOptions put a search on the Messages backend.
+const messagesOptions = `{"searchBackend":"messages","messagesBaseURL":"http://127.0.0.1:1","maxRetries":0}`
+
 // worstBody is a 5 MiB body built to cost as much as a body can.
 type worstBody struct {
 	name, kind, input string
 	body              []byte
 	// code is the error code the call ends with, "" for a result.
 	code string
+	// options are the call's options; "" means the Search API's.
+	options string
 }
 
 // fill repeats unit between head and tail up to n bytes.
@@ -59,21 +64,26 @@ func worstBodies() []worstBody {
 		return []byte(`{"results":[` + strings.Join(parts, ",") + `]}`)
 	}
 	return []worstBody{
-		{"search many empty results", abi.KindSearch, search, fill(`{"results":[`, `{}`, ",", `]}`, n), "malformed"},
-		{"search many tiny non-objects", abi.KindSearch, search, fill(`{"results":[`, `0`, ",", `]}`, n), "malformed"},
-		{"search 200 results then padding", abi.KindSearch, search, []byte(`{"results":[` + strings.Repeat(`{"url":"https://a.example/"},`, 199) + `{"url":"https://a.example/"}],"pad":"` + strings.Repeat("x", n-6000) + `"}`), ""},
-		{"search one huge summary", abi.KindSearch, search, fill(`{"results":[{"url":"https://example.com/","summary":"`, `x`, "", `"}]}`, n), ""},
-		{"search escaped huge summary", abi.KindSearch, search, fill(`{"results":[{"url":"https://example.com/","summary":"`, `\u00e9`, "", `"}]}`, n), ""},
-		{"search 50 summaries at the field limit", abi.KindSearch, search, bigSummaries(), ""},
-		{"search deep nesting", abi.KindSearch, search, fill(`{"results":[`, `[`, "", ``, n), "malformed"},
-		{"search deep objects", abi.KindSearch, search, fill(`{"results":[{"x":`, `{"x":`, "", ``, n), "malformed"},
-		{"search many top-level members", abi.KindSearch, search, fill(`{`, `"a":{}`, ",", `,"results":[]}`, n), ""},
-		{"fetch one huge content", abi.KindFetch, fetch, fill(`{"title":"T","content":"`, `x`, "", `"}`, n), ""},
-		{"fetch huge escaped content", abi.KindFetch, fetch, fill(`{"title":"T","content":"`, `\u00e9`, "", `"}`, n), ""},
-		{"fetch huge title", abi.KindFetch, fetch, fill(`{"content":"c","title":"`, `x`, "", `"}`, n), ""},
-		{"fetch inner whitespace", abi.KindFetch, fetch, fill(`{"title":"T","content":"x`, `\n`, "", `x"}`, n), ""},
-		{"fetch lines of whitespace", abi.KindFetch, fetch, fill(`{"title":"T","content":"`, `\n`, "", `x"}`, n), ""},
-		{"error body of nested objects", abi.KindSearch, search, fill(`{"error":{"message":`, `{"a":`, "", ``, n), "api"},
+		{"search many empty results", abi.KindSearch, search, fill(`{"results":[`, `{}`, ",", `]}`, n), "malformed", ""},
+		{"search many tiny non-objects", abi.KindSearch, search, fill(`{"results":[`, `0`, ",", `]}`, n), "malformed", ""},
+		{"search 200 results then padding", abi.KindSearch, search, []byte(`{"results":[` + strings.Repeat(`{"url":"https://a.example/"},`, 199) + `{"url":"https://a.example/"}],"pad":"` + strings.Repeat("x", n-6000) + `"}`), "", ""},
+		{"search one huge summary", abi.KindSearch, search, fill(`{"results":[{"url":"https://example.com/","summary":"`, `x`, "", `"}]}`, n), "", ""},
+		{"search escaped huge summary", abi.KindSearch, search, fill(`{"results":[{"url":"https://example.com/","summary":"`, `\u00e9`, "", `"}]}`, n), "", ""},
+		{"search 50 summaries at the field limit", abi.KindSearch, search, bigSummaries(), "", ""},
+		{"search deep nesting", abi.KindSearch, search, fill(`{"results":[`, `[`, "", ``, n), "malformed", ""},
+		{"search deep objects", abi.KindSearch, search, fill(`{"results":[{"x":`, `{"x":`, "", ``, n), "malformed", ""},
+		{"search many top-level members", abi.KindSearch, search, fill(`{`, `"a":{}`, ",", `,"results":[]}`, n), "", ""},
+		{"fetch one huge content", abi.KindFetch, fetch, fill(`{"title":"T","content":"`, `x`, "", `"}`, n), "", ""},
+		{"fetch huge escaped content", abi.KindFetch, fetch, fill(`{"title":"T","content":"`, `\u00e9`, "", `"}`, n), "", ""},
+		{"fetch huge title", abi.KindFetch, fetch, fill(`{"content":"c","title":"`, `x`, "", `"}`, n), "", ""},
+		{"fetch inner whitespace", abi.KindFetch, fetch, fill(`{"title":"T","content":"x`, `\n`, "", `x"}`, n), "", ""},
+		{"fetch lines of whitespace", abi.KindFetch, fetch, fill(`{"title":"T","content":"`, `\n`, "", `x"}`, n), "", ""},
+		{"error body of nested objects", abi.KindSearch, search, fill(`{"error":{"message":`, `{"a":`, "", ``, n), "api", ""},
+		// The Messages backend decodes its own bodies (core/internal/anthropic).
+		{"messages many empty blocks", abi.KindSearch, search, fill(`{"content":[`, `{}`, ",", `]}`, n), "malformed", messagesOptions},
+		{"messages many tiny results", abi.KindSearch, search, fill(`{"content":[{"type":"web_search_tool_result","content":[`, `{"type":"web_search_result","url":"https://a.example/"}`, ",", `]}]}`, n), "malformed", messagesOptions},
+		{"messages many citations", abi.KindSearch, search, fill(`{"content":[{"type":"web_search_tool_result","content":[{"type":"web_search_result","url":"https://a.example/"}]},{"type":"text","text":"t","citations":[`, `{"type":"web_search_result_location","url":"https://a.example/","cited_text":"c"}`, ",", `]}]}`, n), "malformed", messagesOptions},
+		{"messages many result blocks", abi.KindSearch, search, fill(`{"content":[`, `{"type":"web_search_tool_result","content":[]}`, ",", `]}`, n), "malformed", messagesOptions},
 	}
 }
 
@@ -90,7 +100,11 @@ func runWorst(tb testing.TB, w worstBody) (time.Duration, uint32, uint32, Reply)
 	if w.code == "api" {
 		status = 400
 	}
-	r, err := m.Start(ctx, abi.Start{V: 1, Kind: w.kind, Options: json.RawMessage(`{"baseURL":"http://127.0.0.1:1","maxRetries":0}`), APIKey: testKey, Input: json.RawMessage(w.input)})
+	options := w.options
+	if options == "" {
+		options = `{"baseURL":"http://127.0.0.1:1","maxRetries":0}`
+	}
+	r, err := m.Start(ctx, abi.Start{V: 1, Kind: w.kind, Options: json.RawMessage(options), APIKey: testKey, Input: json.RawMessage(w.input)})
 	require.NoError(tb, err)
 	require.Equal(tb, abi.StepHTTP, r.Step.Step, "%s", r.Raw)
 	t0 := time.Now()
@@ -124,6 +138,20 @@ func TestWorstBodiesMemoryBounded(t *testing.T) {
 	t.Run("many empty results fail clearly", func(t *testing.T) {
 		_, _, _, r := runWorst(t, worstBodies()[0])
 		require.Equal(t, "DeepSeek Search failed: DeepSeek returned more than 200 results (it sends at most 50), so the response was not used", r.Error.Message)
+	})
+	t.Run("a Messages response past its limits fails clearly", func(t *testing.T) {
+		for name, want := range map[string]string{
+			"messages many empty blocks": "DeepSeek Messages search failed: DeepSeek returned more than 2000 content blocks (a real turn holds far fewer), so the response was not used",
+			"messages many tiny results": "DeepSeek Messages search failed: DeepSeek returned more than 200 results in one web_search_tool_result (a real turn holds far fewer), so the response was not used",
+			"messages many citations":    "DeepSeek Messages search failed: DeepSeek returned more than 200 citations in one text block (a real turn holds far fewer), so the response was not used",
+		} {
+			for _, w := range worstBodies() {
+				if w.name == name {
+					_, _, _, r := runWorst(t, w)
+					require.Equal(t, want, r.Error.Message)
+				}
+			}
+		}
 	})
 }
 

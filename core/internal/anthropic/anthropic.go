@@ -19,6 +19,30 @@ import (
 // ErrNotJSON is returned for bodies that are not a JSON object.
 var ErrNotJSON = errors.New("not a JSON object")
 
+// Limits on what one response may hold. A real turn (at most 20 searches,
+// a few thousand output tokens) stays far below them; past one, the
+// response is refused before the lists are decoded, so memory and time
+// follow the limits, not the body.
+const (
+	// MaxBlocks caps the content blocks of a response.
+	MaxBlocks = 2000
+	// MaxListEntries caps the entries of one block's citations or results.
+	MaxListEntries = 200
+)
+
+// LimitError is a response with more entries in a list than the limits
+// allow.
+type LimitError struct {
+	// What names the list ("content blocks", "results in one
+	// web_search_tool_result", "citations in one text block").
+	What  string
+	Limit int
+}
+
+func (e *LimitError) Error() string {
+	return fmt.Sprintf("more than %d %s", e.Limit, e.What)
+}
+
 // Block types this package reads; others are kept raw and otherwise ignored.
 const (
 	TypeText            = "text"
@@ -122,9 +146,12 @@ func Decode(body []byte) (*Response, error) {
 	if len(c) == 0 || string(c) == "null" {
 		return r, nil
 	}
-	var entries []json.RawMessage
-	if c[0] != '[' || json.Unmarshal(c, &entries) != nil {
+	if c[0] != '[' {
 		return nil, fmt.Errorf("\"content\" is not a list")
+	}
+	entries, err := list(c, MaxBlocks, "content blocks")
+	if err != nil {
+		return nil, err
 	}
 	for _, e := range entries {
 		e = bytes.TrimSpace(e)
@@ -136,7 +163,11 @@ func Decode(body []byte) (*Response, error) {
 		switch b.Type {
 		case TypeText:
 			b.Text = str(rb.Text)
-			for _, f := range objects(rb.Citations) {
+			cites, err := objects(rb.Citations, "citations in one text block")
+			if err != nil {
+				return nil, err
+			}
+			for _, f := range cites {
 				if t := str(f.Type); t != "" && t != typeCitation {
 					continue
 				}
@@ -146,7 +177,11 @@ func Decode(body []byte) (*Response, error) {
 			cc := bytes.TrimSpace(rb.Content)
 			if len(cc) > 0 && cc[0] == '[' {
 				b.Searched = true
-				for _, f := range objects(cc) {
+				results, err := objects(cc, "results in one web_search_tool_result")
+				if err != nil {
+					return nil, err
+				}
+				for _, f := range results {
 					if t := str(f.Type); t != "" && t != typeResultItem {
 						continue
 					}
@@ -200,12 +235,64 @@ func count(v json.RawMessage) int64 {
 	return int64(f)
 }
 
-// objects decodes a list of objects, skipping entries that are not objects.
-func objects(v json.RawMessage) []rawFields {
+// list returns the entries of the JSON array v as sub-slices of v (no
+// copies), refusing more than limit of them (a *LimitError naming what)
+// before it holds more. v must be valid JSON: it comes out of a body that
+// encoding/json has already checked whole.
+func list(v json.RawMessage, limit int, what string) ([]json.RawMessage, error) {
 	v = bytes.TrimSpace(v)
-	var entries []json.RawMessage
-	if len(v) == 0 || v[0] != '[' || json.Unmarshal(v, &entries) != nil {
-		return nil
+	if len(v) < 2 || v[0] != '[' {
+		return nil, fmt.Errorf("%s: not a list", what)
+	}
+	var out []json.RawMessage
+	depth, start, inString, escaped := 0, 1, false, false
+	for i := 1; i < len(v); i++ {
+		c := v[i]
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+			continue
+		case c == '"':
+			inString = true
+		case c == '[' || c == '{':
+			depth++
+		case (c == ']' || c == '}') && depth > 0:
+			depth--
+		case c == ',' && depth == 0, c == ']' && depth == 0:
+			if e := bytes.TrimSpace(v[start:i]); len(e) > 0 {
+				if len(out) == limit {
+					return nil, &LimitError{What: what, Limit: limit}
+				}
+				out = append(out, e)
+			}
+			start = i + 1
+		}
+	}
+	return out, nil
+}
+
+// objects decodes a list of objects, skipping entries that are not
+// objects; anything but a list is no entries. More than MaxListEntries
+// entries is a *LimitError naming what.
+func objects(v json.RawMessage, what string) ([]rawFields, error) {
+	v = bytes.TrimSpace(v)
+	if len(v) == 0 || v[0] != '[' {
+		return nil, nil
+	}
+	entries, err := list(v, MaxListEntries, what)
+	var le *LimitError
+	if errors.As(err, &le) {
+		return nil, err
+	}
+	if err != nil {
+		return nil, nil
 	}
 	out := make([]rawFields, 0, len(entries))
 	for _, e := range entries {
@@ -213,7 +300,7 @@ func objects(v json.RawMessage) []rawFields {
 			out = append(out, *f)
 		}
 	}
-	return out
+	return out, nil
 }
 
 func object(v json.RawMessage) *rawFields {
