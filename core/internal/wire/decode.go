@@ -87,6 +87,9 @@ type dec struct {
 	depth int // containers open at i
 	err   *Error
 	key   []byte // scratch for escaped member names
+	// nameLimit bounds the JSON text of an escaped member name that is
+	// decoded; 0 means 64, enough for the fields this package reads.
+	nameLimit int
 }
 
 func (d *dec) broken() bool {
@@ -218,7 +221,7 @@ func (d *dec) name() ([]byte, bool) {
 	if !escaped {
 		return raw, true
 	}
-	if len(raw) > 64 {
+	if limit := d.nameLimit; len(raw) > 64 && (limit == 0 || len(raw) > limit) {
 		return nil, true
 	}
 	d.key = unquote(d.key[:0], raw)

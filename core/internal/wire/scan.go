@@ -1,0 +1,121 @@
+package wire
+
+import (
+	"bytes"
+	"unicode/utf8"
+)
+
+// maxScannerName bounds the JSON text of an escaped member name a Scanner
+// decodes. Every escape decodes to at least one byte per six, so a longer
+// name is over 170 bytes and cannot match a field name of up to 56 bytes
+// (see MatchName); it is given as nil.
+const maxScannerName = 1 << 10
+
+// Scanner exposes this package's bounded JSON scanner to decoders of other
+// bodies (core/internal/anthropic), so that there is one JSON scanner in
+// the module. It is a cursor over one body: every value is validated as
+// encoding/json would, nesting is limited as encoding/json limits it, and
+// nothing is copied unless a caller asks for a string's value.
+//
+// A method that returns false has set Err; the body is then invalid and
+// the caller stops.
+type Scanner struct {
+	d dec
+}
+
+// NewScanner returns a Scanner at the start of body.
+func NewScanner(body []byte) *Scanner {
+	return &Scanner{d: dec{b: body, nameLimit: maxScannerName}}
+}
+
+// Top moves past leading white space to the body's opening brace. A body
+// that is not a JSON object is validated, so that Err tells a valid value
+// of another kind (NotObject) from a body that is not JSON (NotJSON,
+// Broken).
+func (s *Scanner) Top() bool { return s.d.top() }
+
+// End checks that only white space follows the value just read.
+func (s *Scanner) End() bool { return s.d.end() }
+
+// Err is why the last call returned false, or nil.
+func (s *Scanner) Err() *Error { return s.d.err }
+
+// Next is the first byte of the value at the cursor ('{', '[', '"', 'n',
+// 't', 'f', '-' or a digit for a valid value). Object and List place the
+// cursor on a value before they call back, so it is never past the end
+// there.
+func (s *Scanner) Next() byte { return s.d.b[s.d.i] }
+
+// Object reads the object at the cursor, calling member once per member,
+// in order, with the cursor at the member's value; member must consume the
+// value (with Object, List or Skip) and return whether it could. The name
+// is decoded as encoding/json decodes it and is valid only during the
+// call; an escaped name of over 1 KiB of JSON text is nil.
+func (s *Scanner) Object(member func(name []byte) bool) bool { return s.d.object(member) }
+
+// List reads the list at the cursor, calling elem once per element with
+// the cursor at the element; elem must consume it.
+func (s *Scanner) List(elem func() bool) bool { return s.d.list(elem) }
+
+// Skip validates the value at the cursor, moves past it and returns its
+// exact text, a sub-slice of the body.
+func (s *Scanner) Skip() ([]byte, bool) {
+	start := s.d.i
+	if !s.d.skip() {
+		return nil, false
+	}
+	return s.d.b[start:s.d.i], true
+}
+
+// MatchName reports whether a member name selects the field named field,
+// the way encoding/json matches names to struct fields: an exact match or
+// one under Unicode simple case folding.
+func MatchName(name []byte, field string) bool { return is(name, field) }
+
+// StringValue returns the value of a JSON string's text (quotes included)
+// that a Scanner has validated, decoded as encoding/json decodes it:
+// escapes resolved, invalid UTF-8 and unpaired surrogates replaced with
+// U+FFFD. Any other text (another kind of value, or none) is "".
+func StringValue(text []byte) string {
+	if len(text) < 2 || text[0] != '"' {
+		return ""
+	}
+	raw := text[1 : len(text)-1]
+	if bytes.IndexByte(raw, '\\') < 0 && utf8.Valid(raw) {
+		return string(raw)
+	}
+	return string(unquote(make([]byte, 0, len(raw)), raw))
+}
+
+// list reads the list at d.i, calling elem with d.i at each element.
+func (d *dec) list(elem func() bool) bool {
+	if !d.open() {
+		return false
+	}
+	if d.ws(); d.i < len(d.b) && d.b[d.i] == ']' {
+		d.i++
+		d.depth--
+		return true
+	}
+	for {
+		if d.ws(); d.i >= len(d.b) {
+			return d.broken()
+		}
+		if !elem() {
+			return false
+		}
+		if d.ws(); d.i >= len(d.b) {
+			return d.broken()
+		}
+		switch d.b[d.i] {
+		case ',':
+			d.i++
+		case ']':
+			d.i++
+			d.depth--
+			return true
+		default:
+			return d.broken()
+		}
+	}
+}
