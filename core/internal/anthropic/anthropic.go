@@ -6,14 +6,25 @@
 // turn). Every field may be missing, null or of an unexpected type; only a
 // body that is not a JSON object, or whose "content" is not a list, is an
 // error.
+//
+// Decode reads the body with the module's one JSON scanner
+// (core/internal/wire's Scanner), not encoding/json: under WebAssembly
+// reflection made a 5 MiB body cost up to a second. It returns what
+// encoding/json-based decoding returned (reference_test.go keeps that
+// decoder, and a fuzz target holds the two equal): member names match
+// case-insensitively and the last of a repeated member wins, strings are
+// decoded as encoding/json decodes them, and each Block.Raw is a sub-slice
+// of the body.
 package anthropic
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
+
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core/internal/wire"
 )
 
 // ErrNotJSON is returned for bodies that are not a JSON object.
@@ -104,231 +115,235 @@ type Usage struct {
 	InputTokens, OutputTokens, WebSearchRequests int64
 }
 
-type rawResponse struct {
-	Type       json.RawMessage `json:"type"`
-	StopReason json.RawMessage `json:"stop_reason"`
-	Content    json.RawMessage `json:"content"`
-	Usage      json.RawMessage `json:"usage"`
-	Error      json.RawMessage `json:"error"`
-}
+// Member names read from each kind of object, in the order of the texts
+// members returns.
+var (
+	topNames      = []string{"type", "stop_reason", "error", "usage"}
+	blockNames    = []string{"type", "text", "citations", "content", "input"}
+	citationNames = []string{"type", "url", "title", "cited_text"}
+	resultNames   = []string{"type", "url", "title", "page_age"}
+	usageNames    = []string{"input_tokens", "output_tokens", "server_tool_use"}
+)
 
-type rawBlock struct {
-	Type      json.RawMessage `json:"type"`
-	Text      json.RawMessage `json:"text"`
-	Citations json.RawMessage `json:"citations"`
-	Content   json.RawMessage `json:"content"`
-	Input     json.RawMessage `json:"input"`
-}
+// errNotList is the error for a "content" that is neither a list nor null.
+var errNotList = errors.New(`"content" is not a list`)
 
-type rawFields struct {
-	Type      json.RawMessage `json:"type"`
-	URL       json.RawMessage `json:"url"`
-	Title     json.RawMessage `json:"title"`
-	CitedText json.RawMessage `json:"cited_text"`
-	PageAge   json.RawMessage `json:"page_age"`
-	ErrorCode json.RawMessage `json:"error_code"`
-	Query     json.RawMessage `json:"query"`
-	Message   json.RawMessage `json:"message"`
-}
-
-// Decode decodes a Messages response body.
+// Decode decodes a Messages response body. Every error for a body that is
+// not a JSON object matches [ErrNotJSON]; a list past its limit is a
+// [*LimitError], found before more entries than the limit are held.
 func Decode(body []byte) (*Response, error) {
-	var top rawResponse
-	if err := decodeObject(body, &top); err != nil {
-		return nil, err
+	s := wire.NewScanner(body)
+	if !s.Top() {
+		return nil, notJSON(s.Err())
 	}
-	r := &Response{Type: str(top.Type), StopReason: str(top.StopReason)}
-	if e := object(top.Error); e != nil {
-		r.ErrorMessage = str(e.Message)
-	}
-	r.Usage = usage(top.Usage)
-	c := bytes.TrimSpace(top.Content)
-	if len(c) == 0 || string(c) == "null" {
-		return r, nil
-	}
-	if c[0] != '[' {
-		return nil, fmt.Errorf("\"content\" is not a list")
-	}
-	entries, err := list(c, MaxBlocks, "content blocks")
-	if err != nil {
-		return nil, err
-	}
-	for _, e := range entries {
-		e = bytes.TrimSpace(e)
-		var rb rawBlock
-		if len(e) == 0 || e[0] != '{' || json.Unmarshal(e, &rb) != nil {
-			continue
+	var top [4][]byte
+	// blocks are the object entries of the last "content"; contentErr is
+	// what is wrong with it. A repeated "content" replaces both, as it
+	// replaces the member in encoding/json.
+	var blocks [][]byte
+	var contentErr error
+	ok := s.Object(func(name []byte) bool {
+		if !wire.MatchName(name, "content") {
+			text, ok := s.Skip()
+			if k := match(name, topNames); k >= 0 {
+				top[k] = text
+			}
+			return ok
 		}
-		b := Block{Type: str(rb.Type), Raw: e}
-		switch b.Type {
-		case TypeText:
-			b.Text = str(rb.Text)
-			cites, err := objects(rb.Citations, "citations in one text block")
-			if err != nil {
-				return nil, err
+		blocks, contentErr = blocks[:0], nil
+		if s.Next() != '[' {
+			text, ok := s.Skip()
+			if ok && text[0] != 'n' { // not null
+				contentErr = errNotList
 			}
-			for _, f := range cites {
-				if t := str(f.Type); t != "" && t != typeCitation {
-					continue
+			return ok
+		}
+		n := 0
+		return s.List(func() bool {
+			text, ok := s.Skip()
+			if n++; n > MaxBlocks {
+				if contentErr == nil {
+					contentErr = &LimitError{What: "content blocks", Limit: MaxBlocks}
 				}
-				b.Citations = append(b.Citations, Citation{URL: str(f.URL), Title: str(f.Title), CitedText: str(f.CitedText)})
+			} else if ok && text[0] == '{' {
+				blocks = append(blocks, text)
 			}
-		case TypeWebSearchResult:
-			cc := bytes.TrimSpace(rb.Content)
-			if len(cc) > 0 && cc[0] == '[' {
-				b.Searched = true
-				results, err := objects(cc, "results in one web_search_tool_result")
-				if err != nil {
-					return nil, err
-				}
-				for _, f := range results {
-					if t := str(f.Type); t != "" && t != typeResultItem {
-						continue
-					}
-					b.Results = append(b.Results, Result{URL: str(f.URL), Title: str(f.Title), PageAge: str(f.PageAge)})
-				}
-			} else if f := object(cc); f != nil {
-				// An error object; one without a code still failed.
-				b.ErrorCode = str(f.ErrorCode)
-				if b.ErrorCode == "" {
-					b.ErrorCode = "unknown"
-				}
-			} else {
-				b.ErrorCode = "unknown"
-			}
-		case TypeServerToolUse:
-			if f := object(rb.Input); f != nil {
-				b.Query = str(f.Query)
-			}
+			return ok
+		})
+	})
+	if !ok || !s.End() {
+		return nil, notJSON(s.Err())
+	}
+	if contentErr != nil {
+		return nil, contentErr
+	}
+	r := &Response{Type: wire.StringValue(top[0]), StopReason: wire.StringValue(top[1])}
+	if e := top[2]; len(e) > 0 && e[0] == '{' {
+		var m [1][]byte
+		members(e, []string{"message"}, m[:])
+		r.ErrorMessage = wire.StringValue(m[0])
+	}
+	r.Usage = readUsage(top[3])
+	if len(blocks) > 0 {
+		r.Blocks = make([]Block, 0, len(blocks))
+	}
+	for _, raw := range blocks {
+		b, err := decodeBlock(raw)
+		if err != nil {
+			return nil, err
 		}
 		r.Blocks = append(r.Blocks, b)
 	}
 	return r, nil
 }
 
-func usage(v json.RawMessage) Usage {
-	var u struct {
-		InputTokens   json.RawMessage `json:"input_tokens"`
-		OutputTokens  json.RawMessage `json:"output_tokens"`
-		ServerToolUse json.RawMessage `json:"server_tool_use"`
+// notJSON is the error for a body the scanner refused.
+func notJSON(e *wire.Error) error {
+	if e != nil && e.Problem == wire.Broken {
+		return fmt.Errorf("%w: the body is not valid JSON at byte %d", ErrNotJSON, e.Offset)
 	}
-	v = bytes.TrimSpace(v)
-	if len(v) == 0 || v[0] != '{' || json.Unmarshal(v, &u) != nil {
-		return Usage{}
-	}
-	out := Usage{InputTokens: count(u.InputTokens), OutputTokens: count(u.OutputTokens)}
-	var s struct {
-		WebSearchRequests json.RawMessage `json:"web_search_requests"`
-	}
-	if st := bytes.TrimSpace(u.ServerToolUse); len(st) > 0 && st[0] == '{' && json.Unmarshal(st, &s) == nil {
-		out.WebSearchRequests = count(s.WebSearchRequests)
-	}
-	return out
+	return ErrNotJSON
 }
 
-// count reads a non-negative whole number; anything else is 0.
-func count(v json.RawMessage) int64 {
-	var f float64
-	if len(v) == 0 || v[0] == '"' || json.Unmarshal(v, &f) != nil || f < 0 || f > 1e15 || f != math.Trunc(f) {
+// decodeBlock decodes one content block, the text of a JSON object.
+func decodeBlock(raw []byte) (Block, error) {
+	var m [5][]byte
+	members(raw, blockNames, m[:])
+	b := Block{Type: wire.StringValue(m[0]), Raw: raw}
+	switch b.Type {
+	case TypeText:
+		b.Text = wire.StringValue(m[1])
+		err := objectEntries(m[2], "citations in one text block", citationNames, func(f [][]byte) {
+			if t := wire.StringValue(f[0]); t != "" && t != typeCitation {
+				return
+			}
+			b.Citations = append(b.Citations, Citation{URL: wire.StringValue(f[1]), Title: wire.StringValue(f[2]), CitedText: wire.StringValue(f[3])})
+		})
+		if err != nil {
+			return Block{}, err
+		}
+	case TypeWebSearchResult:
+		switch c := m[3]; {
+		case len(c) > 0 && c[0] == '[':
+			b.Searched = true
+			err := objectEntries(c, "results in one web_search_tool_result", resultNames, func(f [][]byte) {
+				if t := wire.StringValue(f[0]); t != "" && t != typeResultItem {
+					return
+				}
+				b.Results = append(b.Results, Result{URL: wire.StringValue(f[1]), Title: wire.StringValue(f[2]), PageAge: wire.StringValue(f[3])})
+			})
+			if err != nil {
+				return Block{}, err
+			}
+		case len(c) > 0 && c[0] == '{':
+			// An error object; one without a code still failed.
+			var f [1][]byte
+			members(c, []string{"error_code"}, f[:])
+			if b.ErrorCode = wire.StringValue(f[0]); b.ErrorCode == "" {
+				b.ErrorCode = "unknown"
+			}
+		default:
+			b.ErrorCode = "unknown"
+		}
+	case TypeServerToolUse:
+		if in := m[4]; len(in) > 0 && in[0] == '{' {
+			var f [1][]byte
+			members(in, []string{"query"}, f[:])
+			b.Query = wire.StringValue(f[0])
+		}
+	}
+	return b, nil
+}
+
+// objectEntries calls each for every entry of the list text v that is an
+// object, with the texts of its members named by names (see members);
+// anything but a list is no entries. More than MaxListEntries entries is a
+// *LimitError naming what, returned before the entry past the limit is
+// read.
+func objectEntries(v []byte, what string, names []string, each func(f [][]byte)) error {
+	if len(v) == 0 || v[0] != '[' {
+		return nil
+	}
+	s := wire.NewScanner(v)
+	var f [4][]byte
+	var err error
+	n := 0
+	s.List(func() bool {
+		if n++; n > MaxListEntries {
+			err = &LimitError{What: what, Limit: MaxListEntries}
+			return false
+		}
+		if s.Next() != '{' {
+			_, ok := s.Skip()
+			return ok
+		}
+		f = [4][]byte{}
+		ok := s.Object(func(name []byte) bool {
+			text, ok := s.Skip()
+			if k := match(name, names); k >= 0 {
+				f[k] = text
+			}
+			return ok
+		})
+		if ok {
+			each(f[:len(names)])
+		}
+		return ok
+	})
+	return err
+}
+
+// members sets out[k] to the text of the last member of the object text v
+// named names[k] (case-insensitively, as encoding/json matches), leaving it
+// nil when there is none. v has been validated whole.
+func members(v []byte, names []string, out [][]byte) {
+	s := wire.NewScanner(v)
+	s.Top()
+	s.Object(func(name []byte) bool {
+		text, ok := s.Skip()
+		if k := match(name, names); k >= 0 {
+			out[k] = text
+		}
+		return ok
+	})
+}
+
+// match returns the index of the name in names that name selects, or -1.
+func match(name []byte, names []string) int {
+	for k, n := range names {
+		if wire.MatchName(name, n) {
+			return k
+		}
+	}
+	return -1
+}
+
+// readUsage reads the usage object's text; anything else is no usage.
+func readUsage(v []byte) Usage {
+	if len(v) == 0 || v[0] != '{' {
+		return Usage{}
+	}
+	var m [3][]byte
+	members(v, usageNames, m[:])
+	u := Usage{InputTokens: wholeNumber(m[0]), OutputTokens: wholeNumber(m[1])}
+	if st := m[2]; len(st) > 0 && st[0] == '{' {
+		var w [1][]byte
+		members(st, []string{"web_search_requests"}, w[:])
+		u.WebSearchRequests = wholeNumber(w[0])
+	}
+	return u
+}
+
+// wholeNumber reads a JSON number's text that is a non-negative whole
+// number up to 1e15 (as a float64, the way encoding/json would read it);
+// anything else, a string included, is 0.
+func wholeNumber(v []byte) int64 {
+	if len(v) == 0 || v[0] != '-' && (v[0] < '0' || v[0] > '9') {
+		return 0
+	}
+	f, err := strconv.ParseFloat(string(v), 64)
+	if err != nil || f < 0 || f > 1e15 || f != math.Trunc(f) {
 		return 0
 	}
 	return int64(f)
-}
-
-// list returns the entries of the JSON array v as sub-slices of v (no
-// copies), refusing more than limit of them (a *LimitError naming what)
-// before it holds more. v must be valid JSON: it comes out of a body that
-// encoding/json has already checked whole.
-func list(v json.RawMessage, limit int, what string) ([]json.RawMessage, error) {
-	v = bytes.TrimSpace(v)
-	if len(v) < 2 || v[0] != '[' {
-		return nil, fmt.Errorf("%s: not a list", what)
-	}
-	var out []json.RawMessage
-	depth, start, inString, escaped := 0, 1, false, false
-	for i := 1; i < len(v); i++ {
-		c := v[i]
-		switch {
-		case inString:
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
-			continue
-		case c == '"':
-			inString = true
-		case c == '[' || c == '{':
-			depth++
-		case (c == ']' || c == '}') && depth > 0:
-			depth--
-		case c == ',' && depth == 0, c == ']' && depth == 0:
-			if e := bytes.TrimSpace(v[start:i]); len(e) > 0 {
-				if len(out) == limit {
-					return nil, &LimitError{What: what, Limit: limit}
-				}
-				out = append(out, e)
-			}
-			start = i + 1
-		}
-	}
-	return out, nil
-}
-
-// objects decodes a list of objects, skipping entries that are not
-// objects; anything but a list is no entries. More than MaxListEntries
-// entries is a *LimitError naming what.
-func objects(v json.RawMessage, what string) ([]rawFields, error) {
-	v = bytes.TrimSpace(v)
-	if len(v) == 0 || v[0] != '[' {
-		return nil, nil
-	}
-	entries, err := list(v, MaxListEntries, what)
-	var le *LimitError
-	if errors.As(err, &le) {
-		return nil, err
-	}
-	if err != nil {
-		return nil, nil
-	}
-	out := make([]rawFields, 0, len(entries))
-	for _, e := range entries {
-		if f := object(e); f != nil {
-			out = append(out, *f)
-		}
-	}
-	return out, nil
-}
-
-func object(v json.RawMessage) *rawFields {
-	v = bytes.TrimSpace(v)
-	var f rawFields
-	if len(v) == 0 || v[0] != '{' || json.Unmarshal(v, &f) != nil {
-		return nil
-	}
-	return &f
-}
-
-func decodeObject(body []byte, v any) error {
-	b := bytes.TrimSpace(body)
-	if len(b) == 0 || b[0] != '{' {
-		return ErrNotJSON
-	}
-	if err := json.Unmarshal(b, v); err != nil {
-		return fmt.Errorf("%w: %v", ErrNotJSON, err)
-	}
-	return nil
-}
-
-// str returns a JSON string's value, or "" for anything else.
-func str(v json.RawMessage) string {
-	var s string
-	v = bytes.TrimSpace(v)
-	if len(v) == 0 || v[0] != '"' || json.Unmarshal(v, &s) != nil {
-		return ""
-	}
-	return s
 }
