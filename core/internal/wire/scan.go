@@ -49,13 +49,27 @@ func (s *Scanner) Next() byte { return s.d.b[s.d.i] }
 // Object reads the object at the cursor, calling member once per member,
 // in order, with the cursor at the member's value; member must consume the
 // value (with Object, List or Skip) and return whether it could. The name
-// is decoded as encoding/json decodes it and is valid only during the
-// call; an escaped name of over 1 KiB of JSON text is nil.
+// is valid only during the call: an escaped name is decoded as
+// encoding/json decodes it (nil if over 1 KiB of JSON text), any other is
+// its raw text, invalid UTF-8 included (which no field name matches).
 func (s *Scanner) Object(member func(name []byte) bool) bool { return s.d.object(member) }
 
 // List reads the list at the cursor, calling elem once per element with
 // the cursor at the element; elem must consume it.
 func (s *Scanner) List(elem func() bool) bool { return s.d.list(elem) }
+
+// SkipRest, called by List's elem in place of consuming its element,
+// validates and passes over that element and the rest of the list, its
+// closing bracket included, without calling elem again: List then returns
+// true. It is for a list past a limit, whose remaining entries are only
+// validated.
+func (s *Scanner) SkipRest() bool {
+	if !s.d.skipIn([]byte{']'}) {
+		return false
+	}
+	s.d.listDone = true
+	return true
+}
 
 // Skip validates the value at the cursor, moves past it and returns its
 // exact text, a sub-slice of the body.
@@ -66,6 +80,14 @@ func (s *Scanner) Skip() ([]byte, bool) {
 	}
 	return s.d.b[start:s.d.i], true
 }
+
+// Offset is the cursor's byte offset in the body.
+func (s *Scanner) Offset() int { return s.d.i }
+
+// Since returns the body's text from offset start (an earlier Offset) to
+// the cursor, a sub-slice of the body: e.g. the exact text of a value that
+// Object or List has just read.
+func (s *Scanner) Since(start int) []byte { return s.d.b[start:s.d.i] }
 
 // MatchName reports whether a member name selects the field named field,
 // the way encoding/json matches names to struct fields: an exact match or
@@ -103,6 +125,10 @@ func (d *dec) list(elem func() bool) bool {
 		}
 		if !elem() {
 			return false
+		}
+		if d.listDone {
+			d.listDone = false
+			return true
 		}
 		if d.ws(); d.i >= len(d.b) {
 			return d.broken()

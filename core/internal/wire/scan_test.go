@@ -1,0 +1,168 @@
+package wire
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// restMarker stands for the entries a list past the cut left to SkipRest.
+const restMarker = "…rest"
+
+// scanAny builds the value at the cursor the way encoding/json decodes it
+// into an any (numbers as json.Number), with Object, List, Skip and
+// StringValue; a list's entries past cut are passed over by SkipRest and
+// stand as restMarker. long is set for an escaped name over the Scanner's
+// limit, which it gives as nil.
+func scanAny(s *Scanner, cut int, long *bool) (any, bool) {
+	switch s.Next() {
+	case '{':
+		m := map[string]any{}
+		ok := s.Object(func(name []byte) bool {
+			if name == nil {
+				*long = true
+			}
+			// A name without escapes comes raw; encoding/json replaces its
+			// invalid UTF-8 as in strings (no field name matches either).
+			var key strings.Builder
+			for _, r := range string(name) {
+				key.WriteRune(r)
+			}
+			v, ok := scanAny(s, cut, long)
+			m[key.String()] = v
+			return ok
+		})
+		return m, ok
+	case '[':
+		l := []any{}
+		ok := s.List(func() bool {
+			if len(l) == cut {
+				l = append(l, restMarker)
+				return s.SkipRest()
+			}
+			v, ok := scanAny(s, cut, long)
+			l = append(l, v)
+			return ok
+		})
+		return l, ok
+	}
+	text, ok := s.Skip()
+	if !ok {
+		return nil, false
+	}
+	switch text[0] {
+	case '"':
+		return StringValue(text), true
+	case 't', 'f':
+		return text[0] == 't', true
+	case 'n':
+		return nil, true
+	}
+	return json.Number(text), true
+}
+
+// cutLists stands for scanAny's cut in a value encoding/json decoded.
+func cutLists(v any, cut int) any {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, e := range v {
+			v[k] = cutLists(e, cut)
+		}
+	case []any:
+		if len(v) > cut {
+			v = append(v[:cut:cut], restMarker)
+		}
+		for i, e := range v[:min(len(v), cut)] {
+			v[i] = cutLists(e, cut)
+		}
+		return v
+	}
+	return v
+}
+
+// checkScanner holds a Scanner walk of body equal to encoding/json's
+// decoding of it: the same value when it is a JSON object, a NotObject
+// error when it is JSON of another kind, and an error when it is not JSON.
+func checkScanner(t *testing.T, body []byte, cut int) {
+	s := NewScanner(body)
+	valid := json.Valid(body)
+	if !s.Top() {
+		require.NotNil(t, s.Err())
+		require.Equal(t, valid, s.Err().Problem == NotObject, "%q", body)
+		if valid {
+			require.NotEqual(t, byte('{'), bytes.TrimLeft(body, " \t\r\n")[0])
+		}
+		return
+	}
+	var long bool
+	got, ok := scanAny(s, cut, &long)
+	ok = ok && s.End()
+	require.Equal(t, valid, ok, "%q", body)
+	if !ok {
+		require.NotNil(t, s.Err())
+		return
+	}
+	if long {
+		return
+	}
+	d := json.NewDecoder(bytes.NewReader(body))
+	d.UseNumber()
+	var want any
+	require.NoError(t, d.Decode(&want))
+	require.Equal(t, cutLists(want, cut), got, "%q", body)
+}
+
+var scannerSeeds = []string{
+	`{}`, ` {"a":1} `, `[]`, `"x"`, `1`, `nul`, `{"a":[1,2,3,4,5]}`, `{"a":[1,2,3,4,5],"a":{"b":null}}`,
+	`{"a":[[1,2,3,4],{"x":[5,6,7,8]},"s",true,false,null,-1.5e3]}`, `{"a":[1,2,3,4,5,}`, `{"a":[1,2,3,4,5 6]}`,
+	`{"a":[1,2,3,4,[5]]]}`, `{"\u0061\ud83d\ude00":"\u00e9\ud800\n\/","b\"":"\"\\"}`, "{\"a\":\"\xff\xc3\"}",
+	`{"a":[1,2,3,4,{"b":[1,2,3,4,5,6]}]}`, `{"a":1}x`, `{"a" 1}`, `{"a":01}`, `{"a":[` + strings.Repeat(`[`, 10000) + `]}`,
+	`{"` + strings.Repeat(`\u0041`, 200) + `":1}`,
+	`{"a":[1,01]}`, `{"a":[0,1.5,2e3,-4,10,0]}`, `{"a":[1,{},[],true,false,null,"s",{}]}`, `{"a":[1,tru]}`, `{"a":[1,nul`,
+	`{"a":[{},{}`, `{"a":[1,"x\\"]}`, `{"a":{"b":[],"c":{},"d":1,"e":"x","f":null,"g":fals}}`, `{"a":{"b":1,"c" :2,"d":"` + strings.Repeat("y", 40) + `"}}`,
+	`{"a":[0,"\u00e9",{}, {}]}`, `{"a":[0,{}]x}`, "{\"a\":[0,\"\x01\"]}",
+	`{"a":` + strings.Repeat(`[`, 9998) + `0,{},[]` + strings.Repeat(`]`, 9998) + `}`,
+	`{"a":` + strings.Repeat(`[`, 9999) + `0,{}` + strings.Repeat(`]`, 9999) + `}`,
+	`{"a":` + strings.Repeat(`[`, 9998) + `{"b":1,"c":{}}` + strings.Repeat(`]`, 9998) + `}`,
+}
+
+func TestScanner(t *testing.T) {
+	for _, s := range scannerSeeds {
+		for _, cut := range []int{0, 2, 4, 1 << 30} {
+			checkScanner(t, []byte(s), cut)
+		}
+	}
+	s := NewScanner([]byte(`{"a":[1,2,3],"b":{"c":"d"}}`))
+	require.True(t, s.Top())
+	var texts []string
+	require.True(t, s.Object(func(name []byte) bool {
+		start := s.Offset()
+		_, ok := s.Skip()
+		texts = append(texts, string(name)+"="+string(s.Since(start)))
+		return ok
+	}))
+	require.True(t, s.End())
+	require.Equal(t, []string{`a=[1,2,3]`, `b={"c":"d"}`}, texts)
+	require.True(t, MatchName([]byte("STOP_REASON"), "stop_reason"))
+	require.True(t, MatchName([]byte("\u212aey"), "key"), "Kelvin sign folds to k, as in encoding/json")
+	require.False(t, MatchName([]byte("\u0130nput"), "input"), "dotted capital I does not fold to i in encoding/json")
+	require.Equal(t, "", StringValue([]byte(`12`)))
+	require.Equal(t, "\ufffd", StringValue([]byte("\"\xff\"")))
+}
+
+// FuzzScanner checks the Scanner API against encoding/json on any body,
+// with lists cut at 0, 2 or 4 entries or not at all (the fuzzer picks).
+func FuzzScanner(f *testing.F) {
+	for _, s := range scannerSeeds {
+		if len(s) < 1000 { // the deep ones stay in TestScanner: they slow every mutation
+			f.Add([]byte(s), uint8(2))
+		}
+	}
+	f.Fuzz(func(t *testing.T, body []byte, c uint8) {
+		cut := [...]int{0, 2, 4, 1 << 30}[c%4]
+		checkScanner(t, body, cut)
+	})
+}
