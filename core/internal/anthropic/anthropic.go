@@ -115,84 +115,74 @@ type Usage struct {
 	InputTokens, OutputTokens, WebSearchRequests int64
 }
 
-// Member names read from each kind of object, in the order of the texts
-// members returns.
-var (
-	topNames      = []string{"type", "stop_reason", "error", "usage"}
-	blockNames    = []string{"type", "text", "citations", "content", "input"}
-	citationNames = []string{"type", "url", "title", "cited_text"}
-	resultNames   = []string{"type", "url", "title", "page_age"}
-	usageNames    = []string{"input_tokens", "output_tokens", "server_tool_use"}
-)
-
 // errNotList is the error for a "content" that is neither a list nor null.
 var errNotList = errors.New(`"content" is not a list`)
 
 // Decode decodes a Messages response body. Every error for a body that is
 // not a JSON object matches [ErrNotJSON]; a list past its limit is a
 // [*LimitError], found before more entries than the limit are held.
+//
+// It makes one pass over the body: each member is decoded as it is met,
+// and a repeated member replaces what the earlier one gave, errors
+// included. An error about the content is therefore only returned once
+// the whole body has been read (and found to be JSON).
 func Decode(body []byte) (*Response, error) {
-	s := wire.NewScanner(body)
+	d := decoder{s: wire.NewScanner(body)}
+	s := d.s
 	if !s.Top() {
 		return nil, notJSON(s.Err())
 	}
-	var top [4][]byte
-	// blocks are the object entries of the last "content"; contentErr is
-	// what is wrong with it. A repeated "content" replaces both, as it
-	// replaces the member in encoding/json.
-	var blocks [][]byte
-	var contentErr error
+	var typ, stop, message []byte
+	var use usageTexts
+	var c content
 	ok := s.Object(func(name []byte) bool {
-		if !wire.MatchName(name, "content") {
-			text, ok := s.Skip()
-			if k := match(name, topNames); k >= 0 {
-				top[k] = text
-			}
-			return ok
-		}
-		blocks, contentErr = blocks[:0], nil
-		if s.Next() != '[' {
-			text, ok := s.Skip()
-			if ok && text[0] != 'n' { // not null
-				contentErr = errNotList
-			}
-			return ok
-		}
-		n := 0
-		return s.List(func() bool {
-			text, ok := s.Skip()
-			if n++; n > MaxBlocks {
-				if contentErr == nil {
-					contentErr = &LimitError{What: "content blocks", Limit: MaxBlocks}
+		switch {
+		case wire.MatchName(name, "content"):
+			return d.content(&c)
+		case wire.MatchName(name, "usage"):
+			use = usageTexts{}
+			return d.usage(&use)
+		case wire.MatchName(name, "error"):
+			message = nil
+			return d.members(func(name []byte, text []byte) {
+				if wire.MatchName(name, "message") {
+					message = text
 				}
-			} else if ok && text[0] == '{' {
-				blocks = append(blocks, text)
-			}
-			return ok
-		})
+			})
+		}
+		text, ok := s.Skip()
+		switch {
+		case wire.MatchName(name, "type"):
+			typ = text
+		case wire.MatchName(name, "stop_reason"):
+			stop = text
+		}
+		return ok
 	})
 	if !ok || !s.End() {
 		return nil, notJSON(s.Err())
 	}
-	if contentErr != nil {
-		return nil, contentErr
+	switch {
+	case c.notList:
+		return nil, errNotList
+	case c.count > MaxBlocks:
+		return nil, &LimitError{What: "content blocks", Limit: MaxBlocks}
+	case c.err != nil:
+		return nil, c.err
 	}
-	r := &Response{Type: wire.StringValue(top[0]), StopReason: wire.StringValue(top[1])}
-	if e := top[2]; len(e) > 0 && e[0] == '{' {
-		var m [1][]byte
-		members(e, []string{"message"}, m[:])
-		r.ErrorMessage = wire.StringValue(m[0])
+	r := &Response{
+		Type:         wire.StringValue(typ),
+		StopReason:   wire.StringValue(stop),
+		ErrorMessage: wire.StringValue(message),
+		Blocks:       c.blocks,
+		Usage: Usage{
+			InputTokens:       wholeNumber(use.input),
+			OutputTokens:      wholeNumber(use.output),
+			WebSearchRequests: wholeNumber(use.searches),
+		},
 	}
-	r.Usage = readUsage(top[3])
-	if len(blocks) > 0 {
-		r.Blocks = make([]Block, 0, len(blocks))
-	}
-	for _, raw := range blocks {
-		b, err := decodeBlock(raw)
-		if err != nil {
-			return nil, err
-		}
-		r.Blocks = append(r.Blocks, b)
+	if len(r.Blocks) == 0 {
+		r.Blocks = nil
 	}
 	return r, nil
 }
@@ -205,133 +195,249 @@ func notJSON(e *wire.Error) error {
 	return ErrNotJSON
 }
 
-// decodeBlock decodes one content block, the text of a JSON object.
-func decodeBlock(raw []byte) (Block, error) {
-	var m [5][]byte
-	members(raw, blockNames, m[:])
-	b := Block{Type: wire.StringValue(m[0]), Raw: raw}
+// decoder holds the scanner and the scratch space reused from block to
+// block.
+type decoder struct {
+	s *wire.Scanner
+	// citations and results are the entries of the block being read.
+	citations, results entries
+}
+
+// content is what the last "content" member gave.
+type content struct {
+	blocks []Block
+	// count is the number of entries read, up to MaxBlocks+1.
+	count int
+	// notList: the member is neither a list nor null. err is the first
+	// block's error (a list past its limit).
+	notList bool
+	err     error
+}
+
+// content reads a "content" member into c, replacing what c held.
+func (d *decoder) content(c *content) bool {
+	s := d.s
+	*c = content{blocks: c.blocks[:0]}
+	if s.Next() != '[' {
+		text, ok := s.Skip()
+		c.notList = ok && text[0] != 'n' // not null
+		return ok
+	}
+	return s.List(func() bool {
+		if c.count++; c.count > MaxBlocks {
+			// Refused whatever the blocks hold: the rest is only
+			// validated.
+			return s.SkipRest()
+		}
+		if s.Next() != '{' || c.err != nil {
+			_, ok := s.Skip()
+			return ok
+		}
+		b, err, ok := d.block()
+		if err != nil {
+			c.err = err
+		} else {
+			c.blocks = append(c.blocks, b)
+		}
+		return ok
+	})
+}
+
+// block reads the content block at the cursor (an object). err is what is
+// wrong with a block that is valid JSON.
+func (d *decoder) block() (b Block, err error, ok bool) {
+	s := d.s
+	var typ, text, query []byte
+	// content is the last "content" member's kind: '[' a list (its entries
+	// in d.results), '{' an object (its error_code in code), 0 another.
+	var content byte
+	var code []byte
+	d.citations.reset(false)
+	d.results.reset(false)
+	start := s.Offset()
+	ok = s.Object(func(name []byte) bool {
+		switch {
+		case wire.MatchName(name, "citations"):
+			return d.citations.read(s)
+		case wire.MatchName(name, "content"):
+			d.results.reset(false)
+			content, code = s.Next(), nil
+			switch content {
+			case '[':
+				return d.results.read(s)
+			case '{':
+				return d.members(func(name []byte, text []byte) {
+					if wire.MatchName(name, "error_code") {
+						code = text
+					}
+				})
+			}
+			content = 0
+		case wire.MatchName(name, "input"):
+			query = nil
+			if s.Next() == '{' {
+				return d.members(func(name []byte, text []byte) {
+					if wire.MatchName(name, "query") {
+						query = text
+					}
+				})
+			}
+		}
+		v, ok := s.Skip()
+		switch {
+		case wire.MatchName(name, "type"):
+			typ = v
+		case wire.MatchName(name, "text"):
+			text = v
+		}
+		return ok
+	})
+	if !ok {
+		return Block{}, nil, false
+	}
+	b = Block{Type: wire.StringValue(typ), Raw: s.Since(start)}
 	switch b.Type {
 	case TypeText:
-		b.Text = wire.StringValue(m[1])
-		err := objectEntries(m[2], "citations in one text block", citationNames, func(f [][]byte) {
-			if t := wire.StringValue(f[0]); t != "" && t != typeCitation {
-				return
+		if d.citations.over {
+			return Block{}, &LimitError{What: "citations in one text block", Limit: MaxListEntries}, true
+		}
+		b.Text = wire.StringValue(text)
+		for _, f := range d.citations.list {
+			if t := wire.StringValue(f[fieldType]); t != "" && t != typeCitation {
+				continue
 			}
-			b.Citations = append(b.Citations, Citation{URL: wire.StringValue(f[1]), Title: wire.StringValue(f[2]), CitedText: wire.StringValue(f[3])})
-		})
-		if err != nil {
-			return Block{}, err
+			b.Citations = append(b.Citations, Citation{URL: wire.StringValue(f[fieldURL]), Title: wire.StringValue(f[fieldTitle]), CitedText: wire.StringValue(f[fieldCitedText])})
 		}
 	case TypeWebSearchResult:
-		switch c := m[3]; {
-		case len(c) > 0 && c[0] == '[':
-			b.Searched = true
-			err := objectEntries(c, "results in one web_search_tool_result", resultNames, func(f [][]byte) {
-				if t := wire.StringValue(f[0]); t != "" && t != typeResultItem {
-					return
-				}
-				b.Results = append(b.Results, Result{URL: wire.StringValue(f[1]), Title: wire.StringValue(f[2]), PageAge: wire.StringValue(f[3])})
-			})
-			if err != nil {
-				return Block{}, err
+		switch content {
+		case '[':
+			if d.results.over {
+				return Block{}, &LimitError{What: "results in one web_search_tool_result", Limit: MaxListEntries}, true
 			}
-		case len(c) > 0 && c[0] == '{':
+			b.Searched = true
+			for _, f := range d.results.list {
+				if t := wire.StringValue(f[fieldType]); t != "" && t != typeResultItem {
+					continue
+				}
+				b.Results = append(b.Results, Result{URL: wire.StringValue(f[fieldURL]), Title: wire.StringValue(f[fieldTitle]), PageAge: wire.StringValue(f[fieldPageAge])})
+			}
+		case '{':
 			// An error object; one without a code still failed.
-			var f [1][]byte
-			members(c, []string{"error_code"}, f[:])
-			if b.ErrorCode = wire.StringValue(f[0]); b.ErrorCode == "" {
+			if b.ErrorCode = wire.StringValue(code); b.ErrorCode == "" {
 				b.ErrorCode = "unknown"
 			}
 		default:
 			b.ErrorCode = "unknown"
 		}
 	case TypeServerToolUse:
-		if in := m[4]; len(in) > 0 && in[0] == '{' {
-			var f [1][]byte
-			members(in, []string{"query"}, f[:])
-			b.Query = wire.StringValue(f[0])
-		}
+		b.Query = wire.StringValue(query)
 	}
-	return b, nil
+	return b, nil, true
 }
 
-// objectEntries calls each for every entry of the list text v that is an
-// object, with the texts of its members named by names (see members);
-// anything but a list is no entries. More than MaxListEntries entries is a
-// *LimitError naming what, returned before the entry past the limit is
-// read.
-func objectEntries(v []byte, what string, names []string, each func(f [][]byte)) error {
-	if len(v) == 0 || v[0] != '[' {
-		return nil
+// members reads the object at the cursor, or skips any other value,
+// calling member with each member's name and text.
+func (d *decoder) members(member func(name, text []byte)) bool {
+	s := d.s
+	if s.Next() != '{' {
+		_, ok := s.Skip()
+		return ok
 	}
-	s := wire.NewScanner(v)
-	var f [4][]byte
-	var err error
+	return s.Object(func(name []byte) bool {
+		text, ok := s.Skip()
+		member(name, text)
+		return ok
+	})
+}
+
+// Fields kept from the entries of a citations or results list.
+const (
+	fieldType = iota
+	fieldURL
+	fieldTitle
+	fieldCitedText
+	fieldPageAge
+	fieldCount
+)
+
+var fieldNames = [fieldCount]string{"type", "url", "title", "cited_text", "page_age"}
+
+// entries are the object entries of a block's citations or results list,
+// each as the texts of its fields.
+type entries struct {
+	list [][fieldCount][]byte
+	// isList: the member was a list. over: it had more than
+	// MaxListEntries entries.
+	isList, over bool
+}
+
+func (e *entries) reset(isList bool) {
+	e.list, e.isList, e.over = e.list[:0], isList, false
+}
+
+// read reads the member at the cursor into e, replacing what e held:
+// anything but a list is no entries.
+func (e *entries) read(s *wire.Scanner) bool {
+	if s.Next() != '[' {
+		e.reset(false)
+		_, ok := s.Skip()
+		return ok
+	}
+	e.reset(true)
 	n := 0
-	s.List(func() bool {
+	return s.List(func() bool {
 		if n++; n > MaxListEntries {
-			err = &LimitError{What: what, Limit: MaxListEntries}
-			return false
+			e.over, e.list = true, e.list[:0]
+			return s.SkipRest()
 		}
 		if s.Next() != '{' {
 			_, ok := s.Skip()
 			return ok
 		}
-		f = [4][]byte{}
+		var f [fieldCount][]byte
 		ok := s.Object(func(name []byte) bool {
 			text, ok := s.Skip()
-			if k := match(name, names); k >= 0 {
-				f[k] = text
+			for k, field := range fieldNames {
+				if wire.MatchName(name, field) {
+					f[k] = text
+					break
+				}
 			}
 			return ok
 		})
-		if ok {
-			each(f[:len(names)])
-		}
+		e.list = append(e.list, f)
 		return ok
 	})
-	return err
 }
 
-// members sets out[k] to the text of the last member of the object text v
-// named names[k] (case-insensitively, as encoding/json matches), leaving it
-// nil when there is none. v has been validated whole.
-func members(v []byte, names []string, out [][]byte) {
-	s := wire.NewScanner(v)
-	s.Top()
-	s.Object(func(name []byte) bool {
+// usageTexts are the texts of the usage counters.
+type usageTexts struct{ input, output, searches []byte }
+
+// usage reads the "usage" member at the cursor into u.
+func (d *decoder) usage(u *usageTexts) bool {
+	s := d.s
+	if s.Next() != '{' {
+		_, ok := s.Skip()
+		return ok
+	}
+	return s.Object(func(name []byte) bool {
+		if wire.MatchName(name, "server_tool_use") {
+			u.searches = nil
+			return d.members(func(name, text []byte) {
+				if wire.MatchName(name, "web_search_requests") {
+					u.searches = text
+				}
+			})
+		}
 		text, ok := s.Skip()
-		if k := match(name, names); k >= 0 {
-			out[k] = text
+		switch {
+		case wire.MatchName(name, "input_tokens"):
+			u.input = text
+		case wire.MatchName(name, "output_tokens"):
+			u.output = text
 		}
 		return ok
 	})
-}
-
-// match returns the index of the name in names that name selects, or -1.
-func match(name []byte, names []string) int {
-	for k, n := range names {
-		if wire.MatchName(name, n) {
-			return k
-		}
-	}
-	return -1
-}
-
-// readUsage reads the usage object's text; anything else is no usage.
-func readUsage(v []byte) Usage {
-	if len(v) == 0 || v[0] != '{' {
-		return Usage{}
-	}
-	var m [3][]byte
-	members(v, usageNames, m[:])
-	u := Usage{InputTokens: wholeNumber(m[0]), OutputTokens: wholeNumber(m[1])}
-	if st := m[2]; len(st) > 0 && st[0] == '{' {
-		var w [1][]byte
-		members(st, []string{"web_search_requests"}, w[:])
-		u.WebSearchRequests = wholeNumber(w[0])
-	}
-	return u
 }
 
 // wholeNumber reads a JSON number's text that is a non-negative whole
