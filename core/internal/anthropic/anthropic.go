@@ -126,6 +126,13 @@ var errNotList = errors.New(`"content" is not a list`)
 // and a repeated member replaces what the earlier one gave, errors
 // included. An error about the content is therefore only returned once
 // the whole body has been read (and found to be JSON).
+//
+// Where it differs from the encoding/json-based decoder it replaced, only
+// on bodies that are not JSON: white space around the body is JSON's (the
+// old decoder trimmed Unicode spaces such as U+00A0 first, and so took a
+// body that is not JSON), and the error for broken JSON names the byte
+// offset instead of quoting encoding/json (core reports such a body from
+// wire's own classification, so the text never reaches a user).
 func Decode(body []byte) (*Response, error) {
 	d := decoder{s: wire.NewScanner(body)}
 	s := d.s
