@@ -616,20 +616,32 @@ func (d *dec) smallRun(i int, members bool) int {
 	for i < len(b) && b[i] == ',' {
 		k := i + 1
 		if members {
-			n := shortString(b, k)
-			if n == 0 || n >= len(b) || b[n] != ':' {
+			// The name: shortString, written out (a call each costs).
+			if k >= len(b) || b[k] != '"' {
 				return i
 			}
-			k = n + 1
+			n, end := k+1, min(len(b), k+34)
+			for n < end && b[n] != '"' && b[n] != '\\' && b[n] >= 0x20 {
+				n++
+			}
+			if n+1 >= len(b) || b[n] != '"' || b[n+1] != ':' {
+				return i
+			}
+			k = n + 2
 		}
 		if k+1 >= len(b) {
 			return i
 		}
 		switch c := b[k]; {
 		case c == '"':
-			if k = shortString(b, k); k == 0 {
+			n, end := k+1, min(len(b), k+34)
+			for n < end && b[n] != '"' && b[n] != '\\' && b[n] >= 0x20 {
+				n++
+			}
+			if n >= end || b[n] != '"' {
 				return i
 			}
+			k = n + 1
 		case c == '{' || c == '[':
 			if b[k+1] != c+2 || !open { // '{'+2 == '}', '['+2 == ']'
 				return i

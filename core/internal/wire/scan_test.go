@@ -3,6 +3,7 @@ package wire
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -12,12 +13,27 @@ import (
 // restMarker stands for the entries a list past the cut left to SkipRest.
 const restMarker = "…rest"
 
-// scanAny builds the value at the cursor the way encoding/json decodes it
+// scanValue builds the value at the cursor the way encoding/json decodes it
 // into an any (numbers as json.Number), with Object, List, Skip and
 // StringValue; a list's entries past cut are passed over by SkipRest and
 // stand as restMarker. long is set for an escaped name over the Scanner's
 // limit, which it gives as nil.
-func scanAny(s *Scanner, cut int, long *bool) (any, bool) {
+// With skip, containers are instead passed over by Skip and their text
+// decoded by encoding/json.
+func scanValue(s *Scanner, cut int, long *bool, skip bool) (any, bool) {
+	if c := s.Next(); skip && (c == '{' || c == '[') {
+		text, ok := s.Skip()
+		if !ok {
+			return nil, false
+		}
+		d := json.NewDecoder(bytes.NewReader(text))
+		d.UseNumber()
+		var v any
+		if err := d.Decode(&v); err != nil || d.InputOffset() != int64(len(text)) {
+			panic(fmt.Sprintf("Skip gave %q, which encoding/json refuses: %v", text, err))
+		}
+		return cutLists(v, cut), true
+	}
 	switch s.Next() {
 	case '{':
 		m := map[string]any{}
@@ -31,7 +47,7 @@ func scanAny(s *Scanner, cut int, long *bool) (any, bool) {
 			for _, r := range string(name) {
 				key.WriteRune(r)
 			}
-			v, ok := scanAny(s, cut, long)
+			v, ok := scanValue(s, cut, long, skip)
 			m[key.String()] = v
 			return ok
 		})
@@ -43,7 +59,7 @@ func scanAny(s *Scanner, cut int, long *bool) (any, bool) {
 				l = append(l, restMarker)
 				return s.SkipRest()
 			}
-			v, ok := scanAny(s, cut, long)
+			v, ok := scanValue(s, cut, long, skip)
 			l = append(l, v)
 			return ok
 		})
@@ -86,7 +102,7 @@ func cutLists(v any, cut int) any {
 // checkScanner holds a Scanner walk of body equal to encoding/json's
 // decoding of it: the same value when it is a JSON object, a NotObject
 // error when it is JSON of another kind, and an error when it is not JSON.
-func checkScanner(t *testing.T, body []byte, cut int) {
+func checkScanner(t *testing.T, body []byte, cut int, skip bool) {
 	s := NewScanner(body)
 	valid := json.Valid(body)
 	if !s.Top() {
@@ -98,7 +114,25 @@ func checkScanner(t *testing.T, body []byte, cut int) {
 		return
 	}
 	var long bool
-	got, ok := scanAny(s, cut, &long)
+	var got any
+	ok := s.Object(func(name []byte) bool {
+		if name == nil {
+			long = true
+		}
+		var key strings.Builder
+		for _, r := range string(name) {
+			key.WriteRune(r)
+		}
+		v, ok := scanValue(s, cut, &long, skip)
+		if got == nil {
+			got = map[string]any{}
+		}
+		got.(map[string]any)[key.String()] = v
+		return ok
+	})
+	if got == nil {
+		got = map[string]any{}
+	}
 	ok = ok && s.End()
 	require.Equal(t, valid, ok, "%q", body)
 	if !ok {
@@ -123,7 +157,8 @@ var scannerSeeds = []string{
 	`{"` + strings.Repeat(`\u0041`, 200) + `":1}`,
 	`{"a":[1,01]}`, `{"a":[0,1.5,2e3,-4,10,0]}`, `{"a":[1,{},[],true,false,null,"s",{}]}`, `{"a":[1,tru]}`, `{"a":[1,nul`,
 	`{"a":[{},{}`, `{"a":[1,"x\\"]}`, `{"a":{"b":[],"c":{},"d":1,"e":"x","f":null,"g":fals}}`, `{"a":{"b":1,"c" :2,"d":"` + strings.Repeat("y", 40) + `"}}`,
-	`{"a":[0,"\u00e9",{}, {}]}`, `{"a":[0,{}]x}`, "{\"a\":[0,\"\x01\"]}",
+	`{"a":[0,"\u00e9",{}, {}]}`, `{"a":{"b":0,`, `{"a":{"b":0,"`, `{"a":{"b":0,"c"`, `{"a":{"b":0,"c":`, `{"a":[0,`, `{"a":[0,"`, `{"a":[0,"x`,
+	`{"a":{"b":0,"` + strings.Repeat("n", 33) + `":1,"` + strings.Repeat("n", 34) + `":"` + strings.Repeat("v", 33) + `","c":"` + strings.Repeat("v", 34) + `"}}`, `{"a":[0,{}]x}`, "{\"a\":[0,\"\x01\"]}",
 	`{"a":` + strings.Repeat(`[`, 9998) + `0,{},[]` + strings.Repeat(`]`, 9998) + `}`,
 	`{"a":` + strings.Repeat(`[`, 9999) + `0,{}` + strings.Repeat(`]`, 9999) + `}`,
 	`{"a":` + strings.Repeat(`[`, 9998) + `{"b":1,"c":{}}` + strings.Repeat(`]`, 9998) + `}`,
@@ -132,7 +167,8 @@ var scannerSeeds = []string{
 func TestScanner(t *testing.T) {
 	for _, s := range scannerSeeds {
 		for _, cut := range []int{0, 2, 4, 1 << 30} {
-			checkScanner(t, []byte(s), cut)
+			checkScanner(t, []byte(s), cut, false)
+			checkScanner(t, []byte(s), cut, true)
 		}
 	}
 	s := NewScanner([]byte(`{"a":[1,2,3],"b":{"c":"d"}}`))
@@ -154,7 +190,8 @@ func TestScanner(t *testing.T) {
 }
 
 // FuzzScanner checks the Scanner API against encoding/json on any body,
-// with lists cut at 0, 2 or 4 entries or not at all (the fuzzer picks).
+// with lists cut at 0, 2 or 4 entries or not at all, and nested
+// containers read or skipped (the fuzzer picks).
 func FuzzScanner(f *testing.F) {
 	for _, s := range scannerSeeds {
 		if len(s) < 1000 { // the deep ones stay in TestScanner: they slow every mutation
@@ -163,6 +200,6 @@ func FuzzScanner(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, body []byte, c uint8) {
 		cut := [...]int{0, 2, 4, 1 << 30}[c%4]
-		checkScanner(t, body, cut)
+		checkScanner(t, body, cut, c&4 != 0)
 	})
 }
