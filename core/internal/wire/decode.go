@@ -533,6 +533,11 @@ func (d *dec) skipIn(stack []byte) bool {
 				break
 			}
 			stack = append(stack, closer)
+			// Small first entries are read inline, as later ones are.
+			if e := d.smallRun(i, c == '{', true); e != i {
+				i = e
+				goto after
+			}
 			if c == '{' {
 				var ok bool
 				if i, ok = d.skipName(i); !ok {
@@ -564,6 +569,7 @@ func (d *dec) skipIn(stack []byte) bool {
 			i = d.i
 		}
 		// After a value: close containers or move to the next element.
+	after:
 		for {
 			if len(stack) == 0 {
 				d.i = i
@@ -577,7 +583,7 @@ func (d *dec) skipIn(stack []byte) bool {
 				return d.broken()
 			}
 			closer := stack[len(stack)-1]
-			i = d.smallRun(i, closer == '}')
+			i = d.smallRun(i, closer == '}', false)
 			if i >= len(b) {
 				d.i = i
 				return d.broken()
@@ -603,18 +609,26 @@ func (d *dec) skipIn(stack []byte) bool {
 }
 
 // smallRun passes over a run of list elements (members false) or object
-// members (members true) from offset i: each a comma, for a member a short
-// plain name and a colon, and a small value: an empty object or list, a
-// whole number, true, false, null or a short plain string, with no white
-// space between. It returns the offset of the first comma it leaves to
-// skipIn. Runs of the smallest values cost a body the most per byte; this
-// loop reads them at a few branches each, without a call (calls are dear
-// in WebAssembly).
-func (d *dec) smallRun(i int, members bool) int {
+// members (members true) from offset i: each a comma (but the first, with
+// first, which is just inside the bracket), for a member a short plain
+// name and a colon, and a small value: an empty object or list, a whole
+// number, true, false, null or a short plain string, with no white space
+// between. It returns the offset of the first entry it leaves to skipIn
+// (i when there is none). Runs of the smallest values cost a body the most
+// per byte; this loop reads them at a few branches each, without a call
+// (calls are dear in WebAssembly).
+func (d *dec) smallRun(i int, members, first bool) int {
 	b := d.b
 	open := d.depth < maxDepth // an empty container is one level more
-	for i < len(b) && b[i] == ',' {
-		k := i + 1
+	for {
+		k := i
+		if !first {
+			if i >= len(b) || b[i] != ',' {
+				return i
+			}
+			k++
+		}
+		first = false
 		if members {
 			// The name: shortString, written out (a call each costs).
 			if k >= len(b) || b[k] != '"' {
@@ -675,7 +689,6 @@ func (d *dec) smallRun(i int, members bool) int {
 		}
 		i = k
 	}
-	return i
 }
 
 // skipName passes over `"name":` inside a skipped object, from offset i;
