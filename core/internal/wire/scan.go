@@ -54,6 +54,17 @@ func (s *Scanner) Next() byte { return s.d.b[s.d.i] }
 // its raw text, invalid UTF-8 included (which no field name matches).
 func (s *Scanner) Object(member func(name []byte) bool) bool { return s.d.object(member) }
 
+// Members is Object for a caller that reads only some members: member is
+// called, with the cursor at the value, only for a member whose name
+// matches names[k] (by MatchName, the first that does), and must consume
+// the value; the others are skipped without a call back. It is the fast
+// way through an object of many members. Every name in names must start
+// with a lower-case ASCII letter (a quick test on the first byte relies on
+// it).
+func (s *Scanner) Members(names []string, member func(k int) bool) bool {
+	return s.d.members(names, member)
+}
+
 // List reads the list at the cursor, calling elem once per element with
 // the cursor at the element; elem must consume it.
 func (s *Scanner) List(elem func() bool) bool { return s.d.list(elem) }
@@ -144,4 +155,121 @@ func (d *dec) list(elem func() bool) bool {
 			return d.broken()
 		}
 	}
+}
+
+// members is Scanner.Members.
+func (d *dec) members(names []string, member func(k int) bool) bool {
+	if !d.open() {
+		return false
+	}
+	if d.ws(); d.i < len(d.b) && d.b[d.i] == '}' {
+		d.i++
+		d.depth--
+		return true
+	}
+	for {
+		d.ws()
+		b, i := d.b, d.i
+		// A short plain name is read inline; any other by name.
+		var name []byte
+		n, end := i+1, min(len(b), i+34)
+		quoted := i < len(b) && b[i] == '"'
+		if quoted {
+			for n < end && b[n] != '"' && b[n] != '\\' && b[n] >= 0x20 {
+				n++
+			}
+		}
+		if quoted && n < end && b[n] == '"' {
+			name, d.i = b[i+1:n], n+1
+		} else {
+			var ok bool
+			if name, ok = d.name(); !ok {
+				return false
+			}
+		}
+		if d.ws(); d.i >= len(d.b) || d.b[d.i] != ':' {
+			return d.broken()
+		}
+		d.i++
+		if d.ws(); d.i >= len(d.b) {
+			return d.broken()
+		}
+		k := -1
+		for j, f := range names {
+			// The first byte rules most names out without a call: the
+			// fields read start with a lower-case ASCII letter, which
+			// only that letter in either case, or a non-ASCII rune
+			// (K, ſ), folds to.
+			if len(name) > 0 && (name[0]|0x20 == f[0] || name[0] >= 0x80) && is(name, f) {
+				k = j
+				break
+			}
+		}
+		switch {
+		case k >= 0:
+			if !member(k) {
+				return false
+			}
+		default:
+			if e := smallValue(d.b, d.i, d.depth < maxDepth); e > 0 {
+				d.i = e
+			} else if !d.skip() {
+				return false
+			}
+		}
+		if d.ws(); d.i >= len(d.b) {
+			return d.broken()
+		}
+		switch d.b[d.i] {
+		case ',':
+			d.i++
+		case '}':
+			d.i++
+			d.depth--
+			return true
+		default:
+			return d.broken()
+		}
+	}
+}
+
+// smallValue returns the offset after the small value at b[i] (as in
+// smallRun) when it is complete and followed by a byte, else 0.
+func smallValue(b []byte, i int, open bool) int {
+	if i+1 >= len(b) {
+		return 0
+	}
+	switch c := b[i]; {
+	case c == '"':
+		n, end := i+1, min(len(b), i+34)
+		for n < end && b[n] != '"' && b[n] != '\\' && b[n] >= 0x20 {
+			n++
+		}
+		if n < end && b[n] == '"' {
+			return n + 1
+		}
+	case c == '{' || c == '[':
+		if b[i+1] == c+2 && open {
+			return i + 2
+		}
+	case c >= '0' && c <= '9':
+		k := i + 1
+		if c != '0' {
+			for k < len(b) && b[k] >= '0' && b[k] <= '9' {
+				k++
+			}
+		}
+		if k < len(b) && b[k] != '.' && b[k] != 'e' && b[k] != 'E' && (b[k] < '0' || b[k] > '9') {
+			return k
+		}
+	case c == 't' || c == 'n':
+		if i+4 <= len(b) && (string(b[i:i+4]) == "true" || string(b[i:i+4]) == "null") {
+			return i + 4
+		}
+	case c == 'f':
+		if i+5 <= len(b) && string(b[i:i+5]) == "false" {
+			return i + 5
+		}
+	}
+	return 0
 }

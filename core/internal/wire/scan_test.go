@@ -182,6 +182,33 @@ func TestScanner(t *testing.T) {
 	}))
 	require.True(t, s.End())
 	require.Equal(t, []string{`a=[1,2,3]`, `b={"c":"d"}`}, texts)
+	// Members calls back for the wanted names only, as encoding/json
+	// matches them (case folding, the last repeat read last), and skips
+	// the rest, small or not, validating them.
+	body := `{"Type":"a","x":0,"y":{"type":"no"},"\u0074ype":"b","z":"` + strings.Repeat("q", 40) + `","\u212aey":[],"s\u017fs":1,"TYPE":"c","n":nul}`
+	for _, cut := range []int{len(body) - 5, len(body)} {
+		s = NewScanner([]byte(body[:cut]))
+		require.True(t, s.Top())
+		var got []string
+		ok := s.Members([]string{"type", "key", "sss"}, func(k int) bool {
+			text, ok := s.Skip()
+			got = append(got, fmt.Sprint(k)+"="+string(text))
+			return ok
+		})
+		require.False(t, ok, "nul is not JSON")
+		require.Equal(t, Broken, s.Err().Problem)
+		require.Equal(t, []string{`0="a"`, `0="b"`, `1=[]`, `2=1`, `0="c"`}, got)
+	}
+	s = NewScanner([]byte(`{"a":1,"type":{"x":[1,2]},"b":[{}],"c":"` + strings.Repeat("\u00e9", 20) + `"}`))
+	require.True(t, s.Top())
+	var got []string
+	require.True(t, s.Members([]string{"type"}, func(int) bool {
+		text, ok := s.Skip()
+		got = append(got, string(text))
+		return ok
+	}))
+	require.True(t, s.End())
+	require.Equal(t, []string{`{"x":[1,2]}`}, got)
 	require.True(t, MatchName([]byte("STOP_REASON"), "stop_reason"))
 	require.True(t, MatchName([]byte("\u212aey"), "key"), "Kelvin sign folds to k, as in encoding/json")
 	require.False(t, MatchName([]byte("\u0130nput"), "input"), "dotted capital I does not fold to i in encoding/json")
@@ -201,5 +228,39 @@ func FuzzScanner(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte, c uint8) {
 		cut := [...]int{0, 2, 4, 1 << 30}[c%4]
 		checkScanner(t, body, cut, c&4 != 0)
+	})
+}
+
+// FuzzScannerMembers checks Members against encoding/json decoding into a
+// struct: the same member texts (case folding, the last repeat winning) on
+// any object, and a failure on anything else.
+func FuzzScannerMembers(f *testing.F) {
+	for _, s := range scannerSeeds {
+		if len(s) < 1000 {
+			f.Add([]byte(s))
+		}
+	}
+	f.Add([]byte(`{"Type":"a","x":0,"\u0074ype":"b","\u212aey":[],"s\u017fs":1,"TYPE":{"a":[1]}}`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		s := NewScanner(body)
+		var got [3][]byte
+		ok := s.Top() && s.Members([]string{"type", "key", "sss"}, func(k int) bool {
+			text, ok := s.Skip()
+			got[k] = text
+			return ok
+		}) && s.End()
+		trimmed := bytes.TrimLeft(body, " \t\r\n")
+		if !json.Valid(body) || trimmed[0] != '{' {
+			require.False(t, ok, "%q", body)
+			return
+		}
+		require.True(t, ok, "%q", body)
+		var want struct {
+			Type json.RawMessage `json:"type"`
+			Key  json.RawMessage `json:"key"`
+			SSS  json.RawMessage `json:"sss"`
+		}
+		require.NoError(t, json.Unmarshal(body, &want))
+		require.Equal(t, []string{string(want.Type), string(want.Key), string(want.SSS)}, []string{string(got[0]), string(got[1]), string(got[2])}, "%q", body)
 	})
 }
