@@ -118,6 +118,18 @@ type Usage struct {
 // errNotList is the error for a "content" that is neither a list nor null.
 var errNotList = errors.New(`"content" is not a list`)
 
+// The members read from each kind of object, by their index in these.
+var (
+	topNames      = []string{"content", "usage", "error", "type", "stop_reason"}
+	blockNames    = []string{"citations", "content", "input", "type", "text"}
+	usageNames    = []string{"input_tokens", "output_tokens", "server_tool_use"}
+	messageName   = []string{"message"}
+	errorCodeName = []string{"error_code"}
+	queryName     = []string{"query"}
+	searchesName  = []string{"web_search_requests"}
+	fieldNames    = []string{"type", "url", "title", "cited_text", "page_age"}
+)
+
 // Decode decodes a Messages response body. Every error for a body that is
 // not a JSON object matches [ErrNotJSON]; a list past its limit is a
 // [*LimitError], found before more entries than the limit are held.
@@ -142,27 +154,20 @@ func Decode(body []byte) (*Response, error) {
 	var typ, stop, message []byte
 	var use usageTexts
 	var c content
-	ok := s.Object(func(name []byte) bool {
-		switch {
-		case wire.MatchName(name, "content"):
+	ok := s.Members(topNames, func(k int) bool {
+		var ok bool
+		switch k {
+		case 0:
 			return d.content(&c)
-		case wire.MatchName(name, "usage"):
+		case 1:
 			use = usageTexts{}
 			return d.usage(&use)
-		case wire.MatchName(name, "error"):
-			message = nil
-			return d.members(func(name []byte, text []byte) {
-				if wire.MatchName(name, "message") {
-					message = text
-				}
-			})
-		}
-		text, ok := s.Skip()
-		switch {
-		case wire.MatchName(name, "type"):
-			typ = text
-		case wire.MatchName(name, "stop_reason"):
-			stop = text
+		case 2:
+			message, ok = d.member(messageName)
+		case 3:
+			typ, ok = s.Skip()
+		case 4:
+			stop, ok = s.Skip()
 		}
 		return ok
 	})
@@ -262,40 +267,29 @@ func (d *decoder) block() (b Block, err error, ok bool) {
 	d.citations.reset(false)
 	d.results.reset(false)
 	start := s.Offset()
-	ok = s.Object(func(name []byte) bool {
-		switch {
-		case wire.MatchName(name, "citations"):
+	ok = s.Members(blockNames, func(k int) bool {
+		var ok bool
+		switch k {
+		case 0:
 			return d.citations.read(s)
-		case wire.MatchName(name, "content"):
+		case 1:
 			d.results.reset(false)
 			content, code = s.Next(), nil
 			switch content {
 			case '[':
 				return d.results.read(s)
 			case '{':
-				return d.members(func(name []byte, text []byte) {
-					if wire.MatchName(name, "error_code") {
-						code = text
-					}
-				})
+				code, ok = d.member(errorCodeName)
+				return ok
 			}
 			content = 0
-		case wire.MatchName(name, "input"):
-			query = nil
-			if s.Next() == '{' {
-				return d.members(func(name []byte, text []byte) {
-					if wire.MatchName(name, "query") {
-						query = text
-					}
-				})
-			}
-		}
-		v, ok := s.Skip()
-		switch {
-		case wire.MatchName(name, "type"):
-			typ = v
-		case wire.MatchName(name, "text"):
-			text = v
+			_, ok = s.Skip()
+		case 2:
+			query, ok = d.member(queryName)
+		case 3:
+			typ, ok = s.Skip()
+		case 4:
+			text, ok = s.Skip()
 		}
 		return ok
 	})
@@ -342,19 +336,19 @@ func (d *decoder) block() (b Block, err error, ok bool) {
 	return b, nil, true
 }
 
-// members reads the object at the cursor, or skips any other value,
-// calling member with each member's name and text.
-func (d *decoder) members(member func(name, text []byte)) bool {
+// member returns the text of the last member of the object at the cursor
+// named name[0], or nil; any other value is skipped and gives nil.
+func (d *decoder) member(name []string) (text []byte, ok bool) {
 	s := d.s
 	if s.Next() != '{' {
-		_, ok := s.Skip()
-		return ok
+		_, ok = s.Skip()
+		return nil, ok
 	}
-	return s.Object(func(name []byte) bool {
-		text, ok := s.Skip()
-		member(name, text)
+	ok = s.Members(name, func(int) bool {
+		text, ok = s.Skip()
 		return ok
 	})
+	return text, ok
 }
 
 // Fields kept from the entries of a citations or results list.
@@ -366,8 +360,6 @@ const (
 	fieldPageAge
 	fieldCount
 )
-
-var fieldNames = [fieldCount]string{"type", "url", "title", "cited_text", "page_age"}
 
 // entries are the object entries of a block's citations or results list,
 // each as the texts of its fields.
@@ -402,14 +394,9 @@ func (e *entries) read(s *wire.Scanner) bool {
 			return ok
 		}
 		var f [fieldCount][]byte
-		ok := s.Object(func(name []byte) bool {
-			text, ok := s.Skip()
-			for k, field := range fieldNames {
-				if wire.MatchName(name, field) {
-					f[k] = text
-					break
-				}
-			}
+		ok := s.Members(fieldNames, func(k int) bool {
+			var ok bool
+			f[k], ok = s.Skip()
 			return ok
 		})
 		e.list = append(e.list, f)
@@ -427,21 +414,15 @@ func (d *decoder) usage(u *usageTexts) bool {
 		_, ok := s.Skip()
 		return ok
 	}
-	return s.Object(func(name []byte) bool {
-		if wire.MatchName(name, "server_tool_use") {
-			u.searches = nil
-			return d.members(func(name, text []byte) {
-				if wire.MatchName(name, "web_search_requests") {
-					u.searches = text
-				}
-			})
-		}
-		text, ok := s.Skip()
-		switch {
-		case wire.MatchName(name, "input_tokens"):
-			u.input = text
-		case wire.MatchName(name, "output_tokens"):
-			u.output = text
+	return s.Members(usageNames, func(k int) bool {
+		var ok bool
+		switch k {
+		case 0:
+			u.input, ok = s.Skip()
+		case 1:
+			u.output, ok = s.Skip()
+		case 2:
+			u.searches, ok = d.member(searchesName)
 		}
 		return ok
 	})
