@@ -157,80 +157,128 @@ func (d *dec) list(elem func() bool) bool {
 	}
 }
 
-// members is Scanner.Members.
+// members is Scanner.Members. It keeps the cursor in a local variable and
+// rules names out by their first byte, for the reasons skipIn does.
 func (d *dec) members(names []string, member func(k int) bool) bool {
+	// first has bit c-'a' set for each lower-case letter c a name in
+	// names starts with.
+	var first uint32
+	for _, f := range names {
+		first |= 1 << (f[0] - 'a')
+	}
 	if !d.open() {
 		return false
 	}
-	if d.ws(); d.i < len(d.b) && d.b[d.i] == '}' {
-		d.i++
+	b, i := d.b, d.i
+	for i < len(b) && isSpace(b[i]) {
+		i++
+	}
+	if i < len(b) && b[i] == '}' {
+		d.i = i + 1
 		d.depth--
 		return true
 	}
 	for {
-		d.ws()
-		b, i := d.b, d.i
+		for i < len(b) && isSpace(b[i]) {
+			i++
+		}
 		// A short plain name is read inline; any other by name.
 		var name []byte
-		n, end := i+1, min(len(b), i+34)
-		quoted := i < len(b) && b[i] == '"'
-		if quoted {
+		plain := false
+		if i < len(b) && b[i] == '"' {
+			n, end := i+1, min(len(b), i+34)
 			for n < end && b[n] != '"' && b[n] != '\\' && b[n] >= 0x20 {
 				n++
 			}
+			if n < end && b[n] == '"' {
+				name, i, plain = b[i+1:n], n+1, true
+			}
 		}
-		if quoted && n < end && b[n] == '"' {
-			name, d.i = b[i+1:n], n+1
-		} else {
+		if !plain {
 			var ok bool
+			d.i = i
 			if name, ok = d.name(); !ok {
 				return false
 			}
+			i = d.i
 		}
-		if d.ws(); d.i >= len(d.b) || d.b[d.i] != ':' {
+		for i < len(b) && isSpace(b[i]) {
+			i++
+		}
+		if i >= len(b) || b[i] != ':' {
+			d.i = i
 			return d.broken()
 		}
-		d.i++
-		if d.ws(); d.i >= len(d.b) {
+		i++
+		for i < len(b) && isSpace(b[i]) {
+			i++
+		}
+		if i >= len(b) {
+			d.i = i
 			return d.broken()
 		}
+		// The names start with a lower-case ASCII letter, which only the
+		// same letter in either case, or a non-ASCII rune (K, ſ), folds
+		// to: the first byte rules most names out without a call.
 		k := -1
-		for j, f := range names {
-			// The first byte rules most names out without a call: the
-			// fields read start with a lower-case ASCII letter, which
-			// only that letter in either case, or a non-ASCII rune
-			// (K, ſ), folds to.
-			if len(name) > 0 && (name[0]|0x20 == f[0] || name[0] >= 0x80) && is(name, f) {
-				k = j
-				break
+		if len(name) > 0 {
+			c := name[0] | 0x20
+			if name[0] >= 0x80 || c >= 'a' && c <= 'z' && first>>(c-'a')&1 != 0 {
+				for j, f := range names {
+					if is(name, f) {
+						k = j
+						break
+					}
+				}
 			}
 		}
-		switch {
-		case k >= 0:
+		if k >= 0 {
+			d.i = i
 			if !member(k) {
 				return false
 			}
-		default:
-			if e := smallValue(d.b, d.i, d.depth < maxDepth); e > 0 {
-				d.i = e
-			} else if !d.skip() {
+			i = d.i
+		} else if e := smallNumber(b, i); e > 0 {
+			i = e // the smallest values, read without a call
+		} else if e := smallValue(b, i, d.depth < maxDepth); e > 0 {
+			i = e
+		} else {
+			d.i = i
+			if !d.skip() {
 				return false
 			}
+			i = d.i
 		}
-		if d.ws(); d.i >= len(d.b) {
+		for i < len(b) && isSpace(b[i]) {
+			i++
+		}
+		if i >= len(b) {
+			d.i = i
 			return d.broken()
 		}
-		switch d.b[d.i] {
+		switch b[i] {
 		case ',':
-			d.i++
+			i++
 		case '}':
-			d.i++
+			d.i = i + 1
 			d.depth--
 			return true
 		default:
+			d.i = i
 			return d.broken()
 		}
 	}
+}
+
+// smallNumber returns the offset after the one-digit number at b[i] when
+// one is there and followed by a byte that ends it, else 0.
+func smallNumber(b []byte, i int) int {
+	if i+1 < len(b) && b[i] >= '0' && b[i] <= '9' {
+		if n := b[i+1]; n != '.' && n != 'e' && n != 'E' && (n < '0' || n > '9') {
+			return i + 1
+		}
+	}
+	return 0
 }
 
 // smallValue returns the offset after the small value at b[i] (as in
