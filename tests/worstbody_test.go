@@ -84,6 +84,10 @@ func worstBodies() []worstBody {
 		{"messages many tiny results", abi.KindSearch, search, fill(`{"content":[{"type":"web_search_tool_result","content":[`, `{"type":"web_search_result","url":"https://a.example/"}`, ",", `]}]}`, n), "malformed", messagesOptions},
 		{"messages many citations", abi.KindSearch, search, fill(`{"content":[{"type":"web_search_tool_result","content":[{"type":"web_search_result","url":"https://a.example/"}]},{"type":"text","text":"t","citations":[`, `{"type":"web_search_result_location","url":"https://a.example/","cited_text":"c"}`, ",", `]}]}`, n), "malformed", messagesOptions},
 		{"messages many result blocks", abi.KindSearch, search, fill(`{"content":[`, `{"type":"web_search_tool_result","content":[]}`, ",", `]}`, n), "malformed", messagesOptions},
+		{"messages many tiny non-blocks", abi.KindSearch, search, fill(`{"content":[`, `0`, ",", `]}`, n), "malformed", messagesOptions},
+		{"messages many top-level members", abi.KindSearch, search, fill(`{`, `"a":0`, ",", `,"content":[]}`, n), "not_grounded", messagesOptions},
+		{"messages many members of one block", abi.KindSearch, search, fill(`{"content":[{"type":"text","text":"t",`, `"a":0`, ",", `}]}`, n), "not_grounded", messagesOptions},
+		{"messages many members in a block", abi.KindSearch, search, fill(`{"stop_reason":"end_turn","content":[{"type":"web_search_tool_result","content":[{"type":"web_search_result","url":"https://a.example/","title":"A"}]},{"type":"text","text":"t","x":{`, `"a":0`, ",", `}}]}`, n), "", messagesOptions},
 	}
 }
 
