@@ -72,6 +72,8 @@ export class Runtime {
   #exports = null
   #wasi = null
   #generation = 0
+  // #warming settles once every warm-up started so far has finished.
+  #warming = Promise.resolve()
   // #abandon aborts the requests of the current instance's operations when
   // it traps: their handles died with it.
   #abandon = new AbortController()
@@ -107,7 +109,18 @@ export class Runtime {
    * cancelled if it still wants more. Failures are ignored (a real call meets them and
    * reports them).
    */
-  async warmUp(envelopes) {
+  warmUp(envelopes) {
+    const done = this.#warm(envelopes)
+    this.#warming = Promise.all([this.#warming, done]).then(() => {})
+    return done
+  }
+
+  /** Test and benchmark hook: settles once every warm-up started so far has finished. */
+  warmed() {
+    return this.#warming
+  }
+
+  async #warm(envelopes) {
     await nextTask()
     warmTransport()
     for (const envelope of envelopes) {

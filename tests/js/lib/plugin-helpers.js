@@ -30,6 +30,14 @@ export function runtime() {
   return runtimeModule.lastRuntime
 }
 
+/**
+ * Waits for the warm-up each setup starts (Runtime.warmUp: calls of its own, answered a
+ * macrotask later), so tests that count the operations in flight count only their own.
+ */
+export async function warmed() {
+  await runtime()?.warmed()
+}
+
 export const newKey = () => "sk-" + randomBytes(16).toString("hex")
 
 let seq = 0
@@ -82,10 +90,13 @@ export async function startEnv({ mock = {} } = {}) {
       const host = createFakeHostV2(hostConfig)
       const [status] = await host.load(plugin, options(extra))
       if (status.status !== "loaded") throw new Error(status.error)
+      await warmed()
       return host
     },
     async v1(extra = {}, input) {
-      return loadPluginV1(plugin, { options: options(extra), input })
+      const h = await loadPluginV1(plugin, { options: options(extra), input })
+      await warmed()
+      return h
     },
     async close() {
       delete process.env[keyEnv]
