@@ -7,7 +7,7 @@ import { join } from "node:path"
 import { before, describe, test } from "node:test"
 import { startMockDeepSeek } from "../js/lib/mock-deepseek.js"
 import { startMockGemini } from "./lib/mock-gemini.js"
-import { FETCH_URL, PAYMENT_ERROR, SEARCH_402_SENTENCE, SEARCH_QUERY, checkKeyOnlyAsBearer, checkReference, referenceTexts } from "./lib/reference.js"
+import { FETCH_URL, PAYMENT_ERROR, SEARCH_402_SENTENCE, SEARCH_QUERY, checkKeyNowhere, checkKeyOnlyAsBearer, checkReference, referenceTexts } from "./lib/reference.js"
 import { assertRestored, initHost, readFiles, uninstallHost } from "./lib/install.js"
 import { BIN_DIR, dwrBinary, filesContaining, jsonLines, makeSandbox, randomKey, runAgent } from "./lib/sandbox.js"
 
@@ -118,12 +118,7 @@ describe("Gemini CLI 0.61.0", () => {
     assert.deepEqual(responses[1].response, { output: `<untrusted_context>\n${ref.fetch.text}\n</untrusted_context>` })
 
     assert.deepEqual(ds.requests.map((q) => q.path), ["/v1/tools/search", "/v1/tools/fetch"])
-    checkKeyOnlyAsBearer(ds, key)
-    assert.ok(!r.stdout.includes(key) && !r.stderr.includes(key), "key in Gemini CLI's output")
-    assert.ok(!list.stdout.includes(key) && !list.stderr.includes(key), "key in the listing")
-    assert.ok(!llm.requests.some((q) => q.body.includes(key) || JSON.stringify(q.headers).includes(key)), "key sent to the model")
-    assert.deepEqual(filesContaining(sb.root, key), [])
-    assert.ok(filesContaining(sb.home, "Effective Go gives tips").length > 0, "Gemini CLI kept a session file (so the key check above looked at one)")
+    checkKeyNowhere({ agent: "Gemini CLI", key, ds, llm, runs: { output: r, "mcp list": list }, dirs: [sb.root], sessionDir: sb.home })
 
     await uninstallHost(sb, "gemini", "global")
     assertRestored(sb.home, before, join(sb.home, ".local", "state", "deepseek-web-retrieval"))

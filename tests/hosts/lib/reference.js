@@ -4,6 +4,7 @@
 import assert from "node:assert/strict"
 import { startMockDeepSeek } from "../../js/lib/mock-deepseek.js"
 import { startMcpClient } from "./mcp-client.js"
+import { filesContaining } from "./sandbox.js"
 
 export const SEARCH_QUERY = "effective go tips"
 export const FETCH_URL = "https://go.dev/doc/effective_go"
@@ -86,4 +87,20 @@ export function checkKeyOnlyAsBearer(ds, key) {
     assert.ok(!r.body.includes(key), `${r.path}: key in the body`)
     assert.ok(!r.url.includes(key), `${r.path}: key in the URL`)
   }
+}
+
+/**
+ * The key reached the mock DeepSeek only as the Bearer header, and nothing else has it: not the
+ * output of any of the agent's runs, not a request to the model, not a file under any of dirs.
+ * sessionDir must hold a file with the mock search answer (the agent's session), so the file
+ * check looked at what the agent kept.
+ */
+export function checkKeyNowhere({ agent, key, ds, llm, runs, dirs, sessionDir }) {
+  checkKeyOnlyAsBearer(ds, key)
+  for (const [what, r] of Object.entries(runs)) {
+    assert.ok(!r.stdout.includes(key) && !r.stderr.includes(key), `key in ${agent}'s ${what}`)
+  }
+  assert.ok(!llm.requests.some((q) => q.body.includes(key) || JSON.stringify(q.headers).includes(key)), "key sent to the model")
+  for (const d of dirs) assert.deepEqual(filesContaining(d, key), [], `key in files under ${d}`)
+  assert.ok(filesContaining(sessionDir, "Effective Go gives tips").length > 0, `${agent} kept a session file (so the key check above looked at one)`)
 }

@@ -1,7 +1,6 @@
 // Scratch homes, bounded agent runs and file checks shared by the real-host tests.
 import { spawn, execFileSync } from "node:child_process"
-import { randomBytes } from "node:crypto"
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, lstatSync, rmSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join, relative, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -27,10 +26,10 @@ export function dwrBinary() {
   return (binary = out)
 }
 
-/** A random key in DeepSeek's shape, unique per run. */
-export function randomKey() {
-  return "sk-" + randomBytes(16).toString("hex")
-}
+// The same helpers as the OpenCode end-to-end runs: a random key in DeepSeek's shape, every
+// regular file under a directory, and the files holding a needle.
+import { randomKey, walk, filesContaining } from "../../js/lib/e2e.js"
+export { randomKey, walk, filesContaining }
 
 /**
  * A scratch root under $TMPDIR with home/, project/ and tmp/. Removed by cleanup() unless
@@ -115,31 +114,6 @@ export function runAgent(command, args, { cwd, env, timeoutMs = 90000 }) {
       resolvePromise({ code, signal, stdout, stderr, timedOut, ms: Date.now() - started })
     })
   })
-}
-
-/** Every regular file under dir (recursive, symlinks not followed), as absolute paths. */
-export function walk(dir) {
-  const out = []
-  let entries
-  try {
-    entries = readdirSync(dir, { withFileTypes: true })
-  } catch {
-    return out
-  }
-  for (const e of entries) {
-    const p = join(dir, e.name)
-    if (e.isDirectory()) out.push(...walk(p))
-    else if (e.isFile()) out.push(p)
-  }
-  return out
-}
-
-/** Files under dir whose bytes contain needle (paths relative to dir). */
-export function filesContaining(dir, needle) {
-  const n = Buffer.from(needle)
-  return walk(dir)
-    .filter((p) => lstatSync(p).size < 256 * 1024 * 1024 && readFileSync(p).includes(n))
-    .map((p) => relative(dir, p))
 }
 
 /** { relativePath: Buffer } for every file under dir: a snapshot to compare byte for byte. */
