@@ -134,13 +134,15 @@ async function childSteps(dir, options) {
   const fBody = enc.encode(fetchBody())
   const reply = { kind: "response", status: 200, headers: { "content-type": "application/json" } }
   const apiKey = "sk-bench"
+  // Every call asks something new, so none is answered from the module's cache.
+  let n = 0
   const search = () => {
-    const s = rt.start({ kind: "opencode.websearch", options, apiKey, input: { query: "effective go" } })
+    const s = rt.start({ kind: "opencode.websearch", options, apiKey, input: { query: `effective go ${n++}` } })
     const d = rt.resume(s.handle, reply, sBody)
     if (d.result?.results?.length !== 10) throw new Error("search step failed: " + JSON.stringify(d.error))
   }
   const fetchStep = () => {
-    const s = rt.start({ kind: "opencode.tool", options, apiKey, input: { tool: "deepseek_fetch", args: { url: "https://example.com/page" } } })
+    const s = rt.start({ kind: "opencode.tool", options, apiKey, input: { tool: "deepseek_fetch", args: { url: `https://example.com/page/${n++}` } } })
     const d = rt.resume(s.handle, reply, fBody)
     if (!d.result?.content) throw new Error("fetch step failed: " + JSON.stringify(d.error))
   }
