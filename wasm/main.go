@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"runtime/debug"
 	"time"
 	"unsafe"
 
@@ -17,15 +16,6 @@ import (
 
 // main never runs in a reactor; _initialize sets up the runtime.
 func main() {}
-
-// memoryLimit is the Go heap's soft limit. Linear memory never shrinks, and
-// with the default GC pacing a full 64 MiB page cache lets it grow to about
-// twice that (156 MB measured); the limit makes the GC collect harder
-// instead (98 MB). It is soft: a 5 MiB response on top of a full cache
-// still fits, at the cost of more frequent collections.
-const memoryLimit = 80 << 20
-
-func init() { debug.SetMemoryLimit(memoryLimit) }
 
 // maxAlloc bounds one host buffer: a 5 MiB body plus generous slack.
 const maxAlloc = 64 << 20
@@ -273,6 +263,7 @@ func abiError(h uint32, msg string) abi.Step {
 
 // emit stores the reply and returns its packed address and length.
 func emit(s abi.Step) uint64 {
+	keepUnderLimit()
 	b := s.AppendJSON(make([]byte, 0, len(s.Result)+256))
 	out = b
 	return uint64(uintptr(unsafe.Pointer(&out[0])))<<32 | uint64(len(out))
