@@ -2,6 +2,7 @@ package core
 
 import (
 	"errors"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 )
@@ -21,6 +22,7 @@ type requestBody interface {
 }
 
 func (b searchBody) appendJSON(dst []byte) []byte {
+	dst = slices.Grow(dst, 96+len(b.Query)+len(b.OriQuestion)+len(b.Location))
 	dst = append(dst, `{"query":`...)
 	dst = appendRequestString(dst, b.Query)
 	dst = append(dst, `,"count":`...)
@@ -39,6 +41,7 @@ func (b searchBody) appendJSON(dst []byte) []byte {
 }
 
 func (b fetchBody) appendJSON(dst []byte) []byte {
+	dst = slices.Grow(dst, 16+len(b.URL))
 	dst = append(dst, `{"url":`...)
 	dst = appendRequestString(dst, b.URL)
 	return append(dst, '}')

@@ -119,3 +119,19 @@ func FuzzRequestBodies(f *testing.F) {
 		requireSameBodies(t, a, b, n, [][]byte{block, []byte(`{}`)})
 	})
 }
+
+// BenchmarkSearchBody compares the search request body's writer with the
+// json.Marshal it replaced.
+func BenchmarkSearchBody(b *testing.B) {
+	body := searchBody{Query: "effective go site:go.dev", Count: 10, OriQuestion: "How do I write idiomatic Go?"}
+	b.Run("appendJSON", func(b *testing.B) {
+		for b.Loop() {
+			_ = body.appendJSON(nil)
+		}
+	})
+	b.Run("json.Marshal", func(b *testing.B) {
+		for b.Loop() {
+			_, _ = json.Marshal(body)
+		}
+	})
+}

@@ -248,3 +248,19 @@ func FuzzJSONReader(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkParseOptions compares ParseOptions with the encoding/json-based
+// parser it replaced, on a typical options object.
+func BenchmarkParseOptions(b *testing.B) {
+	in := []byte(`{"search":"preferred","fetch":"optional","apiKey":"{env:DEEPSEEK_API_KEY}","maxResults":8,"includeDomains":["go.dev","pkg.go.dev"],"timeoutMs":20000,"allowUnknownAuthority":false}`)
+	b.Run("ParseOptions", func(b *testing.B) {
+		for b.Loop() {
+			_, _, _ = ParseOptions(in)
+		}
+	})
+	b.Run("encoding/json", func(b *testing.B) {
+		for b.Loop() {
+			_, _, _ = refParseOptions(in)
+		}
+	})
+}
