@@ -255,6 +255,9 @@ func (o *operation) attempt(n int, delayMs int64) *Request {
 	return &r
 }
 
+// searchBody and fetchBody are the Search and Fetch request bodies;
+// jsonenc.go writes them (the tags name their members, as json.Marshal in
+// the tests writes them).
 type searchBody struct {
 	Query       string `json:"query"`
 	Count       int    `json:"count"`
