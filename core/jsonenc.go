@@ -102,7 +102,7 @@ func (t webSearchTool) appendJSON(dst []byte) []byte {
 	return append(dst, '}')
 }
 
-const lowerHex = "0123456789abcdef"
+const jsonHexDigits = "0123456789abcdef"
 
 // appendRequestString appends s as a JSON string, escaped as json.Marshal
 // escapes it.
@@ -131,7 +131,7 @@ func appendRequestString(dst []byte, s string) []byte {
 			case '\t':
 				dst = append(dst, '\\', 't')
 			default:
-				dst = append(dst, '\\', 'u', '0', '0', lowerHex[c>>4], lowerHex[c&0xf])
+				dst = append(dst, '\\', 'u', '0', '0', jsonHexDigits[c>>4], jsonHexDigits[c&0xf])
 			}
 			i++
 			start = i
@@ -144,7 +144,7 @@ func appendRequestString(dst []byte, s string) []byte {
 			dst = append(dst, `\ufffd`...)
 		case r == '\u2028' || r == '\u2029':
 			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', lowerHex[r&0xf])
+			dst = append(dst, '\\', 'u', '2', '0', '2', jsonHexDigits[r&0xf])
 		default:
 			i += size
 			continue
@@ -185,10 +185,10 @@ func appendRequestRaw(dst, raw []byte) ([]byte, error) {
 			i++
 			continue
 		case c == '<' || c == '>' || c == '&':
-			dst = append(dst, '\\', 'u', '0', '0', lowerHex[c>>4], lowerHex[c&0xf])
+			dst = append(dst, '\\', 'u', '0', '0', jsonHexDigits[c>>4], jsonHexDigits[c&0xf])
 			continue
 		case c == 0xe2 && i+2 < len(raw) && raw[i+1] == 0x80 && raw[i+2]&^1 == 0xa8:
-			dst = append(dst, '\\', 'u', '2', '0', '2', lowerHex[raw[i+2]&0xf])
+			dst = append(dst, '\\', 'u', '2', '0', '2', jsonHexDigits[raw[i+2]&0xf])
 			i += 2
 			continue
 		}

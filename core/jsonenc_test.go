@@ -38,8 +38,8 @@ func refMarshalMessages(b messagesBody) ([]byte, error) {
 	return json.Marshal(r)
 }
 
-// tricky are strings that json.Marshal escapes in each of its ways.
-var tricky = []string{
+// trickyBodyStrings are strings that json.Marshal escapes in each of its ways.
+var trickyBodyStrings = []string{
 	"", "plain", `quote " and \ backslash`, "<script>&amp;</script>", "\b\f\n\r\t\x00\x01\x1f\x7f",
 	"line\u2028para\u2029end", "bad \xff utf-8 \xe2\x80", "\xe2\x80\xa8", "surrogate \xed\xa0\x80", "问题 😀 é",
 	"/slash", "'apostrophe'",
@@ -86,8 +86,8 @@ func TestRequestBodiesMatchMarshal(t *testing.T) {
 		[]byte("{\"bad\":\"\xff\"}"),
 		nil,
 	}
-	for i, a := range tricky {
-		for _, b := range tricky {
+	for i, a := range trickyBodyStrings {
+		for _, b := range trickyBodyStrings {
 			requireSameBodies(t, a, b, i*1000-3, blocks[:i%(len(blocks)+1)])
 		}
 	}
@@ -110,8 +110,8 @@ func TestRequestBodiesMatchMarshal(t *testing.T) {
 // struct it replaced, byte for byte, for any strings, count and content
 // block (valid JSON or not).
 func FuzzRequestBodies(f *testing.F) {
-	for i, s := range tricky {
-		f.Add(s, tricky[len(tricky)-1-i], i, []byte(`{"type":"text","text":"`+s+`"}`))
+	for i, s := range trickyBodyStrings {
+		f.Add(s, trickyBodyStrings[len(trickyBodyStrings)-1-i], i, []byte(`{"type":"text","text":"`+s+`"}`))
 	}
 	f.Add("q", "", 10, []byte(" [1 , {\"a\" :\"<\u2028>\"} ] "))
 	f.Add("q", "", 10, []byte(`{"a":`))
