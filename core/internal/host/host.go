@@ -37,8 +37,8 @@ package host
 
 import (
 	"errors"
-	"fmt"
 	"net/netip"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -87,8 +87,17 @@ type Error struct {
 
 func (e *Error) Error() string { return "invalid host: " + e.Reason }
 
-func invalid(format string, args ...any) error {
-	return &Error{Reason: fmt.Sprintf(format, args...)}
+func invalid(reason string) error {
+	return &Error{Reason: reason}
+}
+
+// codePoint spells r as "U+0041", as Unicode charts do.
+func codePoint(r rune) string {
+	h := strings.ToUpper(strconv.FormatInt(int64(r), 16))
+	if len(h) < 4 {
+		h = strings.Repeat("0", 4-len(h)) + h
+	}
+	return "U+" + h
 }
 
 var errEmpty = &Error{Reason: "the host is empty"}
@@ -245,7 +254,7 @@ func mapRune(r rune) (string, error) {
 			r += 'a' - 'A'
 		}
 		if forbiddenDomain(r) {
-			return "", invalid("it contains the character %q, which is not allowed in a host", r)
+			return "", invalid("it contains the character " + strconv.QuoteRune(r) + ", which is not allowed in a host")
 		}
 		return string(r), nil
 	case r == 0x3002 || r == 0xFF61: // ideographic / half-width ideographic full stop
@@ -260,11 +269,11 @@ func mapRune(r rune) (string, error) {
 		return "ss", nil
 	}
 	if inCompatRange(r) || !(unicode.IsLetter(r) || unicode.IsMark(r) || unicode.Is(unicode.Nd, r)) {
-		return "", invalid("it contains %U, which this parser does not map to ASCII", r)
+		return "", invalid("it contains " + codePoint(r) + ", which this parser does not map to ASCII")
 	}
 	l := unicode.ToLower(r)
 	if l < 0x80 { // e.g. U+212A KELVIN SIGN; caught above, kept as a guard
-		return "", invalid("it contains %U, which this parser does not map to ASCII", r)
+		return "", invalid("it contains " + codePoint(r) + ", which this parser does not map to ASCII")
 	}
 	return string(l), nil
 }
@@ -420,7 +429,7 @@ func parseIPv4Number(s string) (uint64, error) {
 // parseIPv6 is WHATWG's IPv6 parser (no zone identifiers).
 func parseIPv6(s string) (netip.Addr, error) {
 	bad := func(why string) (netip.Addr, error) {
-		return netip.Addr{}, invalid("the IPv6 address %s", why)
+		return netip.Addr{}, invalid("the IPv6 address " + why)
 	}
 	var address [8]uint16
 	pieceIndex, compress, p := 0, -1, 0
