@@ -3,6 +3,7 @@ package core
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -232,4 +233,31 @@ func TestSearchKeyText(t *testing.T) {
 			strings.Join(c.IncludeDomains, ","), strings.Join(c.BlockedDomains, ","))
 		require.Equal(t, want, searchKey(o).String())
 	}
+}
+
+// BenchmarkResultURL reads and keys ten search result URLs, with package
+// weburl (new) and with net/url (netURL), for the figures in the report.
+func BenchmarkResultURL(b *testing.B) {
+	urls := make([]string, 10)
+	for i := range urls {
+		urls[i] = "https://example.com/article/" + strconv.Itoa(i) + "?utm_source=x#top"
+	}
+	b.Run("new", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			for _, raw := range urls {
+				u, _, _ := resultURL(raw)
+				_ = dedupKey(u)
+			}
+		}
+	})
+	b.Run("netURL", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			for _, raw := range urls {
+				u, _, _ := resultURLNetURL(raw)
+				_ = dedupKeyNetURL(u)
+			}
+		}
+	})
 }

@@ -256,7 +256,7 @@ func mapRune(r rune) (string, error) {
 		if forbiddenDomain(r) {
 			return "", invalid("it contains the character " + strconv.QuoteRune(r) + ", which is not allowed in a host")
 		}
-		return string(r), nil
+		return asciiChars[r : r+1], nil
 	case r == 0x3002 || r == 0xFF61: // ideographic / half-width ideographic full stop
 		return ".", nil
 	case 0xFF01 <= r && r <= 0xFF5E: // full-width ASCII, incl. U+FF0E full stop
@@ -277,6 +277,16 @@ func mapRune(r rune) (string, error) {
 	}
 	return string(l), nil
 }
+
+// asciiChars holds every ASCII character at its own index, so that mapRune
+// returns one without allocating a string.
+var asciiChars = func() string {
+	b := make([]byte, 0x80)
+	for i := range b {
+		b[i] = byte(i)
+	}
+	return string(b)
+}()
 
 // toASCII maps a percent-decoded host to lower-case ASCII, Punycode-encoding
 // labels that stay non-ASCII, and rejects forbidden code points and empty
@@ -301,12 +311,18 @@ func toASCII(s string) (string, error) {
 	if out == "" {
 		return "", errEmpty
 	}
+	if ascii {
+		if t := strings.TrimSuffix(out, "."); t == "" || t[0] == '.' || t[len(t)-1] == '.' || strings.Contains(t, "..") {
+			return "", invalid("it has an empty label (two dots in a row, or a leading dot)")
+		}
+		return out, nil
+	}
 	labels := strings.Split(strings.TrimSuffix(out, "."), ".")
 	for i, l := range labels {
 		if l == "" {
 			return "", invalid("it has an empty label (two dots in a row, or a leading dot)")
 		}
-		if !ascii && !isASCII(l) {
+		if !isASCII(l) {
 			p, err := punycode(l)
 			if err != nil {
 				return "", err
@@ -314,12 +330,10 @@ func toASCII(s string) (string, error) {
 			labels[i] = p
 		}
 	}
-	if !ascii {
-		trailing := strings.HasSuffix(out, ".")
-		out = strings.Join(labels, ".")
-		if trailing {
-			out += "."
-		}
+	trailing := strings.HasSuffix(out, ".")
+	out = strings.Join(labels, ".")
+	if trailing {
+		out += "."
 	}
 	return out, nil
 }
@@ -335,14 +349,11 @@ func isASCII(s string) bool {
 
 // endsInNumber is WHATWG's "ends in a number" check.
 func endsInNumber(s string) bool {
-	parts := strings.Split(s, ".")
-	if parts[len(parts)-1] == "" {
-		if len(parts) == 1 {
-			return false
-		}
-		parts = parts[:len(parts)-1]
+	if s == "" {
+		return false
 	}
-	last := parts[len(parts)-1]
+	t := strings.TrimSuffix(s, ".") // one trailing dot is not a label
+	last := t[strings.LastIndexByte(t, '.')+1:]
 	if last != "" && strings.Trim(last, "0123456789") == "" {
 		return true
 	}

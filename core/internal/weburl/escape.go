@@ -34,6 +34,23 @@ func unhex(c byte) byte {
 
 // shouldEscape reports whether c is written as %XX in that part of a URL.
 func shouldEscape(c byte, mode encoding) bool {
+	return escapeTable[c]&(1<<mode) != 0
+}
+
+// escapeTable holds escapeRule's answers, a bit per encoding.
+var escapeTable = func() (t [256]uint8) {
+	for c := range t {
+		for mode := encodePath; mode <= encodeFragment; mode++ {
+			if escapeRule(byte(c), mode) {
+				t[c] |= 1 << mode
+			}
+		}
+	}
+	return t
+}()
+
+// escapeRule is net/url's rule for which bytes are escaped where.
+func escapeRule(c byte, mode encoding) bool {
 	if isAlnum(c) {
 		return false
 	}
