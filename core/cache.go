@@ -2,12 +2,13 @@ package core
 
 import (
 	"container/list"
-	"fmt"
 	"hash/maphash"
-	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core/internal/weburl"
 )
 
 // Bounds of an engine's cache that no option raises. See RATIONALE.md.
@@ -93,7 +94,7 @@ func newCacheKey(text, apiKey string) cacheKey {
 // not part of it: the whole page is kept, and every part is cut from it.
 func fetchKey(o *operation) cacheKey {
 	page := o.url
-	if u, err := url.Parse(o.url); err == nil {
+	if u, ok := weburl.Parse(o.url); ok {
 		page = dedupKey(u)
 	}
 	return newCacheKey("fetch "+o.request.URL+" "+page, o.key)
@@ -109,9 +110,16 @@ func searchKey(o *operation) cacheKey {
 		// A paused turn's continuations change the request body.
 		body = o.messages.first
 	}
-	return newCacheKey(fmt.Sprintf("search %s %s maxResults=%d messagesSummary=%t minRerank=%g minAuthority=%g allowUnknownAuthority=%t maxSummaryChars=%d includeDomains=%s blockedDomains=%s",
-		o.request.URL, body, c.MaxResults, c.Messages.Summary, c.MinRerank, c.MinAuthority, c.AllowUnknownAuthority, c.MaxSummaryChars,
-		strings.Join(c.IncludeDomains, ","), strings.Join(c.BlockedDomains, ",")), o.key)
+	g := func(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+	return newCacheKey("search "+o.request.URL+" "+string(body)+
+		" maxResults="+strconv.Itoa(c.MaxResults)+
+		" messagesSummary="+strconv.FormatBool(c.Messages.Summary)+
+		" minRerank="+g(c.MinRerank)+
+		" minAuthority="+g(c.MinAuthority)+
+		" allowUnknownAuthority="+strconv.FormatBool(c.AllowUnknownAuthority)+
+		" maxSummaryChars="+strconv.Itoa(c.MaxSummaryChars)+
+		" includeDomains="+strings.Join(c.IncludeDomains, ",")+
+		" blockedDomains="+strings.Join(c.BlockedDomains, ","), o.key)
 }
 
 type cacheEntry struct {

@@ -2,8 +2,8 @@ package core
 
 import (
 	"errors"
-	"fmt"
 	"net/netip"
+	"strconv"
 	"strings"
 
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core/internal/host"
@@ -22,16 +22,16 @@ import (
 func normalizeDomain(s string) (string, error) {
 	d := strings.ToLower(strings.TrimSpace(s))
 	if d == "" {
-		return "", fmt.Errorf("domain %q is empty", s)
+		return "", errors.New("domain " + strconv.Quote(s) + " is empty")
 	}
 	if a, err := netip.ParseAddr(strings.TrimSuffix(strings.TrimPrefix(d, "["), "]")); err == nil && a.Is6() {
 		if a.Zone() != "" {
-			return "", fmt.Errorf("domain %s has an IPv6 zone, which cannot appear in a URL", shownEntry(s))
+			return "", errors.New("domain " + shownEntry(s) + " has an IPv6 zone, which cannot appear in a URL")
 		}
 		return a.String(), nil
 	}
 	if strings.Contains(d, "://") {
-		return "", fmt.Errorf("domain %s is a URL; write just the host name, like \"example.com\"", shownEntry(s))
+		return "", errors.New("domain " + shownEntry(s) + " is a URL; write just the host name, like \"example.com\"")
 	}
 	switch {
 	case strings.HasPrefix(d, "*."):
@@ -43,20 +43,20 @@ func normalizeDomain(s string) (string, error) {
 		d = d[:len(d)-1]
 	}
 	if d == "" {
-		return "", fmt.Errorf("domain %s has no name in it", shownEntry(s))
+		return "", errors.New("domain " + shownEntry(s) + " has no name in it")
 	}
 	for _, r := range d {
 		if bad := badDomainRune(r); bad != "" {
-			return "", fmt.Errorf("domain %s contains %s; write just the host name, like \"example.com\"", shownEntry(s), bad)
+			return "", errors.New("domain " + shownEntry(s) + " contains " + bad + "; write just the host name, like \"example.com\"")
 		}
 	}
 	h, err := host.Parse(d)
 	if err != nil {
 		var he *host.Error
 		if errors.As(err, &he) {
-			return "", fmt.Errorf("domain %s is not a valid host name: %s", shownEntry(s), he.Reason)
+			return "", errors.New("domain " + shownEntry(s) + " is not a valid host name: " + he.Reason)
 		}
-		return "", fmt.Errorf("domain %s is not a valid host name", shownEntry(s))
+		return "", errors.New("domain " + shownEntry(s) + " is not a valid host name")
 	}
 	if h.IsAddr() {
 		return h.Addr().String(), nil
@@ -75,7 +75,7 @@ func badDomainRune(r rune) string {
 	}
 	switch r {
 	case '/', ':', '@', '?', '#', '\\', '*', '%', '[', ']', '<', '>', '|', '^', '"', '\'', ',', ';', '=', '&', '!', '$', '(', ')', '+', '{', '}', '`', '~':
-		return fmt.Sprintf("%q", r)
+		return strconv.QuoteRune(r)
 	}
 	if r >= 0x80 && strings.ContainsRune("\u00a0\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u202f\u205f", r) {
 		return "a space"

@@ -2,7 +2,7 @@ package core
 
 import (
 	"errors"
-	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core/internal/wire"
@@ -17,15 +17,15 @@ func checkFetch(raw, format string, cfg *Config) (string, *Error) {
 	switch f := strings.ToLower(strings.TrimSpace(format)); f {
 	case "", "markdown":
 	case "text", "html":
-		return "", &Error{Code: CodeInvalidInput, Message: fmt.Sprintf("DeepSeek Fetch: format %q is not available; DeepSeek Fetch returns Markdown only (use \"markdown\" or leave format out)", f)}
+		return "", &Error{Code: CodeInvalidInput, Message: "DeepSeek Fetch: format " + strconv.Quote(f) + " is not available; DeepSeek Fetch returns Markdown only (use \"markdown\" or leave format out)"}
 	default:
-		return "", &Error{Code: CodeInvalidInput, Message: fmt.Sprintf("DeepSeek Fetch: unknown format %q; DeepSeek Fetch returns Markdown only (use \"markdown\" or leave format out)", clip(format, 40))}
+		return "", &Error{Code: CodeInvalidInput, Message: "DeepSeek Fetch: unknown format " + strconv.Quote(clip(format, 40)) + "; DeepSeek Fetch returns Markdown only (use \"markdown\" or leave format out)"}
 	}
 	raw = strings.TrimSpace(raw)
 	if raw == "" {
 		return "", &Error{Code: CodeInvalidInput, Message: "DeepSeek Fetch: the URL is empty"}
 	}
-	send, _, err := checkFetchURL(raw, cfg.AllowedDomains, cfg.BlockedDomains)
+	send, err := CheckFetchURL(raw, cfg.AllowedDomains, cfg.BlockedDomains)
 	if err != nil {
 		code := CodeInvalidInput
 		if errors.Is(err, ErrURLRefused) {
@@ -44,7 +44,7 @@ func decodePage(body []byte, pageURL string, cfg *Config, redact func(string) st
 		return nil, &Error{Code: CodeMalformed, Message: malformedMessage("DeepSeek Fetch", err, body, cfg, redact)}
 	}
 	if strings.TrimSpace(page.Content) == "" {
-		return nil, &Error{Code: CodeNoContent, Message: fmt.Sprintf("DeepSeek Fetch failed: no readable content at %s", clip(pageURL, 200))}
+		return nil, &Error{Code: CodeNoContent, Message: "DeepSeek Fetch failed: no readable content at " + clip(pageURL, 200)}
 	}
 	return NewPage(redact(page.Title), redact(page.Content)), nil
 }

@@ -11,6 +11,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core/internal/weburl"
 )
 
 // FuzzProcessSearch feeds arbitrary response bodies through the engine
@@ -56,7 +58,9 @@ func FuzzProcessSearch(f *testing.F) {
 			require.NotEmpty(t, u.Hostname(), h.URL)
 			require.Empty(t, u.Opaque, h.URL)
 			require.True(t, u.IsAbs(), h.URL)
-			k := dedupKey(u)
+			w, ok := weburl.Parse(h.URL)
+			require.True(t, ok, h.URL)
+			k := dedupKey(w)
 			require.False(t, keys[k], "duplicate %s", h.URL)
 			keys[k] = true
 			require.False(t, matchDomain(strings.TrimSuffix(strings.ToLower(u.Hostname()), "."), "spam.example"), h.URL)

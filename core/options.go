@@ -3,10 +3,8 @@ package core
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"math"
 	"net/netip"
-	"net/url"
 	"sort"
 	"strconv"
 	"strings"
@@ -631,38 +629,4 @@ func validLanguage(s string) bool {
 		}
 	}
 	return true
-}
-
-// checkBaseURL validates a baseURL option and returns it without a trailing
-// slash.
-func checkBaseURL(s string) (string, error) {
-	u, err := url.Parse(strings.TrimSpace(s))
-	if err != nil || u.Host == "" || u.Opaque != "" {
-		return "", fmt.Errorf("%s is not an absolute URL", shown(s, 80))
-	}
-	if u.User != nil {
-		return "", fmt.Errorf("must not contain a user name or password")
-	}
-	if u.RawQuery != "" || u.Fragment != "" {
-		return "", fmt.Errorf("must not contain a query or fragment")
-	}
-	switch u.Scheme {
-	case "https":
-	case "http":
-		if !isLoopbackHost(u.Hostname()) {
-			return "", fmt.Errorf("must use https (plain http is allowed only for loopback hosts), got %s", shown(s, 80))
-		}
-	default:
-		return "", fmt.Errorf("must use https, got %s", shown(s, 80))
-	}
-	return strings.TrimRight(u.Scheme+"://"+u.Host+u.EscapedPath(), "/"), nil
-}
-
-func isLoopbackHost(h string) bool {
-	h = strings.ToLower(strings.TrimSuffix(h, "."))
-	if h == "localhost" || strings.HasSuffix(h, ".localhost") {
-		return true
-	}
-	a, err := netip.ParseAddr(h)
-	return err == nil && a.Unmap().IsLoopback()
 }

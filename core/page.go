@@ -1,7 +1,6 @@
 package core
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 	"unicode"
@@ -96,11 +95,11 @@ type OffsetError struct {
 func (e *OffsetError) Error() string {
 	switch {
 	case e.Offset < 0:
-		return fmt.Sprintf("offset %d is negative; use 0 for the start of the page", e.Offset)
+		return "offset " + strconv.Itoa(e.Offset) + " is negative; use 0 for the start of the page"
 	case e.Offset == e.Chars:
-		return fmt.Sprintf("offset %d is the end of the page: it has %s characters and nothing follows", e.Offset, thousands(e.Chars))
+		return "offset " + strconv.Itoa(e.Offset) + " is the end of the page: it has " + thousands(e.Chars) + " characters and nothing follows"
 	}
-	return fmt.Sprintf("offset %d is past the end of the page: it has %s characters (the last offset is %d)", e.Offset, thousands(e.Chars), max(e.Chars-1, 0))
+	return "offset " + strconv.Itoa(e.Offset) + " is past the end of the page: it has " + thousands(e.Chars) + " characters (the last offset is " + strconv.Itoa(max(e.Chars-1, 0)) + ")"
 }
 
 // Part returns the part of the page that starts at offset (code points)
@@ -146,8 +145,8 @@ func (p *Page) Part(offset, maxChars int, hint string) (FetchResult, error) {
 	}
 	r.Truncated = true
 	line := func(end int) string {
-		return fmt.Sprintf("[content truncated: showing %s–%s of %s characters; %s]",
-			thousands(offset), thousands(end), thousands(p.chars), strings.ReplaceAll(hint, "{offset}", strconv.Itoa(end)))
+		return "[content truncated: showing " + thousands(offset) + "–" + thousands(end) + " of " + thousands(p.chars) + " characters; " +
+			strings.ReplaceAll(hint, "{offset}", strconv.Itoa(end)) + "]"
 	}
 	// Digits only shrink as the end moves back, so the line measured at the
 	// largest end is the longest it can be.

@@ -1,7 +1,7 @@
 package core
 
 import (
-	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -40,9 +40,9 @@ func buildQuery(q string, cfg *Config) (string, *Error) {
 	if n := runeCount(full); n > MaxQueryChars {
 		qn := runeCount(q)
 		if qn == n {
-			return "", &Error{Code: CodeInvalidInput, Message: fmt.Sprintf("DeepSeek Search: the query is %d characters long; DeepSeek accepts at most %d. Shorten the query", n, MaxQueryChars)}
+			return "", &Error{Code: CodeInvalidInput, Message: "DeepSeek Search: the query is " + strconv.Itoa(n) + " characters long; DeepSeek accepts at most " + strconv.Itoa(MaxQueryChars) + ". Shorten the query"}
 		}
-		return "", &Error{Code: CodeInvalidInput, Message: fmt.Sprintf("DeepSeek Search: the query is %d characters long with the configured site:/lang: operators (%d without them); DeepSeek accepts at most %d. Shorten the query", n, qn, MaxQueryChars)}
+		return "", &Error{Code: CodeInvalidInput, Message: "DeepSeek Search: the query is " + strconv.Itoa(n) + " characters long with the configured site:/lang: operators (" + strconv.Itoa(qn) + " without them); DeepSeek accepts at most " + strconv.Itoa(MaxQueryChars) + ". Shorten the query"}
 	}
 	return full, nil
 }

@@ -1,7 +1,6 @@
 package core
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 )
@@ -60,7 +59,7 @@ func (h Hit) ProviderContent() string {
 // marker and date line, the summary, with a blank line between results.
 func (r *SearchResult) Text() string {
 	if len(r.Hits) == 0 {
-		return r.decorate(fmt.Sprintf("No results found for %q.", r.Query))
+		return r.decorate("No results found for " + strconv.Quote(r.Query) + ".")
 	}
 	var b strings.Builder
 	for i, h := range r.Hits {
@@ -71,7 +70,7 @@ func (r *SearchResult) Text() string {
 		if title == "" {
 			title = h.URL
 		}
-		fmt.Fprintf(&b, "%d. %s\n%s", i+1, title, h.URL)
+		b.WriteString(strconv.Itoa(i+1) + ". " + title + "\n" + h.URL)
 		meta := h.Marker()
 		if !h.Published.IsZero() {
 			date := "published " + h.Published.UTC().Format("2006-01-02")

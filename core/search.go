@@ -1,11 +1,11 @@
 package core
 
 import (
-	"net/url"
 	"strings"
 	"time"
 
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core/internal/host"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core/internal/weburl"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core/internal/wire"
 )
 
@@ -68,14 +68,15 @@ func processSearch(body []byte, query string, cfg *Config, redact func(string) s
 	return res, nil
 }
 
-// resultURL accepts absolute http(s) URLs with a host.
-func resultURL(raw string) (*url.URL, string, bool) {
+// resultURL accepts absolute http(s) URLs with a host, read as Go's
+// net/url reads them.
+func resultURL(raw string) (*weburl.URL, string, bool) {
 	raw = strings.TrimSpace(raw)
 	if raw == "" || len(raw) > MaxURLChars {
 		return nil, "", false
 	}
-	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Opaque != "" {
+	u, ok := weburl.Parse(raw)
+	if !ok || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Opaque != "" {
 		return nil, "", false
 	}
 	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
@@ -105,7 +106,7 @@ func canonicalHost(h string) string {
 }
 
 // dedupKey is the URL with scheme and host lower-cased and no fragment.
-func dedupKey(u *url.URL) string {
+func dedupKey(u *weburl.URL) string {
 	c := *u
 	c.Scheme = strings.ToLower(c.Scheme)
 	c.Host = strings.ToLower(c.Host)

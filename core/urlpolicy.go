@@ -2,13 +2,13 @@ package core
 
 import (
 	"errors"
-	"fmt"
 	"net/netip"
-	"net/url"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core/internal/host"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core/internal/weburl"
 )
 
 // ErrURLRefused is wrapped by every error [CheckFetchURL] returns: the URL
@@ -19,13 +19,20 @@ var ErrURLRefused = errors.New("url refused")
 // privateNote ends every message about a private or local host.
 const privateNote = "private and local addresses never leave this machine"
 
-func refuse(format string, args ...any) error {
-	return fmt.Errorf("%w: "+format, append([]any{ErrURLRefused}, args...)...)
-}
+// urlRefusedError is a fetch URL rule's refusal: "url refused: " and the
+// reason; it wraps [ErrURLRefused].
+type urlRefusedError struct{ reason string }
+
+func (e *urlRefusedError) Error() string { return ErrURLRefused.Error() + ": " + e.reason }
+func (e *urlRefusedError) Unwrap() error { return ErrURLRefused }
+
+func refuse(reason string) error { return &urlRefusedError{reason: reason} }
 
 // CheckFetchURL applies the local fetch URL rules of SPEC §3.1–3.3 to raw
-// and returns the parsed URL when it may be sent to DeepSeek Fetch. The URL
-// to send is raw itself; the *url.URL is returned for convenience. allowed
+// and returns the URL to send to DeepSeek Fetch: raw, except that a
+// percent-encoded host is sent the way a WHATWG parser serializes it
+// ("https://ex%61mple.com/" as "https://example.com/"), which is also the
+// only spelling Go's net/url accepts. allowed
 // and blocked are normalized domain lists (see normalizeDomain); an empty
 // allowed list allows every public host.
 //
@@ -38,58 +45,41 @@ func refuse(format string, args ...any) error {
 // judged by the address a browser would read ("127.1", "0x7f.0.0.1",
 // "%31%32%37.0.0.1", "127。0。0。1", "[::ffff:7f00:1]", …); a valid port;
 // no private or local host (see privateHost and privateAddr); not in
-// blocked; in allowed when allowed is set; and finally accepted by
-// net/url, which reads its host the same way.
+// blocked; in allowed when allowed is set; and finally split by package
+// weburl as Go's net/url splits it, which must read the same host.
 //
 // Every error wraps [ErrURLRefused] and names only the scheme or host, never
 // the path or query, which may hold secrets.
-func CheckFetchURL(raw string, allowed, blocked []string) (*url.URL, error) {
-	_, u, err := checkFetchURL(raw, allowed, blocked)
-	return u, err
-}
-
-// checkFetchURL is CheckFetchURL that also returns the URL to send: raw,
-// except that a percent-encoded host is sent the way a WHATWG parser
-// serializes it ("https://ex%61mple.com/" as "https://example.com/"), which
-// is also the only spelling net/url accepts.
-func checkFetchURL(raw string, allowed, blocked []string) (string, *url.URL, error) {
-	send, u, err := checkURL(raw, allowed, blocked)
-	if err != nil {
-		return "", nil, err
-	}
-	return send, u, nil
-}
-
-func checkURL(raw string, allowed, blocked []string) (string, *url.URL, error) {
+func CheckFetchURL(raw string, allowed, blocked []string) (string, error) {
 	if n := utf8.RuneCountInString(raw); n > MaxURLChars {
-		return "", nil, refuse("the URL is %s characters long (the limit is %s)", thousands(n), thousands(MaxURLChars))
+		return "", refuse("the URL is " + thousands(n) + " characters long (the limit is " + thousands(MaxURLChars) + ")")
 	}
 	if raw == "" {
-		return "", nil, refuse("the URL is empty")
+		return "", refuse("the URL is empty")
 	}
 	if !utf8.ValidString(raw) {
-		return "", nil, refuse("the URL is not valid UTF-8")
+		return "", refuse("the URL is not valid UTF-8")
 	}
 	for _, r := range raw {
 		if r < 0x20 || r == 0x7f || 0x80 <= r && r < 0xa0 {
-			return "", nil, refuse("the URL contains a control character such as a tab or newline")
+			return "", refuse("the URL contains a control character such as a tab or newline")
 		}
 	}
 	if strings.TrimSpace(raw) != raw {
-		return "", nil, refuse("the URL starts or ends with spaces")
+		return "", refuse("the URL starts or ends with spaces")
 	}
 
 	colon := strings.IndexByte(raw, ':')
 	if colon <= 0 || !validScheme(raw[:colon]) {
-		return "", nil, refuse("the URL is not absolute; it must start with http:// or https://")
+		return "", refuse("the URL is not absolute; it must start with http:// or https://")
 	}
 	scheme := strings.ToLower(raw[:colon])
 	if scheme != "http" && scheme != "https" {
-		return "", nil, refuse("only http:// and https:// URLs can be fetched (got %q)", clipEntry(scheme))
+		return "", refuse("only http:// and https:// URLs can be fetched (got " + strconv.Quote(clipEntry(scheme)) + ")")
 	}
 	rest := raw[colon+1:]
 	if !strings.HasPrefix(rest, "//") {
-		return "", nil, refuse("the URL must start with %s:// (two forward slashes)", scheme)
+		return "", refuse("the URL must start with " + scheme + ":// (two forward slashes)")
 	}
 	rest = rest[2:]
 	authority := rest
@@ -97,18 +87,18 @@ func checkURL(raw string, allowed, blocked []string) (string, *url.URL, error) {
 		authority = rest[:i]
 	}
 	if strings.ContainsRune(authority, '\\') {
-		return "", nil, refuse("the URL has a backslash before its path; browsers read it as \"/\", so the host is ambiguous")
+		return "", refuse("the URL has a backslash before its path; browsers read it as \"/\", so the host is ambiguous")
 	}
 	if strings.ContainsRune(authority, '@') {
-		return "", nil, refuse("URLs with a user name or password are not fetched")
+		return "", refuse("URLs with a user name or password are not fetched")
 	}
 	hostPart, port := splitHostPort(authority)
 	if hostPart == "" {
-		return "", nil, refuse("the URL has no host")
+		return "", refuse("the URL has no host")
 	}
-	quoted := clipEntry(hostPart)
+	quoted := strconv.Quote(clipEntry(hostPart))
 	if !validPort(port) {
-		return "", nil, refuse("host %q has an invalid port (a port is a number from 0 to 65535)", quoted)
+		return "", refuse("host " + quoted + " has an invalid port (a port is a number from 0 to 65535)")
 	}
 	h, err := host.Parse(hostPart)
 	if err != nil {
@@ -117,24 +107,24 @@ func checkURL(raw string, allowed, blocked []string) (string, *url.URL, error) {
 		if errors.As(err, &he) {
 			reason = he.Reason
 		}
-		return "", nil, refuse("host %q is not a valid host: %s", quoted, reason)
+		return "", refuse("host " + quoted + " is not a valid host: " + reason)
 	}
 
 	var key string // the host as domain lists spell it
 	if h.IsAddr() {
 		if why := privateAddr(h.Addr()); why != "" {
-			return "", nil, refuse("host %q is %s; %s", quoted, why, privateNote)
+			return "", refuse("host " + quoted + " is " + why + "; " + privateNote)
 		}
 		key = h.Addr().String()
 	} else {
 		if why := privateHost(h.Name()); why != "" {
-			return "", nil, refuse("host %q %s", quoted, why)
+			return "", refuse("host " + quoted + " " + why)
 		}
 		key = h.Name()
 	}
 	for _, d := range blocked {
 		if matchDomain(key, d) {
-			return "", nil, refuse("host %q is in blockedDomains (%q)", clipEntry(key), clipEntry(d))
+			return "", refuse("host " + strconv.Quote(clipEntry(key)) + " is in blockedDomains (" + strconv.Quote(clipEntry(d)) + ")")
 		}
 	}
 	if len(allowed) > 0 {
@@ -146,7 +136,7 @@ func checkURL(raw string, allowed, blocked []string) (string, *url.URL, error) {
 			}
 		}
 		if !ok {
-			return "", nil, refuse("host %q is not in allowedDomains", clipEntry(key))
+			return "", refuse("host " + strconv.Quote(clipEntry(key)) + " is not in allowedDomains")
 		}
 	}
 
@@ -160,20 +150,19 @@ func checkURL(raw string, allowed, blocked []string) (string, *url.URL, error) {
 		}
 		raw = raw[:colon+3] + canon + authority[len(hostPart):] + rest[len(authority):]
 	}
-	u, err := url.Parse(raw)
-	if err != nil {
-		// net/url's error repeats the whole URL; say only what kind of problem.
-		return "", nil, refuse("the URL is malformed")
+	u, ok := weburl.Parse(raw)
+	if !ok {
+		return "", refuse("the URL is malformed")
 	}
-	// Defence in depth: net/url must read the same host.
+	// Defence in depth: Go's URL parser must read the same host.
 	uh := u.Hostname()
 	if strings.Contains(uh, ":") {
 		uh = "[" + uh + "]"
 	}
 	if again, err := host.Parse(uh); err != nil || again != h || u.User != nil || u.Opaque != "" {
-		return "", nil, refuse("host %q is read differently by different URL parsers, so it is not fetched", quoted)
+		return "", refuse("host " + quoted + " is read differently by different URL parsers, so it is not fetched")
 	}
-	return raw, u, nil
+	return raw, nil
 }
 
 // hasTrailingDot reports whether a decoded host ends in a dot, full-width
@@ -238,7 +227,7 @@ func validPort(p string) bool {
 
 // thousands formats n with comma separators: 8192 → "8,192".
 func thousands(n int) string {
-	s := fmt.Sprint(n)
+	s := strconv.Itoa(n)
 	for i := len(s) - 3; i > 0; i -= 3 {
 		s = s[:i] + "," + s[i:]
 	}
@@ -260,7 +249,7 @@ func privateHost(name string) string {
 	}
 	for _, suffix := range []string{"local", "internal", "lan", "home.arpa"} {
 		if name == suffix || strings.HasSuffix(name, "."+suffix) {
-			return fmt.Sprintf("is a .%s name, %s", suffix, local)
+			return "is a ." + suffix + " name, " + local
 		}
 	}
 	return ""

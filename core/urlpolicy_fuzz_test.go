@@ -36,7 +36,7 @@ func FuzzCheckFetchURL(f *testing.F) {
 	}
 	blocked := []string{"example.com"}
 	f.Fuzz(func(t *testing.T, raw string) {
-		u, err := CheckFetchURL(raw, nil, blocked)
+		u, err := checkedURL(raw, nil, blocked)
 		if err != nil {
 			if u != nil {
 				t.Fatalf("%q: URL returned with error %v", raw, err)

@@ -37,7 +37,7 @@ func TestPercentEncodedHosts(t *testing.T) {
 			}
 			require.Nil(t, s.Err)
 			require.Equal(t, `{"url":"`+tt.send+`"}`, string(s.Request.Body))
-			u, err := CheckFetchURL(tt.raw, nil, nil)
+			u, err := checkedURL(tt.raw, nil, nil)
 			require.NoError(t, err)
 			require.Equal(t, tt.send, u.String())
 		})

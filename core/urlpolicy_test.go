@@ -43,7 +43,7 @@ func TestCheckFetchURLAccepts(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(clipEntry(tt.raw), func(t *testing.T) {
-			u, err := CheckFetchURL(tt.raw, nil, nil)
+			u, err := checkedURL(tt.raw, nil, nil)
 			require.NoError(t, err)
 			require.Equal(t, tt.wantHost, u.Hostname())
 		})
@@ -197,7 +197,7 @@ func TestCheckFetchURLRefuses(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(clipEntry(tt.raw), func(t *testing.T) {
-			u, err := CheckFetchURL(tt.raw, nil, nil)
+			u, err := checkedURL(tt.raw, nil, nil)
 			require.Error(t, err)
 			require.Nil(t, u)
 			require.ErrorIs(t, err, ErrURLRefused)
@@ -247,7 +247,7 @@ func TestCheckFetchURLDomainLists(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.raw, func(t *testing.T) {
-			u, err := CheckFetchURL(tt.raw, tt.allowed, tt.blocked)
+			u, err := checkedURL(tt.raw, tt.allowed, tt.blocked)
 			if tt.wantErr == "" {
 				require.NoError(t, err)
 				require.NotNil(t, u)
@@ -446,10 +446,10 @@ func ExampleCheckFetchURL() {
 	fmt.Println(err)
 	_, err = CheckFetchURL("https://docs.example.com/x", nil, []string{"example.com"})
 	fmt.Println(err)
-	u, err := CheckFetchURL("https://example.org/a?b", nil, nil)
-	fmt.Println(u.Host, err)
+	send, err := CheckFetchURL("https://ex%61mple.org/a?b", nil, nil)
+	fmt.Println(send, err)
 	// Output:
 	// url refused: host "0x7f.1" is the loopback address 127.0.0.1; private and local addresses never leave this machine
 	// url refused: host "docs.example.com" is in blockedDomains ("example.com")
-	// example.org <nil>
+	// https://example.org/a?b <nil>
 }

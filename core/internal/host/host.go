@@ -37,8 +37,8 @@ package host
 
 import (
 	"errors"
-	"fmt"
 	"net/netip"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -87,8 +87,17 @@ type Error struct {
 
 func (e *Error) Error() string { return "invalid host: " + e.Reason }
 
-func invalid(format string, args ...any) error {
-	return &Error{Reason: fmt.Sprintf(format, args...)}
+func invalid(reason string) error {
+	return &Error{Reason: reason}
+}
+
+// codePoint spells r as "U+0041", as Unicode charts do.
+func codePoint(r rune) string {
+	h := strings.ToUpper(strconv.FormatInt(int64(r), 16))
+	if len(h) < 4 {
+		h = strings.Repeat("0", 4-len(h)) + h
+	}
+	return "U+" + h
 }
 
 var errEmpty = &Error{Reason: "the host is empty"}
@@ -245,9 +254,9 @@ func mapRune(r rune) (string, error) {
 			r += 'a' - 'A'
 		}
 		if forbiddenDomain(r) {
-			return "", invalid("it contains the character %q, which is not allowed in a host", r)
+			return "", invalid("it contains the character " + strconv.QuoteRune(r) + ", which is not allowed in a host")
 		}
-		return string(r), nil
+		return asciiChars[r : r+1], nil
 	case r == 0x3002 || r == 0xFF61: // ideographic / half-width ideographic full stop
 		return ".", nil
 	case 0xFF01 <= r && r <= 0xFF5E: // full-width ASCII, incl. U+FF0E full stop
@@ -260,14 +269,24 @@ func mapRune(r rune) (string, error) {
 		return "ss", nil
 	}
 	if inCompatRange(r) || !(unicode.IsLetter(r) || unicode.IsMark(r) || unicode.Is(unicode.Nd, r)) {
-		return "", invalid("it contains %U, which this parser does not map to ASCII", r)
+		return "", invalid("it contains " + codePoint(r) + ", which this parser does not map to ASCII")
 	}
 	l := unicode.ToLower(r)
 	if l < 0x80 { // e.g. U+212A KELVIN SIGN; caught above, kept as a guard
-		return "", invalid("it contains %U, which this parser does not map to ASCII", r)
+		return "", invalid("it contains " + codePoint(r) + ", which this parser does not map to ASCII")
 	}
 	return string(l), nil
 }
+
+// asciiChars holds every ASCII character at its own index, so that mapRune
+// returns one without allocating a string.
+var asciiChars = func() string {
+	b := make([]byte, 0x80)
+	for i := range b {
+		b[i] = byte(i)
+	}
+	return string(b)
+}()
 
 // toASCII maps a percent-decoded host to lower-case ASCII, Punycode-encoding
 // labels that stay non-ASCII, and rejects forbidden code points and empty
@@ -292,12 +311,18 @@ func toASCII(s string) (string, error) {
 	if out == "" {
 		return "", errEmpty
 	}
+	if ascii {
+		if t := strings.TrimSuffix(out, "."); t == "" || t[0] == '.' || t[len(t)-1] == '.' || strings.Contains(t, "..") {
+			return "", invalid("it has an empty label (two dots in a row, or a leading dot)")
+		}
+		return out, nil
+	}
 	labels := strings.Split(strings.TrimSuffix(out, "."), ".")
 	for i, l := range labels {
 		if l == "" {
 			return "", invalid("it has an empty label (two dots in a row, or a leading dot)")
 		}
-		if !ascii && !isASCII(l) {
+		if !isASCII(l) {
 			p, err := punycode(l)
 			if err != nil {
 				return "", err
@@ -305,12 +330,10 @@ func toASCII(s string) (string, error) {
 			labels[i] = p
 		}
 	}
-	if !ascii {
-		trailing := strings.HasSuffix(out, ".")
-		out = strings.Join(labels, ".")
-		if trailing {
-			out += "."
-		}
+	trailing := strings.HasSuffix(out, ".")
+	out = strings.Join(labels, ".")
+	if trailing {
+		out += "."
 	}
 	return out, nil
 }
@@ -326,14 +349,11 @@ func isASCII(s string) bool {
 
 // endsInNumber is WHATWG's "ends in a number" check.
 func endsInNumber(s string) bool {
-	parts := strings.Split(s, ".")
-	if parts[len(parts)-1] == "" {
-		if len(parts) == 1 {
-			return false
-		}
-		parts = parts[:len(parts)-1]
+	if s == "" {
+		return false
 	}
-	last := parts[len(parts)-1]
+	t := strings.TrimSuffix(s, ".") // one trailing dot is not a label
+	last := t[strings.LastIndexByte(t, '.')+1:]
 	if last != "" && strings.Trim(last, "0123456789") == "" {
 		return true
 	}
@@ -420,7 +440,7 @@ func parseIPv4Number(s string) (uint64, error) {
 // parseIPv6 is WHATWG's IPv6 parser (no zone identifiers).
 func parseIPv6(s string) (netip.Addr, error) {
 	bad := func(why string) (netip.Addr, error) {
-		return netip.Addr{}, invalid("the IPv6 address %s", why)
+		return netip.Addr{}, invalid("the IPv6 address " + why)
 	}
 	var address [8]uint16
 	pieceIndex, compress, p := 0, -1, 0
