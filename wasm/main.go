@@ -3,10 +3,10 @@
 package main
 
 import (
-	"encoding/json"
-	"fmt"
+	"errors"
 	"math/rand/v2"
 	"runtime/debug"
+	"strconv"
 	"time"
 	"unsafe"
 
@@ -87,7 +87,7 @@ func start(ptr, size uint32) (packed uint64) {
 		return emit(abiError(0, "start: invalid JSON: "+err.Error()))
 	}
 	if s.V != abi.Version {
-		return emit(abiError(0, fmt.Sprintf("start: unsupported ABI version %d (this module speaks %d)", s.V, abi.Version)))
+		return emit(abiError(0, "start: unsupported ABI version "+strconv.Itoa(s.V)+" (this module speaks "+strconv.Itoa(abi.Version)+")"))
 	}
 	return emit(startOp(&s))
 }
@@ -109,7 +109,7 @@ func startOp(s *abi.Start) abi.Step {
 		if err != nil {
 			return done(0, nil, &abi.Error{Code: string(core.CodeInvalidInput), Message: err.Error()})
 		}
-		return done(0, plan, nil)
+		return done(0, plan.AppendJSON(nil), nil)
 	case abi.KindSearch:
 		var in abi.SearchInput
 		if err := decodeInput(s.Input, &in); err != nil {
@@ -138,7 +138,7 @@ func startOp(s *abi.Start) abi.Step {
 			return done(0, nil, &abi.Error{Code: string(core.CodeInvalidInput), Message: err.Error()})
 		}
 	default:
-		return abiError(0, fmt.Sprintf("start: unknown kind %q", s.Kind))
+		return abiError(0, "start: unknown kind "+strconv.Quote(s.Kind))
 	}
 	op.Config, op.APIKey = r.cfg, key
 	step := engine.Start(op)
@@ -166,7 +166,7 @@ func resume(handle, metaPtr, metaSize, bodyPtr, bodySize uint32) (packed uint64)
 		return emit(abiError(handle, "resume: invalid JSON: "+err.Error()))
 	}
 	if rep.V != abi.Version {
-		return emit(abiError(handle, fmt.Sprintf("resume: unsupported ABI version %d (this module speaks %d)", rep.V, abi.Version)))
+		return emit(abiError(handle, "resume: unsupported ABI version "+strconv.Itoa(rep.V)+" (this module speaks "+strconv.Itoa(abi.Version)+")"))
 	}
 	reply := rep.Core(body)
 	h := core.Handle(handle)
@@ -188,7 +188,7 @@ func cancel(handle uint32) (packed uint64) {
 }
 
 // resolve parses and validates options, caching by their text.
-func resolve(raw json.RawMessage) resolved {
+func resolve(raw []byte) resolved {
 	k := string(raw)
 	if r, ok := configs[k]; ok {
 		return r
@@ -207,12 +207,12 @@ func resolve(raw json.RawMessage) resolved {
 	return r
 }
 
-func decodeInput(raw json.RawMessage, v any) error {
+func decodeInput(raw []byte, v any) error {
 	if len(raw) == 0 {
-		return fmt.Errorf("start: missing input")
+		return errors.New("start: missing input")
 	}
 	if err := abi.DecodeInput(raw, v); err != nil {
-		return fmt.Errorf("start: invalid input: %v", err)
+		return errors.New("start: invalid input: " + err.Error())
 	}
 	return nil
 }
@@ -221,11 +221,11 @@ func decodeInput(raw json.RawMessage, v any) error {
 func take(ptr, size uint32) ([]byte, error) {
 	b, ok := buffers[ptr]
 	if !ok {
-		return nil, fmt.Errorf("no buffer was allocated at %d", ptr)
+		return nil, errors.New("no buffer was allocated at " + strconv.FormatUint(uint64(ptr), 10))
 	}
 	delete(buffers, ptr)
 	if int(size) > len(b) {
-		return nil, fmt.Errorf("length %d exceeds the %d-byte buffer at %d", size, len(b), ptr)
+		return nil, errors.New("length " + strconv.FormatUint(uint64(size), 10) + " exceeds the " + strconv.Itoa(len(b)) + "-byte buffer at " + strconv.FormatUint(uint64(ptr), 10))
 	}
 	return b[:size], nil
 }
@@ -238,33 +238,34 @@ func render(kind string, s core.Step) abi.Step {
 	if s.Err != nil {
 		return done(h, nil, &abi.Error{Code: string(s.Err.Code), Message: s.Err.Message, Status: s.Err.Status})
 	}
-	return done(h, resultFor(kind, s.Result), nil)
+	b, err := resultFor(kind, s.Result)
+	if err != nil {
+		return done(h, nil, &abi.Error{Code: string(core.CodeInternal), Message: "deepseek-web-retrieval: encode result: " + err.Error()})
+	}
+	return done(h, b, nil)
 }
 
-func resultFor(kind string, r *core.Result) any {
+// resultFor writes the result of an operation of kind as JSON.
+func resultFor(kind string, r *core.Result) ([]byte, error) {
 	switch kind {
 	case abi.KindWebsearch:
-		return map[string]any{"results": opencode.ProviderResults(r.Search)}
+		res := opencode.WebsearchResult{Results: opencode.ProviderResults(r.Search)}
+		return res.AppendJSON(nil), nil
 	case abi.KindTool:
-		return opencode.ResultFor(r)
+		res := opencode.ResultFor(r)
+		return res.AppendJSON(nil), nil
 	}
 	if r.Fetch != nil {
-		return abi.FromFetch(r.Fetch)
+		res := abi.FromFetch(r.Fetch)
+		return res.AppendJSON(nil), nil
 	}
-	return abi.FromSearch(r.Search)
+	res := abi.FromSearch(r.Search)
+	return res.AppendJSON(nil)
 }
 
-func done(h uint32, result any, e *abi.Error) abi.Step {
-	s := abi.Step{V: abi.Version, Handle: h, Step: abi.StepDone, Error: e}
-	if result != nil {
-		b, err := json.Marshal(result)
-		if err != nil {
-			s.Error = &abi.Error{Code: string(core.CodeInternal), Message: "deepseek-web-retrieval: encode result: " + err.Error()}
-			return s
-		}
-		s.Result = b
-	}
-	return s
+// done is a done step with a result (JSON text) or an error.
+func done(h uint32, result []byte, e *abi.Error) abi.Step {
+	return abi.Step{V: abi.Version, Handle: h, Step: abi.StepDone, Error: e, Result: result}
 }
 
 func abiError(h uint32, msg string) abi.Step {
@@ -283,6 +284,29 @@ func emit(s abi.Step) uint64 {
 func guard(packed *uint64) {
 	if v := recover(); v != nil {
 		engine.DropCache()
-		*packed = emit(done(0, nil, &abi.Error{Code: string(core.CodeInternal), Message: fmt.Sprintf("deepseek-web-retrieval: internal error: %v", v)}))
+		*packed = emit(done(0, nil, &abi.Error{Code: string(core.CodeInternal), Message: "deepseek-web-retrieval: internal error: " + panicText(v)}))
 	}
+}
+
+// panicText is what fmt's %v prints for a recovered panic value of the
+// kinds a panic carries (runtime errors, errors, strings, numbers);
+// anything else, which fmt would print with reflection, is named only.
+func panicText(v any) string {
+	switch v := v.(type) {
+	case error:
+		return v.Error()
+	case interface{ String() string }:
+		return v.String()
+	case string:
+		return v
+	case int:
+		return strconv.Itoa(v)
+	case int64:
+		return strconv.FormatInt(v, 10)
+	case uint64:
+		return strconv.FormatUint(v, 10)
+	case bool:
+		return strconv.FormatBool(v)
+	}
+	return "a panic value of an unprintable type"
 }

@@ -19,13 +19,29 @@ var startSeeds = []string{
 	`{"headers":null}`, `{"headers":{"a":1}}`, `{"status":200,"message":"m","kind":"response"}`,
 }
 
+// refStart and refToolInput are Start and ToolInput as encoding/json sees
+// them without their methods (which use the decoders under test).
+type refStart struct {
+	V       int             `json:"v"`
+	Kind    string          `json:"kind"`
+	Options json.RawMessage `json:"options,omitempty"`
+	APIKey  string          `json:"apiKey,omitempty"`
+	Input   json.RawMessage `json:"input,omitempty"`
+}
+
+type refToolInput struct {
+	Tool string          `json:"tool"`
+	Args json.RawMessage `json:"args"`
+}
+
 func FuzzDecodeStart(f *testing.F) {
 	for _, s := range startSeeds {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		var want Start
-		wantErr := json.Unmarshal(data, &want)
+		var ref refStart
+		wantErr := json.Unmarshal(data, &ref)
+		want := Start{V: ref.V, Kind: ref.Kind, Options: ref.Options, APIKey: ref.APIKey, Input: ref.Input}
 		got, err := DecodeStart(data)
 		require.Equal(t, wantErr == nil, err == nil, "%q: encoding/json %v, DecodeStart %v", data, wantErr, err)
 		if err == nil {
@@ -69,7 +85,14 @@ func FuzzDecodeInput(f *testing.F) {
 		check(&FetchInput{}, &FetchInput{})
 		check(&PlanInput{}, &PlanInput{})
 		check(&WebsearchInput{}, &WebsearchInput{})
-		check(&ToolInput{}, &ToolInput{})
+		var ref refToolInput
+		wantErr := json.Unmarshal(data, &ref)
+		var got ToolInput
+		err := DecodeInput(data, &got)
+		require.Equal(t, wantErr == nil, err == nil, "%q into *ToolInput: encoding/json %v, DecodeInput %v", data, wantErr, err)
+		if err == nil {
+			require.Equal(t, ToolInput{Tool: ref.Tool, Args: ref.Args}, got, "%q", data)
+		}
 	})
 }
 
