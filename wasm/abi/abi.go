@@ -95,10 +95,10 @@ type Step struct {
 	V      int    `json:"v"`
 	Handle uint32 `json:"handle,omitempty"`
 	// Step is "http" (perform Request, then resume) or "done".
-	Step    string          `json:"step"`
-	Request *Request        `json:"request,omitempty"`
+	Step    string       `json:"step"`
+	Request *Request     `json:"request,omitempty"`
 	Result  jsonlite.Raw `json:"result,omitempty"`
-	Error   *Error          `json:"error,omitempty"`
+	Error   *Error       `json:"error,omitempty"`
 	// Warnings are option warnings the host should show the user.
 	Warnings []string `json:"warnings,omitempty"`
 }
