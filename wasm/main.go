@@ -42,8 +42,10 @@ var (
 	// buffers keeps host input buffers alive (Go's GC does not move them)
 	// until start or resume consumes them or the host frees them.
 	buffers = map[uint32][]byte{}
-	// out is the last reply; it stays valid until the next call.
-	out []byte
+	// out is the last reply; it stays valid until the next call, which
+	// reuses its memory (as resultFor reuses scratch's) unless it is large.
+	out     []byte
+	scratch []byte
 	// kinds remembers which ABI kind started each handle, to render its
 	// result.
 	kinds = map[core.Handle]string{}
@@ -252,22 +254,39 @@ func render(kind string, s core.Step) abi.Step {
 	return done(h, b, nil)
 }
 
-// resultFor writes the result of an operation of kind as JSON.
+// resultFor writes the result of an operation of kind as JSON, into
+// scratch's memory.
 func resultFor(kind string, r *core.Result) ([]byte, error) {
-	switch kind {
-	case abi.KindWebsearch:
+	b, err := reuse(scratch), error(nil)
+	switch {
+	case kind == abi.KindWebsearch:
 		res := opencode.WebsearchResult{Results: opencode.ProviderResults(r.Search)}
-		return res.AppendJSON(nil), nil
-	case abi.KindTool:
+		b = res.AppendJSON(b)
+	case kind == abi.KindTool:
 		res := opencode.ResultFor(r)
-		return res.AppendJSON(nil), nil
-	}
-	if r.Fetch != nil {
+		b = res.AppendJSON(b)
+	case r.Fetch != nil:
 		res := abi.FromFetch(r.Fetch)
-		return res.AppendJSON(nil), nil
+		b = res.AppendJSON(b)
+	default:
+		res := abi.FromSearch(r.Search)
+		b, err = res.AppendJSON(b)
 	}
-	res := abi.FromSearch(r.Search)
-	return res.AppendJSON(nil)
+	if cap(b) <= reuseMax {
+		scratch = b
+	}
+	return b, err
+}
+
+// reuseMax is the largest buffer kept for the next call.
+const reuseMax = 256 << 10
+
+// reuse returns b emptied, or nil when it is too large to keep.
+func reuse(b []byte) []byte {
+	if cap(b) > reuseMax {
+		return nil
+	}
+	return b[:0]
 }
 
 // done is a done step with a result (JSON text) or an error.
@@ -281,8 +300,7 @@ func abiError(h uint32, msg string) abi.Step {
 
 // emit stores the reply and returns its packed address and length.
 func emit(s abi.Step) uint64 {
-	b := s.AppendJSON(make([]byte, 0, len(s.Result)+256))
-	out = b
+	out = s.AppendJSON(reuse(out))
 	return uint64(uintptr(unsafe.Pointer(&out[0])))<<32 | uint64(len(out))
 }
 

@@ -93,6 +93,15 @@ func AppendFloat(b []byte, f float64) ([]byte, error) {
 
 const hexDigits = "0123456789abcdef"
 
+// plain[c] says that the ASCII byte c stands for itself in a JSON string
+// as encoding/json writes it (HTML-safe).
+var plain = func() (t [utf8.RuneSelf]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+	}
+	return t
+}()
+
 // AppendString appends s as a JSON string the way encoding/json writes it:
 // HTML-safe (<, > and & escaped), U+2028 and U+2029 escaped, invalid UTF-8
 // as U+FFFD.
@@ -102,7 +111,7 @@ func AppendString(b []byte, s string) []byte {
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+			if plain[c] {
 				i++
 				continue
 			}
