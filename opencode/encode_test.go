@@ -69,8 +69,9 @@ func TestPlanJSON(t *testing.T) {
 func FuzzPlanJSON(f *testing.F) {
 	f.Add("opencode2", "DEEPSEEK_API_KEY", "deepseek", "DeepSeek", "unknown option \"x\"", "search", "<forced> & \u2028 \xff", true)
 	f.Add("", "", "", "", "", "", "", false)
+	cfg := config(f, `{}`)
 	f.Fuzz(func(t *testing.T, host, keyEnv, id, name, warning, key, message string, full bool) {
-		_, err := NewPlan(host, config(t, `{}`), nil)
+		_, err := NewPlan(host, cfg, nil)
 		if host != HostV2 && host != HostV1 {
 			require.EqualError(t, err, refUnknownHost(host).Error())
 		}
