@@ -1,9 +1,8 @@
 package core
 
 import (
-	"encoding/json"
-	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -115,7 +114,7 @@ func (e *Engine) Resume(h Handle, r Reply) Step {
 	o := e.ops[h]
 	e.mu.Unlock()
 	if o == nil {
-		return Step{Handle: h, Done: true, Err: &Error{Code: CodeInternal, Message: fmt.Sprintf("deepseek-web-retrieval: operation %d is not in flight", h)}}
+		return Step{Handle: h, Done: true, Err: &Error{Code: CodeInternal, Message: "deepseek-web-retrieval: operation " + strconv.FormatUint(uint64(h), 10) + " is not in flight"}}
 	}
 	step := o.resume(r, e.env)
 	step.Handle = h
@@ -162,7 +161,7 @@ func prepare(op Operation) (*operation, *Error) {
 		}
 	}
 	var path string
-	var body any
+	var body requestBody
 	switch op.Kind {
 	case KindSearch:
 		if cfg.Messages.Backend == BackendMessages {
@@ -193,13 +192,13 @@ func prepare(op Operation) (*operation, *Error) {
 		path = "/v1/tools/fetch"
 		body = fetchBody{URL: u}
 	default:
-		return nil, &Error{Code: CodeInvalidInput, Message: fmt.Sprintf("deepseek-web-retrieval: unknown operation kind %q", clip(string(op.Kind), 40))}
+		return nil, &Error{Code: CodeInvalidInput, Message: "deepseek-web-retrieval: unknown operation kind " + strconv.Quote(clip(string(op.Kind), 40))}
 	}
 	if key == "" {
 		return nil, &Error{Code: CodeMissingKey, Message: cfg.MissingKeyMessage()}
 	}
 	if !validKey(key) {
-		return nil, &Error{Code: CodeMissingKey, Message: fmt.Sprintf("DeepSeek API key in %s is unusable: %s", cfg.APIKeyEnv, keyCharsRule)}
+		return nil, &Error{Code: CodeMissingKey, Message: "DeepSeek API key in " + cfg.APIKeyEnv + " is unusable: " + keyCharsRule}
 	}
 	o.key = key
 	// A query or URL carrying the key would send it somewhere else: in the
@@ -209,16 +208,13 @@ func prepare(op Operation) (*operation, *Error) {
 		if op.Kind == KindFetch {
 			what = "URL"
 		}
-		return nil, &Error{Code: CodeInvalidInput, Message: fmt.Sprintf("%s: the %s contains the API key; it was not sent", o.name, what)}
+		return nil, &Error{Code: CodeInvalidInput, Message: o.name + ": the " + what + " contains the API key; it was not sent"}
 	}
 	if sb, ok := body.(searchBody); ok && o.red.Contains(op.OriQuestion) {
 		sb.OriQuestion = ""
 		body = sb
 	}
-	data, jerr := json.Marshal(body)
-	if jerr != nil {
-		return nil, &Error{Code: CodeInternal, Message: "deepseek-web-retrieval: encode request: " + jerr.Error()}
-	}
+	data := body.appendJSON(nil)
 	o.request = Request{
 		Method: "POST",
 		URL:    cfg.BaseURL + path,
@@ -259,6 +255,9 @@ func (o *operation) attempt(n int, delayMs int64) *Request {
 	return &r
 }
 
+// searchBody and fetchBody are the Search and Fetch request bodies;
+// jsonenc.go writes them (the tags name their members, as json.Marshal in
+// the tests writes them).
 type searchBody struct {
 	Query       string `json:"query"`
 	Count       int    `json:"count"`
@@ -273,8 +272,8 @@ type fetchBody struct {
 
 // resume decides what follows one attempt.
 func (o *operation) resume(r Reply, env Env) Step {
-	fail := func(code Code, status int, format string, args ...any) Step {
-		msg := o.name + " failed: " + fmt.Sprintf(format, args...)
+	fail := func(code Code, status int, reason string) Step {
+		msg := o.name + " failed: " + reason
 		return Step{Done: true, Err: &Error{Code: code, Status: status, Message: o.redact(msg)}}
 	}
 	timeout := o.request.TimeoutMs
@@ -282,28 +281,28 @@ func (o *operation) resume(r Reply, env Env) Step {
 	case ReplyCancelled:
 		return Step{Done: true, Err: cancelled(o.name)}
 	case ReplyTimeout:
-		return fail(CodeTimeout, 0, "timed out after %d ms", timeout)
+		return fail(CodeTimeout, 0, "timed out after "+strconv.FormatInt(timeout, 10)+" ms")
 	case ReplyNetwork:
 		if m := strings.TrimSpace(r.Message); m != "" {
 			// Mask, then cut: a key straddling the cut must not leave a prefix.
-			return fail(CodeNetwork, 0, "network error: %s", clip(collapse(o.redact(m)), 300))
+			return fail(CodeNetwork, 0, "network error: "+clip(collapse(o.redact(m)), 300))
 		}
 		return fail(CodeNetwork, 0, "network error")
 	case ReplyTooLarge, ReplyResponse:
 		// A host that read past the cap gets the same answer as one that stopped.
 		if r.Kind == ReplyTooLarge || int64(len(r.Body)) > o.request.MaxBytes {
-			return fail(CodeTooLarge, 0, "the response is larger than 5 MiB (%d bytes) and was not read", int64(MaxResponseBytes))
+			return fail(CodeTooLarge, 0, "the response is larger than 5 MiB ("+strconv.Itoa(MaxResponseBytes)+" bytes) and was not read")
 		}
 	default:
-		return Step{Done: true, Err: &Error{Code: CodeInternal, Message: o.redact(fmt.Sprintf("deepseek-web-retrieval: the host reported an unknown reply kind %q", clip(o.redact(string(r.Kind)), 40)))}}
+		return Step{Done: true, Err: &Error{Code: CodeInternal, Message: o.redact("deepseek-web-retrieval: the host reported an unknown reply kind " + strconv.Quote(clip(o.redact(string(r.Kind)), 40)))}}
 	}
 	switch s := r.Status; {
 	case s >= 200 && s < 300:
 		return o.success(r.Body, env)
 	case s >= 300 && s < 400:
-		return fail(CodeRedirect, s, "HTTP %d: DeepSeek answered with a redirect, which is never followed", s)
+		return fail(CodeRedirect, s, "HTTP "+strconv.Itoa(s)+": DeepSeek answered with a redirect, which is never followed")
 	case s < 100 || s > 599:
-		return fail(CodeMalformed, 0, "the response has an invalid HTTP status %d", s)
+		return fail(CodeMalformed, 0, "the response has an invalid HTTP status "+strconv.Itoa(s))
 	}
 	attempt := o.request.Attempt
 	if retryable(r.Status) && attempt <= o.cfg.MaxRetries {
@@ -314,17 +313,17 @@ func (o *operation) resume(r Reply, env Env) Step {
 	if msg == "" && o.kind == KindFetch && r.Status == 404 {
 		msg = "DeepSeek could not retrieve the page"
 	}
-	text := fmt.Sprintf("HTTP %d", r.Status)
+	text := "HTTP " + strconv.Itoa(r.Status)
 	if msg != "" {
 		text += ": " + msg
 	}
 	if r.Status == 401 {
-		text += fmt.Sprintf(" (check the API key in %s)", o.cfg.APIKeyEnv)
+		text += " (check the API key in " + o.cfg.APIKeyEnv + ")"
 	}
 	if attempt > 1 {
-		text += fmt.Sprintf(" (gave up after %d attempts)", attempt)
+		text += " (gave up after " + strconv.Itoa(attempt) + " attempts)"
 	}
-	return fail(CodeAPI, r.Status, "%s", text)
+	return fail(CodeAPI, r.Status, text)
 }
 
 // retryable reports whether a status is worth another attempt (SPEC §4).

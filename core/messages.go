@@ -2,9 +2,8 @@ package core
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
-	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -101,7 +100,7 @@ type MessagesOptions struct {
 
 // parse decodes one option of the Messages backend; known is false for a
 // name that is not one.
-func (m *MessagesOptions) parse(name string, v json.RawMessage) (known bool, err error) {
+func (m *MessagesOptions) parse(name string, v []byte) (known bool, err error) {
 	switch name {
 	case "searchBackend":
 		err = decodeString(v, (*string)(&m.SearchBackend))
@@ -116,8 +115,8 @@ func (m *MessagesOptions) parse(name string, v json.RawMessage) (known bool, err
 	case "anthropicVersion":
 		err = decodeString(v, &m.AnthropicVersion)
 	case "messagesSummary":
-		if json.Unmarshal(v, &m.MessagesSummary) != nil {
-			err = fmt.Errorf("want true or false, got %s", quoteRaw(v))
+		if !jsonBool(v, &m.MessagesSummary) {
+			err = errors.New("want true or false, got " + quoteRaw(v))
 		}
 	default:
 		return false, nil
@@ -125,7 +124,7 @@ func (m *MessagesOptions) parse(name string, v json.RawMessage) (known bool, err
 	return true, err
 }
 
-func decodeBetween(v json.RawMessage, dst *int, lo, hi int) error {
+func decodeBetween(v []byte, dst *int, lo, hi int) error {
 	if err := decodeInt(v, dst); err != nil {
 		return err
 	}
@@ -134,7 +133,7 @@ func decodeBetween(v json.RawMessage, dst *int, lo, hi int) error {
 
 func between(n, lo, hi int) error {
 	if n < lo || n > hi {
-		return fmt.Errorf("want a whole number from %d to %d, got %d", lo, hi, n)
+		return errors.New("want a whole number from " + strconv.Itoa(lo) + " to " + strconv.Itoa(hi) + ", got " + strconv.Itoa(n))
 	}
 	return nil
 }
@@ -161,8 +160,8 @@ type MessagesConfig struct {
 // applies the backend's defaults to the shared options it changes
 // (maxResults when unset).
 func (c *Config) resolveMessages(o Options) error {
-	fail := func(name, format string, args ...any) error {
-		return &OptionError{Option: name, Reason: fmt.Sprintf(format, args...)}
+	fail := func(name, reason string) error {
+		return &OptionError{Option: name, Reason: reason}
 	}
 	m := MessagesConfig{
 		Backend:          BackendSearch,
@@ -179,12 +178,12 @@ func (c *Config) resolveMessages(o Options) error {
 	case BackendSearch, BackendMessages:
 		m.Backend = b
 	default:
-		return fail("searchBackend", "want %q or %q, got %q", BackendSearch, BackendMessages, clip(string(o.SearchBackend), 40))
+		return fail("searchBackend", "want "+strconv.Quote(string(BackendSearch))+" or "+strconv.Quote(string(BackendMessages))+", got "+strconv.Quote(clip(string(o.SearchBackend), 40)))
 	}
 	if o.MessagesBaseURL != "" {
 		u, err := checkBaseURL(o.MessagesBaseURL)
 		if err != nil {
-			return fail("messagesBaseURL", "%s", err)
+			return fail("messagesBaseURL", err.Error())
 		}
 		// The seeds' DEEPSEEK_SEARCH_BASE_URL ends in /v1.
 		m.BaseURL = strings.TrimSuffix(u, "/v1")
@@ -192,25 +191,25 @@ func (c *Config) resolveMessages(o Options) error {
 	m.Endpoint = m.BaseURL + "/v1/messages"
 	if s := o.MessagesModel; s != "" {
 		if strings.TrimSpace(s) != s || runeCount(s) > 128 || strings.ContainsFunc(s, func(r rune) bool { return r < ' ' || r == 0x7f }) {
-			return fail("messagesModel", "want a model name such as %q (no surrounding spaces or control characters, at most 128 characters), got %q", DefaultMessagesModel, clip(s, 40))
+			return fail("messagesModel", "want a model name such as "+strconv.Quote(DefaultMessagesModel)+" (no surrounding spaces or control characters, at most 128 characters), got "+strconv.Quote(clip(s, 40)))
 		}
 		m.Model = s
 	}
 	if o.MessagesMaxTokens != 0 {
 		if err := between(o.MessagesMaxTokens, minMessagesMaxTokens, maxMessagesMaxTokens); err != nil {
-			return fail("messagesMaxTokens", "%s", err)
+			return fail("messagesMaxTokens", err.Error())
 		}
 		m.MaxTokens = o.MessagesMaxTokens
 	}
 	if o.MessagesMaxUses != 0 {
 		if err := between(o.MessagesMaxUses, minMessagesMaxUses, maxMessagesMaxUses); err != nil {
-			return fail("messagesMaxUses", "%s", err)
+			return fail("messagesMaxUses", err.Error())
 		}
 		m.MaxUses = o.MessagesMaxUses
 	}
 	if s := o.AnthropicVersion; s != "" {
 		if len(s) > 64 || !validKey(s) {
-			return fail("anthropicVersion", "want a version such as %q (no spaces, at most 64 characters), got %q", DefaultAnthropicVersion, clip(s, 40))
+			return fail("anthropicVersion", "want a version such as "+strconv.Quote(DefaultAnthropicVersion)+" (no spaces, at most 64 characters), got "+strconv.Quote(clip(s, 40)))
 		}
 		m.AnthropicVersion = s
 	}
@@ -275,8 +274,8 @@ func ApplyMessagesEnv(o *Options, getenv func(string) string) error {
 			continue
 		}
 		var x int
-		if decodeInt(json.RawMessage(v), &x) != nil || between(x, n.lo, n.hi) != nil {
-			return fmt.Errorf("environment variable %s: want a whole number from %d to %d, got %q", n.env, n.lo, n.hi, clip(v, 40))
+		if decodeInt([]byte(v), &x) != nil || between(x, n.lo, n.hi) != nil {
+			return errors.New("environment variable " + n.env + ": want a whole number from " + strconv.Itoa(n.lo) + " to " + strconv.Itoa(n.hi) + ", got " + strconv.Quote(clip(v, 40)))
 		}
 		*n.dst = x
 	}
@@ -314,16 +313,16 @@ type messagesTurn struct {
 	paused, maxTokens bool
 }
 
+// messagesBody is a Messages request (jsonenc.go writes it): the model,
+// max_tokens, the prompt as the user's message, then, when a paused turn
+// is continued, the assistant's content blocks so far (raw JSON), and the
+// web_search tool.
 type messagesBody struct {
-	Model     string          `json:"model"`
-	MaxTokens int             `json:"max_tokens"`
-	Messages  []messagesEntry `json:"messages"`
-	Tools     []webSearchTool `json:"tools"`
-}
-
-type messagesEntry struct {
-	Role    string `json:"role"`
-	Content any    `json:"content"`
+	Model     string
+	MaxTokens int
+	Prompt    string
+	Blocks    [][]byte
+	Tool      webSearchTool
 }
 
 type webSearchTool struct {
@@ -355,7 +354,7 @@ func prepareMessages(o *operation, op Operation) (*operation, *Error) {
 		return nil, &Error{Code: CodeMissingKey, Message: cfg.MissingKeyMessage()}
 	}
 	if !validKey(key) {
-		return nil, &Error{Code: CodeMissingKey, Message: fmt.Sprintf("DeepSeek API key in %s is unusable: %s", cfg.APIKeyEnv, keyCharsRule)}
+		return nil, &Error{Code: CodeMissingKey, Message: "DeepSeek API key in " + cfg.APIKeyEnv + " is unusable: " + keyCharsRule}
 	}
 	o.key = key
 	if strings.Contains(q, key) {
@@ -399,17 +398,13 @@ func (t *messagesTurn) body(cfg *Config) ([]byte, error) {
 	b := messagesBody{
 		Model:     cfg.Messages.Model,
 		MaxTokens: cfg.Messages.MaxTokens,
-		Messages:  []messagesEntry{{Role: "user", Content: t.prompt}},
-		Tools:     []webSearchTool{t.tool},
+		Prompt:    t.prompt,
+		Tool:      t.tool,
 	}
-	if len(t.blocks) > 0 {
-		raw := make([]json.RawMessage, len(t.blocks))
-		for i, bl := range t.blocks {
-			raw[i] = bl.Raw
-		}
-		b.Messages = append(b.Messages, messagesEntry{Role: "assistant", Content: raw})
+	for _, bl := range t.blocks {
+		b.Blocks = append(b.Blocks, bl.Raw)
 	}
-	return json.Marshal(b)
+	return b.appendJSON(nil)
 }
 
 // messagesMalformed says what is wrong with a 2xx Messages body that could
@@ -482,13 +477,13 @@ func searchErrorText(code string, cfg *Config) string {
 	case "invalid_tool_input", "invalid_input":
 		return code + " (DeepSeek rejected the search query the model wrote)"
 	case "max_uses_exceeded":
-		return fmt.Sprintf("max_uses_exceeded (the model used up the searches allowed per call; messagesMaxUses is %d)", cfg.Messages.MaxUses)
+		return "max_uses_exceeded (the model used up the searches allowed per call; messagesMaxUses is " + strconv.Itoa(cfg.Messages.MaxUses) + ")"
 	case "query_too_long":
 		return "query_too_long (the search query is too long; shorten it)"
 	case "unavailable":
 		return "unavailable (DeepSeek's search is unavailable; try again later)"
 	}
-	return fmt.Sprintf("%q", clip(collapse(code), 60))
+	return strconv.Quote(clip(collapse(code), 60))
 }
 
 // mapMessages builds the search result of a finished Messages turn: the
@@ -545,7 +540,7 @@ func mapMessages(t *messagesTurn, query string, cfg *Config, redact func(string)
 			return nil, &Error{Code: CodeSearchError, Message: "DeepSeek's web search returned an error: " + strings.Join(parts, "; ")}
 		}
 		if t.paused {
-			return nil, &Error{Code: CodeNotGrounded, Message: fmt.Sprintf("DeepSeek did not run a web search for this query (its turn paused %d times without a search result)", t.usage.Requests)}
+			return nil, &Error{Code: CodeNotGrounded, Message: "DeepSeek did not run a web search for this query (its turn paused " + strconv.Itoa(t.usage.Requests) + " times without a search result)"}
 		}
 		return nil, &Error{Code: CodeNotGrounded, Message: "DeepSeek did not run a web search for this query"}
 	}
@@ -593,9 +588,9 @@ func mapMessages(t *messagesTurn, query string, cfg *Config, redact func(string)
 	}
 	switch {
 	case t.paused:
-		res.Notes = append(res.Notes, fmt.Sprintf("DeepSeek paused its turn %d times and it was not continued further; the results above are those found so far.", t.usage.Requests))
+		res.Notes = append(res.Notes, "DeepSeek paused its turn "+strconv.Itoa(t.usage.Requests)+" times and it was not continued further; the results above are those found so far.")
 	case t.maxTokens:
-		res.Notes = append(res.Notes, fmt.Sprintf("DeepSeek stopped at messagesMaxTokens (%d) before finishing its turn; some results may be missing.", cfg.Messages.MaxTokens))
+		res.Notes = append(res.Notes, "DeepSeek stopped at messagesMaxTokens ("+strconv.Itoa(cfg.Messages.MaxTokens)+") before finishing its turn; some results may be missing.")
 	}
 	return res, nil
 }
@@ -629,7 +624,7 @@ func (r *SearchResult) decorate(text string) string {
 	}
 	b.WriteString(text)
 	if r.Dropped > 0 {
-		fmt.Fprintf(&b, "\n\n(%d more %s not shown: maxResults is %d.)", r.Dropped, plural(r.Dropped, "result", "results"), len(r.Hits))
+		b.WriteString("\n\n(" + strconv.Itoa(r.Dropped) + " more " + plural(r.Dropped, "result", "results") + " not shown: maxResults is " + strconv.Itoa(len(r.Hits)) + ".)")
 	}
 	for _, n := range r.Notes {
 		b.WriteString("\n\n" + n)

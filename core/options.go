@@ -2,12 +2,13 @@ package core
 
 import (
 	"bytes"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"net/netip"
 	"net/url"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -165,7 +166,7 @@ type OptionError struct {
 	Reason string
 }
 
-func (e *OptionError) Error() string { return fmt.Sprintf("option %q: %s", e.Option, e.Reason) }
+func (e *OptionError) Error() string { return "option " + strconv.Quote(e.Option) + ": " + e.Reason }
 
 // ParseOptions decodes a JSON options object. Unknown option names are
 // ignored with a warning; a value of the wrong type is an error naming the
@@ -177,9 +178,9 @@ func ParseOptions(data []byte) (Options, []string, error) {
 	if len(data) == 0 || string(data) == "null" {
 		return o, nil, nil
 	}
-	var raw map[string]json.RawMessage
-	if err := json.Unmarshal(data, &raw); err != nil {
-		return o, nil, fmt.Errorf("options: not a JSON object: %w", err)
+	raw, err := jsonObjectMembers(data)
+	if err != nil {
+		return o, nil, &notObjectError{err}
 	}
 	keys := make([]string, 0, len(raw))
 	for k := range raw {
@@ -202,8 +203,8 @@ func ParseOptions(data []byte) (Options, []string, error) {
 			err = decodeString(v, &o.APIKeyEnv)
 		case "apiKey":
 			// Never echo the value: it may be a literal key.
-			if json.Unmarshal(v, &o.APIKey) != nil {
-				err = fmt.Errorf("want a string such as \"${DEEPSEEK_API_KEY}\"")
+			if !jsonString(v, &o.APIKey) {
+				err = errors.New("want a string such as \"${DEEPSEEK_API_KEY}\"")
 			}
 		case "baseURL":
 			err = decodeString(v, &o.BaseURL)
@@ -217,8 +218,8 @@ func ParseOptions(data []byte) (Options, []string, error) {
 			err = decodeNumber(v, &o.MinAuthority)
 		case "allowUnknownAuthority":
 			var b bool
-			if json.Unmarshal(v, &b) != nil {
-				err = fmt.Errorf("want true or false, got %s", quoteRaw(v))
+			if !jsonBool(v, &b) {
+				err = errors.New("want true or false, got " + quoteRaw(v))
 			}
 			o.AllowUnknownAuthority = &b
 		case "includeDomains":
@@ -278,7 +279,7 @@ func explicitZero(name string, o Options) error {
 		{"timeoutMs", o.TimeoutMs, minTimeoutMs, maxTimeoutMs},
 	} {
 		if f.name == name && f.v == 0 {
-			return fmt.Errorf("want a whole number from %d to %d, got 0", f.lo, f.hi)
+			return errors.New("want a whole number from " + strconv.Itoa(f.lo) + " to " + strconv.Itoa(f.hi) + ", got 0")
 		}
 	}
 	return nil
@@ -287,13 +288,13 @@ func explicitZero(name string, o Options) error {
 func unknownOptionWarning(name string) string {
 	for _, known := range optionNames {
 		if strings.EqualFold(known, name) {
-			return fmt.Sprintf("unknown option %s ignored (did you mean %q?)", shown(name, 60), known)
+			return "unknown option " + shown(name, 60) + " ignored (did you mean " + strconv.Quote(known) + "?)"
 		}
 	}
-	return fmt.Sprintf("unknown option %s ignored", shown(name, 60))
+	return "unknown option " + shown(name, 60) + " ignored"
 }
 
-func quoteRaw(v json.RawMessage) string {
+func quoteRaw(v []byte) string {
 	s := string(bytes.TrimSpace(v))
 	if looksLikeKey(s) {
 		return "a value that looks like an API key (not repeated here)"
@@ -301,24 +302,24 @@ func quoteRaw(v json.RawMessage) string {
 	return clip(s, 40)
 }
 
-func decodeString(v json.RawMessage, dst *string) error {
-	if json.Unmarshal(v, dst) != nil {
-		return fmt.Errorf("want a string, got %s", quoteRaw(v))
+func decodeString(v []byte, dst *string) error {
+	if !jsonString(v, dst) {
+		return errors.New("want a string, got " + quoteRaw(v))
 	}
 	return nil
 }
 
-func decodeNumber(v json.RawMessage, dst *float64) error {
-	if json.Unmarshal(v, dst) != nil {
-		return fmt.Errorf("want a number, got %s", quoteRaw(v))
+func decodeNumber(v []byte, dst *float64) error {
+	if !jsonFloat(v, dst) {
+		return errors.New("want a number, got " + quoteRaw(v))
 	}
 	return nil
 }
 
-func decodeInt(v json.RawMessage, dst *int) error {
+func decodeInt(v []byte, dst *int) error {
 	var f float64
-	if json.Unmarshal(v, &f) != nil || f != math.Trunc(f) || math.Abs(f) > 1e9 {
-		return fmt.Errorf("want a whole number, got %s", quoteRaw(v))
+	if !jsonFloat(v, &f) || f != math.Trunc(f) || math.Abs(f) > 1e9 {
+		return errors.New("want a whole number, got " + quoteRaw(v))
 	}
 	*dst = int(f)
 	return nil
@@ -338,32 +339,32 @@ var intRanges = map[string][2]int{
 func checkRange(name string, n int) error {
 	r := intRanges[name]
 	if n < r[0] || n > r[1] {
-		return fmt.Errorf("want a whole number from %d to %d, got %d", r[0], r[1], n)
+		return errors.New("want a whole number from " + strconv.Itoa(r[0]) + " to " + strconv.Itoa(r[1]) + ", got " + strconv.Itoa(n))
 	}
 	return nil
 }
 
 // decodeRange decodes a whole number and checks its range, so a written 0
 // is an error rather than "the default" (a zero Options field means unset).
-func decodeRange(v json.RawMessage, dst *int, name string) error {
+func decodeRange(v []byte, dst *int, name string) error {
 	if err := decodeInt(v, dst); err != nil {
 		return err
 	}
 	return checkRange(name, *dst)
 }
 
-func decodeStrings(v json.RawMessage, dst *[]string) error {
-	if json.Unmarshal(v, dst) == nil {
+func decodeStrings(v []byte, dst *[]string) error {
+	if jsonStrings(v, dst) {
 		return nil
 	}
 	// A single string is accepted as a one-entry list, or as a
 	// comma-separated list, the way flags and env vars spell lists.
 	var s string
-	if json.Unmarshal(v, &s) == nil {
+	if jsonString(v, &s) {
 		*dst = splitList(s)
 		return nil
 	}
-	return fmt.Errorf("want a list of domain names, got %s", quoteRaw(v))
+	return errors.New("want a list of domain names, got " + quoteRaw(v))
 }
 
 func splitList(s string) []string {
@@ -426,7 +427,7 @@ func (c *Config) ResolveKey(getenv func(string) string) string {
 // MissingKeyMessage is the one sentence every surface shows when no key is
 // available for c.
 func (c *Config) MissingKeyMessage() string {
-	return fmt.Sprintf("DeepSeek API key not found: set the %s environment variable", c.APIKeyEnv)
+	return "DeepSeek API key not found: set the " + c.APIKeyEnv + " environment variable"
 }
 
 // NewConfig validates o and fills in defaults. Invalid values are errors that
@@ -448,8 +449,8 @@ func NewConfig(o Options) (*Config, []string, error) {
 		CacheMaxBytes:         MaxCacheMB << 20,
 	}
 	var warnings []string
-	fail := func(name, format string, args ...any) (*Config, []string, error) {
-		return nil, nil, &OptionError{Option: name, Reason: fmt.Sprintf(format, args...)}
+	fail := func(name, reason string) (*Config, []string, error) {
+		return nil, nil, &OptionError{Option: name, Reason: reason}
 	}
 	for _, t := range []struct {
 		name string
@@ -460,7 +461,7 @@ func NewConfig(o Options) (*Config, []string, error) {
 			continue
 		}
 		if !t.in.Valid() {
-			return fail(t.name, "want off, optional, preferred or forced, got %s", shown(string(t.in), 40))
+			return fail(t.name, "want off, optional, preferred or forced, got "+shown(string(t.in), 40))
 		}
 		*t.out = t.in
 	}
@@ -468,19 +469,19 @@ func NewConfig(o Options) (*Config, []string, error) {
 		// A key pasted here can be a valid name (ghp_…): refuse known key
 		// shapes rather than read a variable named after the key.
 		if !validEnvName(o.APIKeyEnv) || hasKeyPrefix(o.APIKeyEnv) {
-			return fail("apiKeyEnv", "%s is not an environment variable name", shown(o.APIKeyEnv, 60))
+			return fail("apiKeyEnv", shown(o.APIKeyEnv, 60)+" is not an environment variable name")
 		}
 		c.APIKeyEnv = o.APIKeyEnv
 	}
 	if k := strings.TrimSpace(o.APIKey); k != "" {
 		if name, ok := envReference(k); ok {
 			if !validEnvName(name) {
-				return fail("apiKey", "the reference names %s, which is not an environment variable name", shown(name, 60))
+				return fail("apiKey", "the reference names "+shown(name, 60)+", which is not an environment variable name")
 			}
 			c.APIKeyEnv = name
 		} else {
 			if !validKey(k) {
-				return fail("apiKey", "the literal key is not usable: %s", keyCharsRule)
+				return fail("apiKey", "the literal key is not usable: "+keyCharsRule)
 			}
 			c.literalKey = k
 			warnings = append(warnings, `option "apiKey" holds a literal key; prefer "{env:DEEPSEEK_API_KEY}" so no secret sits in a config file`)
@@ -489,7 +490,7 @@ func NewConfig(o Options) (*Config, []string, error) {
 	if o.BaseURL != "" {
 		u, err := checkBaseURL(o.BaseURL)
 		if err != nil {
-			return fail("baseURL", "%s", err)
+			return fail("baseURL", err.Error())
 		}
 		c.BaseURL = u
 	}
@@ -507,13 +508,13 @@ func NewConfig(o Options) (*Config, []string, error) {
 			continue
 		}
 		if err := checkRange(f.name, f.in); err != nil {
-			return fail(f.name, "%s", err)
+			return fail(f.name, err.Error())
 		}
 		*f.out = f.in
 	}
 	if o.MaxRetries != nil {
 		if err := checkRange("maxRetries", *o.MaxRetries); err != nil {
-			return fail("maxRetries", "%s", err)
+			return fail("maxRetries", err.Error())
 		}
 		c.MaxRetries = *o.MaxRetries
 	}
@@ -521,11 +522,11 @@ func NewConfig(o Options) (*Config, []string, error) {
 		return nil, nil, err
 	}
 	if o.MinRerank < 0 || o.MinRerank > 3 || math.IsNaN(o.MinRerank) {
-		return fail("minRerank", "want a number from 0 to 3, got %g", o.MinRerank)
+		return fail("minRerank", "want a number from 0 to 3, got "+strconv.FormatFloat(o.MinRerank, 'g', -1, 64))
 	}
 	c.MinRerank = o.MinRerank
 	if o.MinAuthority < 0 || o.MinAuthority > 4 || math.IsNaN(o.MinAuthority) {
-		return fail("minAuthority", "want a number from 0 to 4, got %g", o.MinAuthority)
+		return fail("minAuthority", "want a number from 0 to 4, got "+strconv.FormatFloat(o.MinAuthority, 'g', -1, 64))
 	}
 	c.MinAuthority = o.MinAuthority
 	if o.AllowUnknownAuthority != nil {
@@ -541,12 +542,12 @@ func NewConfig(o Options) (*Config, []string, error) {
 		{"blockedDomains", o.BlockedDomains, &c.BlockedDomains},
 	} {
 		if len(l.in) > maxDomainEntries {
-			return fail(l.name, "at most %d entries, got %d", maxDomainEntries, len(l.in))
+			return fail(l.name, "at most "+strconv.Itoa(maxDomainEntries)+" entries, got "+strconv.Itoa(len(l.in)))
 		}
 		for i, d := range l.in {
 			n, err := normalizeDomain(d)
 			if err != nil {
-				return fail(l.name, "entry %d: %s", i+1, err)
+				return fail(l.name, "entry "+strconv.Itoa(i+1)+": "+err.Error())
 			}
 			if !containsString(*l.out, n) {
 				*l.out = append(*l.out, n)
@@ -555,7 +556,7 @@ func NewConfig(o Options) (*Config, []string, error) {
 	}
 	if lang := strings.TrimSpace(o.Language); lang != "" {
 		if !validLanguage(lang) {
-			return fail("language", "want language codes separated by commas, such as \"zh,en\", got %s", shown(lang, 40))
+			return fail("language", "want language codes separated by commas, such as \"zh,en\", got "+shown(lang, 40))
 		}
 		c.Language = lang
 	}
@@ -563,7 +564,7 @@ func NewConfig(o Options) (*Config, []string, error) {
 		if a, err := netip.ParseAddr(loc); err == nil && a.Zone() == "" {
 			c.Localization = a.String()
 		} else {
-			warnings = append(warnings, fmt.Sprintf("option \"localization\": %s is not an IPv4 or IPv6 address; it is not sent", shown(loc, 60)))
+			warnings = append(warnings, "option \"localization\": "+shown(loc, 60)+" is not an IPv4 or IPv6 address; it is not sent")
 		}
 	}
 	if err := c.resolveMessages(o); err != nil {

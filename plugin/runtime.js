@@ -11,6 +11,8 @@ import { createWasi } from "./wasi.js"
 
 const ABI_VERSION = 1
 const encoder = new TextEncoder()
+// IDLE_MS without a call and the module collects its garbage (Runtime.#idle).
+const IDLE_MS = 500
 const decoder = new TextDecoder()
 
 let compiled = null
@@ -40,9 +42,9 @@ export class ModuleTrap extends Error {}
  */
 export class Runtime {
   /**
-   * Compiles and instantiates the module. `warmUp` are start envelopes run (and cancelled
-   * when they reach an HTTP step) after the promise resolves, one per macrotask, so the
-   * code paths of real calls are compiled before the first one arrives.
+   * Compiles and instantiates the module. `warmUp` are calls run after the promise
+   * resolves, one per macrotask, so the code paths of real calls are compiled before the
+   * first one arrives (see warmUp).
    *
    * With `lazy`, every piece waits for a macrotask of its own: compile (off the main
    * thread), instantiation, `_initialize` (the one piece that cannot be split), then
@@ -72,6 +74,8 @@ export class Runtime {
   #exports = null
   #wasi = null
   #generation = 0
+  // #busy is the milliseconds spent inside exports (stats).
+  #busy = 0
   // #warming settles once every warm-up started so far has finished.
   #warming = Promise.resolve()
   // #abandon aborts the requests of the current instance's operations when
@@ -103,14 +107,13 @@ export class Runtime {
   }
 
   /**
-   * Runs each start envelope in a macrotask of its own. Nothing is sent: an operation that
-   * reaches an HTTP step is answered, in the next macrotask, with an empty JSON object (a
-   * 200 whose body is `{}`), which takes the module through its reply path too, and
-   * cancelled if it still wants more. Failures are ignored (a real call meets them and
-   * reports them).
+   * Runs each warm-up in a macrotask of its own. A warm-up is a start envelope and the
+   * body of the 200 its HTTP step is answered with (default `{}`), in the next macrotask;
+   * nothing is sent. An operation that still wants more is cancelled. Failures are ignored
+   * (a real call meets them and reports them).
    */
-  warmUp(envelopes) {
-    const done = this.#warm(envelopes)
+  warmUp(warmUps) {
+    const done = this.#warm(warmUps)
     this.#warming = Promise.all([this.#warming, done]).then(() => {})
     return done
   }
@@ -120,21 +123,43 @@ export class Runtime {
     return this.#warming
   }
 
-  async #warm(envelopes) {
+  async #warm(warmUps) {
     await nextTask()
     warmTransport()
-    for (const envelope of envelopes) {
+    for (const { envelope, body = "{}" } of warmUps) {
       await nextTask()
       try {
         let step = this.start(envelope)
         if (step.step !== "http") continue
         await nextTask()
-        step = this.resume(step.handle, { kind: "response", status: 200, headers: { "content-type": "application/json" } }, encoder.encode("{}"))
+        step = this.resume(step.handle, { kind: "response", status: 200, headers: { "content-type": "application/json" } }, encoder.encode(body))
         if (step.step === "http") this.cancel(step.handle)
       } catch {
         // a trap was logged and the instance replaced by #call
       }
     }
+    await nextTask()
+    this.#idle()
+  }
+
+  // #idle tells the module nothing is asking of it: it collects its garbage then rather
+  // than inside a later call (wasm/memory.go). It runs after the warm-up and once no call
+  // has come for IDLE_MS (#armIdle, after every call); the timer never keeps a process up.
+  #idle() {
+    this.#idles++
+    try {
+      if (this.#exports?.idle) this.#call(() => this.#exports.idle())
+    } catch {
+      // a trap was logged and the instance replaced by #call
+    }
+  }
+
+  #idleTimer = null
+  #idles = 0
+  #armIdle() {
+    clearTimeout(this.#idleTimer)
+    this.#idleTimer = setTimeout(() => this.#idle(), IDLE_MS)
+    this.#idleTimer.unref?.()
   }
 
   /** Operations not yet done inside the module (0 when idle). */
@@ -142,9 +167,13 @@ export class Runtime {
     return this.#call(() => this.#exports.in_flight())
   }
 
-  /** Test and benchmark hook: instance generation, operations in flight, linear memory bytes. */
+  /**
+   * Test and benchmark hook: instance generation, operations in flight, linear memory
+   * bytes, the milliseconds spent inside the module's exports so far, and how often the
+   * module was told it is idle.
+   */
   stats() {
-    return { generation: this.#generation, inFlight: this.inFlight(), memoryBytes: this.#exports.memory.buffer.byteLength }
+    return { generation: this.#generation, inFlight: this.inFlight(), memoryBytes: this.#exports.memory.buffer.byteLength, busyMs: this.#busy, idles: this.#idles }
   }
 
   /** Test hook: makes the instance trap for real (a reactor's _initialize may run only once). */
@@ -155,6 +184,7 @@ export class Runtime {
   // #call runs one export; a trap replaces the instance and throws ModuleTrap.
   #call(fn) {
     if (!this.#exports) throw new ModuleTrap("deepseek-web-retrieval: the module is being restarted; try again")
+    const t = performance.now()
     try {
       return fn()
     } catch (err) {
@@ -169,6 +199,8 @@ export class Runtime {
         this.#log("error", `core.wasm restart failed: ${e?.message ?? e}`)
       }
       throw new ModuleTrap(`deepseek-web-retrieval: the module failed (instance ${gen}) and was restarted; the call was abandoned`)
+    } finally {
+      this.#busy += performance.now() - t
     }
   }
 
@@ -209,6 +241,14 @@ export class Runtime {
    * AbortSignal: aborting cancels the request in flight or the pending delay.
    */
   async run(envelope, signal) {
+    try {
+      return await this.#run(envelope, signal)
+    } finally {
+      this.#armIdle()
+    }
+  }
+
+  async #run(envelope, signal) {
     let step = this.start(envelope)
     const generation = this.#generation
     const stop = signal ? AbortSignal.any([signal, this.#abandon.signal]) : this.#abandon.signal

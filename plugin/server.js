@@ -39,24 +39,45 @@ function runtime(log, opts = {}) {
   return shared
 }
 
-// warmUp lists the calls run once each after setup, none of which sends anything (see
-// Runtime.warmUp), so the code of the first real search and fetch is compiled before they
-// arrive. The
-// first (a plan for no host: an error) takes the envelope decoding and the options; the
-// real plan, search and fetch then add only their own paths.
+// warmUp lists the calls run after setup, none of which sends anything (see
+// Runtime.warmUp), so the code of the first real search and fetch is compiled, and has run
+// often enough for the engine to optimise it, before they arrive. The first (a plan for no
+// host: an error) takes the envelope decoding and the options; the real plan adds its own
+// path; then WARM_ROUNDS searches and fetches answered with realistic bodies (WARM_SEARCH,
+// WARM_FETCH) take the decoding and rendering of real results. They run with the cache off,
+// so every round does that work; no made-up answer is kept (nor could one be served: the
+// cache is keyed by API key, and theirs is a placeholder).
 function warmUp(host, options, plan) {
   const base = { options: options ?? {}, apiKey: "warm-up" }
+  const uncached = { options: { ...(options ?? {}), cacheTTL: 0 }, apiKey: "warm-up" }
   const search =
     plan.websearch && host === "opencode2"
       ? { kind: "opencode.websearch", input: { query: "warm-up" } }
       : { kind: "opencode.tool", input: { tool: "deepseek_search", args: { query: "warm-up" } } }
-  return [
-    { ...base, kind: "opencode.plan", input: { host: "" } },
-    { ...base, kind: "opencode.plan", input: { host } },
-    { ...base, ...search },
-    { ...base, kind: "opencode.tool", input: { tool: "deepseek_fetch", args: { url: "https://example.com/" } } },
+  const calls = [
+    { envelope: { ...base, kind: "opencode.plan", input: { host: "" } } },
+    { envelope: { ...base, kind: "opencode.plan", input: { host } } },
   ]
+  for (let i = 0; i < WARM_ROUNDS; i++) {
+    calls.push({ envelope: { ...uncached, ...search }, body: WARM_SEARCH })
+    calls.push({ envelope: { ...uncached, kind: "opencode.tool", input: { tool: "deepseek_fetch", args: { url: "https://example.com/" } } }, body: WARM_FETCH })
+  }
+  return calls
 }
+
+const WARM_ROUNDS = 6
+const WARM_TEXT = "Warm-up text, never shown: it only takes the module through a real answer. ".repeat(5)
+const WARM_SEARCH = JSON.stringify({
+  results: Array.from({ length: 10 }, (_, i) => ({
+    url: `https://example.com/${i}`,
+    title: `Result ${i}`,
+    snippet: WARM_TEXT.slice(0, 80),
+    summary: WARM_TEXT,
+    date: "2024-01-15T00:00:00Z",
+    site_name: "example.com",
+  })),
+})
+const WARM_FETCH = JSON.stringify({ title: "Warm-up", content: `# Warm-up\n\n${WARM_TEXT.repeat(10)}` })
 
 // Bun's own hasher where there is one: its node:crypto is slower to start.
 const hasher = () => (globalThis.Bun?.CryptoHasher ? new Bun.CryptoHasher("sha256") : createHash("sha256"))

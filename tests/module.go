@@ -23,7 +23,7 @@ import (
 // Exports lists the module's ABI exports (wasm/doc.go), by their export
 // names. _initialize and memory come from the Go toolchain and are not
 // listed.
-var Exports = []string{"abi_version", "alloc", "free", "start", "resume", "cancel", "in_flight"}
+var Exports = []string{"abi_version", "alloc", "free", "start", "resume", "cancel", "in_flight", "idle"}
 
 // Module is one instance of the core module. Its methods serialize calls
 // (calls into one instance must not overlap) and copy every reply out of
@@ -127,6 +127,12 @@ func (m *Module) InFlight(ctx context.Context) (uint32, error) {
 		return 0, err
 	}
 	return uint32(res[0]), nil
+}
+
+// Idle calls idle: the module collects its garbage.
+func (m *Module) Idle(ctx context.Context) error {
+	_, err := m.Call(ctx, "idle")
+	return err
 }
 
 // Alloc calls alloc and copies b into the buffer it returns. The caller

@@ -23,6 +23,9 @@
 //	                                        body_len 0 for none)
 //	cancel(handle u32) -> u64               cancel an operation in flight
 //	in_flight() -> u32                      operations not yet done (for leak checks)
+//	idle()                                  the host has nothing for the module now: it
+//	                                        collects its garbage (wasm/memory.go); call it
+//	                                        after a warm-up and after a while without calls
 //
 // # Memory
 //

@@ -17,23 +17,6 @@ import (
 // main never runs in a reactor; _initialize sets up the runtime.
 func main() {}
 
-// memoryLimit is the Go heap's soft limit. Linear memory never shrinks, and
-// with the default GC pacing a full 64 MiB page cache lets it grow to about
-// twice that (156 MB measured); the limit makes the GC collect harder
-// instead (98 MB). It is soft: a 5 MiB response on top of a full cache
-// still fits, at the cost of more frequent collections.
-const memoryLimit = 80 << 20
-
-func init() { setMemoryLimit(memoryLimit) }
-
-// setMemoryLimit is runtime/debug.SetMemoryLimit without the rest of
-// runtime/debug, which imports fmt and os (and through fmt, reflect): the
-// runtime provides it to runtime/debug by this name (a "push" linkname,
-// which the linker allows pulling). Its result is the previous limit.
-//
-//go:linkname setMemoryLimit runtime/debug.setMemoryLimit
-func setMemoryLimit(limit int64) int64
-
 // maxAlloc bounds one host buffer: a 5 MiB body plus generous slack.
 const maxAlloc = 64 << 20
 
@@ -300,6 +283,7 @@ func abiError(h uint32, msg string) abi.Step {
 
 // emit stores the reply and returns its packed address and length.
 func emit(s abi.Step) uint64 {
+	keepUnderLimit()
 	out = s.AppendJSON(reuse(out))
 	return uint64(uintptr(unsafe.Pointer(&out[0])))<<32 | uint64(len(out))
 }

@@ -18,9 +18,7 @@
 package anthropic
 
 import (
-	"encoding/json"
 	"errors"
-	"fmt"
 	"math"
 	"strconv"
 
@@ -51,7 +49,7 @@ type LimitError struct {
 }
 
 func (e *LimitError) Error() string {
-	return fmt.Sprintf("more than %d %s", e.Limit, e.What)
+	return "more than " + strconv.Itoa(e.Limit) + " " + e.What
 }
 
 // Block types this package reads; others are kept raw and otherwise ignored.
@@ -83,8 +81,9 @@ type Response struct {
 // Block is one content block.
 type Block struct {
 	Type string
-	// Raw is the block exactly as received, for a continuation request.
-	Raw json.RawMessage
+	// Raw is the block's JSON exactly as received, for a continuation
+	// request.
+	Raw []byte
 	// Text and Citations are set for text blocks. Only citations of type
 	// web_search_result_location (or without a type) are kept.
 	Text      string
@@ -202,10 +201,19 @@ func Decode(body []byte) (*Response, error) {
 // notJSON is the error for a body the scanner refused.
 func notJSON(e *wire.Error) error {
 	if e != nil && e.Problem == wire.Broken {
-		return fmt.Errorf("%w: the body is not valid JSON at byte %d", ErrNotJSON, e.Offset)
+		return &brokenError{offset: e.Offset}
 	}
 	return ErrNotJSON
 }
+
+// brokenError is a body that is not valid JSON; it matches [ErrNotJSON].
+type brokenError struct{ offset int }
+
+func (e *brokenError) Error() string {
+	return ErrNotJSON.Error() + ": the body is not valid JSON at byte " + strconv.Itoa(e.offset)
+}
+
+func (e *brokenError) Unwrap() error { return ErrNotJSON }
 
 // decoder holds the scanner and the scratch space reused from block to
 // block.

@@ -1,0 +1,54 @@
+// The warm-up setup starts (plugin/server.js warmUp, Runtime.warmUp) and the idle signal
+// (Runtime.#idle): the warm-up runs real answers through the module but sends nothing and
+// keeps nothing, and the module hears it is idle after the warm-up and after a quiet spell.
+import { test, before, after, beforeEach } from "node:test"
+import assert from "node:assert/strict"
+import { startEnv, runtime, sleep, waitFor } from "./lib/plugin-helpers.js"
+
+let env
+before(async () => {
+  env = await startEnv()
+})
+after(async () => {
+  await env.close()
+})
+beforeEach(() => env.ds.reset())
+
+test("the warm-up sends nothing and caches nothing: its own search and fetch then reach DeepSeek", async () => {
+  const host = await env.v2()
+  assert.equal(env.ds.searchRequests.length + env.ds.fetchRequests.length, 0, "the warm-up sent a request")
+
+  // The warm-up searched "warm-up" and fetched https://example.com/, answered with made-up
+  // bodies: a real call for either must not be served from the cache.
+  env.ds.enqueue("search", { json: { results: [{ url: "https://real.example/a", title: "Real result", snippet: "from DeepSeek" }] } })
+  const s = await host.search("warm-up")
+  assert.equal(s.ok, true, s.error?.message)
+  assert.equal(env.ds.searchRequests.length, 1)
+  assert.match(s.modelText, /Real result/)
+  assert.doesNotMatch(s.modelText, /Warm-up text/)
+
+  env.ds.enqueue("fetch", { json: { title: "Real page", content: "The page DeepSeek read." } })
+  const f = await host.runTool("deepseek_fetch", { url: "https://example.com/" })
+  assert.equal(f.ok, true, f.error?.message)
+  assert.equal(env.ds.fetchRequests.length, 1)
+  assert.match(f.text, /The page DeepSeek read\./)
+  assert.doesNotMatch(f.text, /Warm-up text/)
+})
+
+test("the module hears it is idle after the warm-up, and once no call has come for 500 ms", async () => {
+  const host = await env.v2()
+  const rt = runtime()
+  assert.ok(rt.stats().idles >= 1, "no idle signal after the warm-up")
+
+  const before = rt.stats().idles
+  env.ds.enqueue("search", { json: { results: [] } }, { json: { results: [] } })
+  await host.search("first")
+  await sleep(200)
+  await host.search("second")
+  // Calls 200 ms apart keep the module busy: no signal yet.
+  await sleep(300)
+  assert.equal(rt.stats().idles, before)
+  await waitFor(() => rt.stats().idles === before + 1, 2000, "the idle signal")
+  await sleep(700)
+  assert.equal(rt.stats().idles, before + 1, "one signal per quiet spell")
+})
