@@ -152,16 +152,9 @@ func (d *Decoder) String(s *string) error {
 
 // Int decodes an integer that fits an int (null leaves *n as it is).
 func (d *Decoder) Int(n *int) error {
-	if d.Null() {
-		return nil
-	}
-	start := d.pos
-	if err := d.Skip(); err != nil {
+	lit, err := d.numeral()
+	if lit == "" || err != nil {
 		return err
-	}
-	lit := string(d.data[start:d.pos])
-	if c := lit[0]; c != '-' && (c < '0' || c > '9') {
-		return errors.New("a number was expected")
 	}
 	v, err := strconv.ParseInt(lit, 10, strconv.IntSize)
 	if err != nil {
@@ -169,6 +162,92 @@ func (d *Decoder) Int(n *int) error {
 	}
 	*n = int(v)
 	return nil
+}
+
+// Int64 decodes an integer that fits an int64 (null leaves *n as it is).
+func (d *Decoder) Int64(n *int64) error {
+	lit, err := d.numeral()
+	if lit == "" || err != nil {
+		return err
+	}
+	v, err := strconv.ParseInt(lit, 10, 64)
+	if err != nil {
+		return errors.New("the number " + lit + " is not an integer of this size")
+	}
+	*n = v
+	return nil
+}
+
+// Uint32 decodes an integer that fits a uint32 (null leaves *n as it is).
+func (d *Decoder) Uint32(n *uint32) error {
+	lit, err := d.numeral()
+	if lit == "" || err != nil {
+		return err
+	}
+	v, err := strconv.ParseUint(lit, 10, 32)
+	if err != nil {
+		return errors.New("the number " + lit + " is not an integer of this size")
+	}
+	*n = uint32(v)
+	return nil
+}
+
+// numeral consumes a number and returns its text, or "" for null.
+func (d *Decoder) numeral() (string, error) {
+	if d.Null() {
+		return "", nil
+	}
+	start := d.pos
+	if err := d.Skip(); err != nil {
+		return "", err
+	}
+	lit := string(d.data[start:d.pos])
+	if c := lit[0]; c != '-' && (c < '0' || c > '9') {
+		return "", errors.New("a number was expected")
+	}
+	return lit, nil
+}
+
+// Array decodes an array, calling elem with each element's index; elem
+// must consume the value.
+func (d *Decoder) Array(elem func(d *Decoder, i int) error) error {
+	d.space()
+	if d.peek() != '[' {
+		return d.syntax("looking for an array")
+	}
+	d.pos++
+	if d.depth++; d.depth > maxDepth {
+		return errors.New("exceeded max depth")
+	}
+	defer func() { d.depth-- }()
+	d.space()
+	if d.peek() == ']' {
+		d.pos++
+		return nil
+	}
+	for i := 0; ; i++ {
+		d.space()
+		if err := elem(d, i); err != nil {
+			return err
+		}
+		d.space()
+		switch d.peek() {
+		case ',':
+			d.pos++
+		case ']':
+			d.pos++
+			return nil
+		default:
+			return d.syntax("after an array element")
+		}
+	}
+}
+
+// Peek returns the next value's first byte (after white space), 0 at the
+// end of the input.
+func (d *Decoder) Peek() byte {
+	d.space()
+	return d.peek()
 }
 
 // Raw returns the next value's text, validated.

@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
-	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/jsonlite"
 )
 
 // Version is the ABI version: the abi_version export returns it and every
@@ -90,15 +89,17 @@ type Reply struct {
 	Message string `json:"message,omitempty"`
 }
 
-// Step is what start, resume and cancel return.
+// Step is what start, resume and cancel return. Result holds JSON text;
+// Step marshals and unmarshals with encoding/json as if it were
+// json.RawMessage.
 type Step struct {
 	V      int    `json:"v"`
 	Handle uint32 `json:"handle,omitempty"`
 	// Step is "http" (perform Request, then resume) or "done".
-	Step    string       `json:"step"`
-	Request *Request     `json:"request,omitempty"`
-	Result  jsonlite.Raw `json:"result,omitempty"`
-	Error   *Error       `json:"error,omitempty"`
+	Step    string   `json:"step"`
+	Request *Request `json:"request,omitempty"`
+	Result  []byte   `json:"result,omitempty"`
+	Error   *Error   `json:"error,omitempty"`
 	// Warnings are option warnings the host should show the user.
 	Warnings []string `json:"warnings,omitempty"`
 }

@@ -204,3 +204,129 @@ func (s *Step) AppendJSON(b []byte) []byte {
 	}
 	return append(b, '}')
 }
+
+// DecodeStep decodes a reply of start, resume or cancel (for hosts written
+// in Go); it accepts what json.Unmarshal accepts into a Step whose Result is
+// a json.RawMessage, with the same values (FuzzDecodeStep).
+func DecodeStep(data []byte) (Step, error) {
+	var s Step
+	err := jsonlite.DecodeObject(data, func(d *jsonlite.Decoder, key string) error {
+		var err error
+		switch {
+		case strings.EqualFold(key, "v"):
+			err = d.Int(&s.V)
+		case strings.EqualFold(key, "handle"):
+			err = d.Uint32(&s.Handle)
+		case strings.EqualFold(key, "step"):
+			err = d.String(&s.Step)
+		case strings.EqualFold(key, "request"):
+			if d.Null() {
+				s.Request = nil
+				return nil
+			}
+			if s.Request == nil {
+				s.Request = &Request{}
+			}
+			err = s.Request.decode(d)
+		case strings.EqualFold(key, "result"):
+			s.Result, err = d.Raw()
+		case strings.EqualFold(key, "error"):
+			if d.Null() {
+				s.Error = nil
+				return nil
+			}
+			if s.Error == nil {
+				s.Error = &Error{}
+			}
+			e := s.Error
+			err = d.Object(func(d *jsonlite.Decoder, key string) error {
+				switch {
+				case strings.EqualFold(key, "code"):
+					return d.String(&e.Code)
+				case strings.EqualFold(key, "message"):
+					return d.String(&e.Message)
+				case strings.EqualFold(key, "status"):
+					return d.Int(&e.Status)
+				}
+				return d.Skip()
+			})
+		case strings.EqualFold(key, "warnings"):
+			err = decodeSlice(d, &s.Warnings, func(d *jsonlite.Decoder, w *string) error { return d.String(w) })
+		default:
+			err = d.Skip()
+		}
+		return err
+	})
+	return s, err
+}
+
+func (r *Request) decode(d *jsonlite.Decoder) error {
+	return d.Object(func(d *jsonlite.Decoder, key string) error {
+		switch {
+		case strings.EqualFold(key, "delayMs"):
+			return d.Int64(&r.DelayMs)
+		case strings.EqualFold(key, "method"):
+			return d.String(&r.Method)
+		case strings.EqualFold(key, "url"):
+			return d.String(&r.URL)
+		case strings.EqualFold(key, "headers"):
+			return decodeSlice(d, &r.Headers, func(d *jsonlite.Decoder, h *[2]string) error {
+				if d.Null() {
+					return nil
+				}
+				n := 0
+				err := d.Array(func(d *jsonlite.Decoder, i int) error {
+					n = i + 1
+					if i < len(h) {
+						return d.String(&h[i])
+					}
+					return d.Skip()
+				})
+				for i := n; i < len(h); i++ {
+					h[i] = ""
+				}
+				return err
+			})
+		case strings.EqualFold(key, "body"):
+			return d.String(&r.Body)
+		case strings.EqualFold(key, "timeoutMs"):
+			return d.Int64(&r.TimeoutMs)
+		case strings.EqualFold(key, "maxBytes"):
+			return d.Int64(&r.MaxBytes)
+		case strings.EqualFold(key, "redirect"):
+			return d.String(&r.Redirect)
+		case strings.EqualFold(key, "attempt"):
+			return d.Int(&r.Attempt)
+		}
+		return d.Skip()
+	})
+}
+
+// decodeSlice decodes an array into *list as encoding/json does: null sets
+// nil, [] an empty slice, and elements are decoded into the slice's
+// existing elements where it has them (a repeated name merges).
+func decodeSlice[E any](d *jsonlite.Decoder, list *[]E, elem func(d *jsonlite.Decoder, e *E) error) error {
+	if d.Null() {
+		*list = nil
+		return nil
+	}
+	l, n := *list, 0
+	err := d.Array(func(d *jsonlite.Decoder, i int) error {
+		if i >= cap(l) {
+			l = append(l[:cap(l)], *new(E))[:len(l)]
+		}
+		if i >= len(l) {
+			l = l[:i+1]
+		}
+		n = i + 1
+		return elem(d, &l[i])
+	})
+	switch {
+	case n == 0:
+		l = []E{}
+	case n < len(l):
+		l = l[:n]
+	}
+	*list = l
+	return err
+}

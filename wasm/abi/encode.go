@@ -164,3 +164,16 @@ func (t ToolInput) MarshalJSON() ([]byte, error) {
 func (t *ToolInput) UnmarshalJSON(data []byte) error {
 	return DecodeInput(bytes.Clone(data), t)
 }
+
+// MarshalJSON writes the step with [Step.AppendJSON].
+func (s Step) MarshalJSON() ([]byte, error) { return s.AppendJSON(nil), nil }
+
+// UnmarshalJSON decodes the step with [DecodeStep], keeping a copy of
+// Result.
+func (s *Step) UnmarshalJSON(data []byte) error {
+	v, err := DecodeStep(bytes.Clone(data))
+	if err == nil {
+		*s = v
+	}
+	return err
+}
