@@ -243,13 +243,6 @@ func (d *Decoder) Array(elem func(d *Decoder, i int) error) error {
 	}
 }
 
-// Peek returns the next value's first byte (after white space), 0 at the
-// end of the input.
-func (d *Decoder) Peek() byte {
-	d.space()
-	return d.peek()
-}
-
 // Raw returns the next value's text, validated.
 func (d *Decoder) Raw() ([]byte, error) {
 	start := d.pos
