@@ -1,7 +1,7 @@
 package opencode
 
 import (
-	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
@@ -16,7 +16,7 @@ const messagesQueryProperty = `{"type":"string","description":"What to search fo
 // (cited passages, no quality marker, no query operators).
 func messagesSearchDescription(cfg *core.Config, builtin string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Search the web with DeepSeek's native web search (one DeepSeek model turn that runs up to %d searches). Returns up to %d results, each with its title, URL, the publication date when known, and the passages DeepSeek cited from it (a result nobody cited has no passage). ", cfg.Messages.MaxUses, cfg.MaxResults)
+	b.WriteString("Search the web with DeepSeek's native web search (one DeepSeek model turn that runs up to " + strconv.Itoa(cfg.Messages.MaxUses) + " searches). Returns up to " + strconv.Itoa(cfg.MaxResults) + " results, each with its title, URL, the publication date when known, and the passages DeepSeek cited from it (a result nobody cited has no passage). ")
 	b.WriteString("Write the query in plain words, at most 128 characters. ")
 	b.WriteString("Read a result in full with " + FetchTool + ".")
 	if cfg.Search == core.TierPreferred || cfg.Search == core.TierForced {

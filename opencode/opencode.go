@@ -7,11 +7,12 @@ package opencode
 
 import (
 	"bytes"
-	"encoding/json"
-	"fmt"
+	"errors"
+	"strconv"
 	"strings"
 
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/jsonlite"
 )
 
 // Hosts the plan knows.
@@ -74,13 +75,13 @@ type Tool struct {
 	Name        string `json:"name"`
 	Description string `json:"description"`
 	// Input is the JSON Schema of the input object (2.x).
-	Input json.RawMessage `json:"input,omitempty"`
+	Input jsonlite.Raw `json:"input,omitempty"`
 	// Options are the 2.x registration options: {"codemode": false} puts
 	// the tool on the model's native tool list instead of behind Code
-	// Mode's execute tool.
+	// Mode's execute tool. Its values are bools or strings.
 	Options map[string]any `json:"options,omitempty"`
 	// Args are the 1.x argument property schemas (every one is required).
-	Args json.RawMessage `json:"args,omitempty"`
+	Args jsonlite.Raw `json:"args,omitempty"`
 }
 
 // NewPlan returns what to register on host for cfg. It fails for an unknown
@@ -128,7 +129,7 @@ func NewPlan(host string, cfg *core.Config, warnings []string) (*Plan, error) {
 			p.DisableTools = append(p.DisableTools, BuiltinFetch)
 		}
 	default:
-		return nil, fmt.Errorf("opencode: unknown host %q (want %q or %q)", host, HostV2, HostV1)
+		return nil, errors.New("opencode: unknown host " + strconv.Quote(host) + " (want " + strconv.Quote(HostV2) + " or " + strconv.Quote(HostV1) + ")")
 	}
 	if cfg.Search == core.TierForced || cfg.Fetch == core.TierForced {
 		p.NotExclusive = map[string]string{}
@@ -145,7 +146,7 @@ func NewPlan(host string, cfg *core.Config, warnings []string) (*Plan, error) {
 func fetchTool(cfg *core.Config, host string) Tool {
 	t := Tool{Name: FetchTool, Description: FetchDescription(cfg, BuiltinFetch)}
 	if host == HostV1 {
-		t.Args = mustJSON(map[string]json.RawMessage{"url": json.RawMessage(URLProperty), "offset": json.RawMessage(OffsetProperty)})
+		t.Args = jsonlite.Raw(`{"offset":` + OffsetProperty + `,"url":` + URLProperty + `}`)
 		return t
 	}
 	t.Options = nativeTool()
@@ -158,7 +159,7 @@ func fetchTool(cfg *core.Config, host string) Tool {
 // to avoid (BuiltinFetch on OpenCode).
 func FetchDescription(cfg *core.Config, builtin string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Fetch one public web page through DeepSeek's Fetch API and return its content as Markdown, at most %d characters per call. ", cfg.FetchMaxChars)
+	b.WriteString("Fetch one public web page through DeepSeek's Fetch API and return its content as Markdown, at most " + strconv.Itoa(cfg.FetchMaxChars) + " characters per call. ")
 	b.WriteString(pagingHelp(cfg))
 	b.WriteString("Use it to read a page whose URL you know, for example a search result. ")
 	b.WriteString("Only absolute http:// and https:// URLs on the public internet: localhost, private and local-network addresses are refused before anything is sent. ")
@@ -180,34 +181,21 @@ const (
 	OffsetProperty = `{"type":"integer","minimum":0,"description":"Where to start reading, in characters into the page: 0 (the default) for the start, or the offset named by the last line of the previous part to read on."}`
 )
 
-// FetchInput is the JSON Schema of deepseek_fetch's input object.
-func FetchInput() json.RawMessage {
-	return mustJSON(map[string]any{
-		"type": "object",
-		"properties": map[string]json.RawMessage{
-			"url":    json.RawMessage(URLProperty),
-			"format": json.RawMessage(FormatProperty),
-			"offset": json.RawMessage(OffsetProperty),
-		},
-		"required":             []string{"url"},
-		"additionalProperties": false,
-	})
+// FetchInput is the JSON Schema of deepseek_fetch's input object (its keys
+// sorted, as json.Marshal wrote it from a map).
+func FetchInput() jsonlite.Raw {
+	return jsonlite.Raw(`{"additionalProperties":false,"properties":{"format":` + FormatProperty + `,"offset":` + OffsetProperty + `,"url":` + URLProperty + `},"required":["url"],"type":"object"}`)
 }
 
 func searchTool(cfg *core.Config, host string) Tool {
-	query := json.RawMessage(SearchQueryProperty(cfg))
+	query := SearchQueryProperty(cfg)
 	t := Tool{Name: SearchTool, Description: SearchDescription(cfg, BuiltinSearch)}
 	if host == HostV1 {
-		t.Args = mustJSON(map[string]json.RawMessage{"query": query})
+		t.Args = jsonlite.Raw(`{"query":` + query + `}`)
 		return t
 	}
 	t.Options = nativeTool()
-	t.Input = mustJSON(map[string]any{
-		"type":                 "object",
-		"properties":           map[string]json.RawMessage{"query": query},
-		"required":             []string{"query"},
-		"additionalProperties": false,
-	})
+	t.Input = jsonlite.Raw(`{"additionalProperties":false,"properties":{"query":` + query + `},"required":["query"],"type":"object"}`)
 	return t
 }
 
@@ -228,7 +216,7 @@ func SearchDescription(cfg *core.Config, builtin string) string {
 		return messagesSearchDescription(cfg, builtin)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Search the web with DeepSeek's Search API. Returns up to %d results, each with its title, URL, a quality marker ", cfg.MaxResults)
+	b.WriteString("Search the web with DeepSeek's Search API. Returns up to " + strconv.Itoa(cfg.MaxResults) + " results, each with its title, URL, a quality marker ")
 	b.WriteString("[rerank 0–3 · authority 0–4 · site] (rerank ≥ 1.5 is high quality, authority ≥ 3 highly authoritative), the publication date when known, and a summary. ")
 	b.WriteString("The query may use the operators site:example.com, -site:example.com, lang:zh,en, after:2025-01-01 and before:2026; at most 128 characters in all. ")
 	b.WriteString("Read a result in full with " + FetchTool + ".")
@@ -245,33 +233,25 @@ func nativeTool() map[string]any { return map[string]any{"codemode": false} }
 
 func ptr[T any](v T) *T { return &v }
 
-func mustJSON(v any) json.RawMessage {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(err)
-	}
-	return b
-}
-
 // ToolCall turns a tool's raw input into the core operation it asks for,
 // validating it (OpenCode does not validate raw JSON Schema input). Unknown
-// fields are ignored.
-func ToolCall(tool string, args json.RawMessage, cfg *core.Config) (core.Operation, error) {
-	var fields map[string]json.RawMessage
-	if a := bytes.TrimSpace(args); len(a) == 0 || a[0] != '{' || json.Unmarshal(a, &fields) != nil {
-		return core.Operation{}, fmt.Errorf("%s: the input must be a JSON object", tool)
+// fields are ignored. args is JSON text.
+func ToolCall(tool string, args []byte, cfg *core.Config) (core.Operation, error) {
+	fields, ok := members(args)
+	if !ok {
+		return core.Operation{}, errors.New(tool + ": the input must be a JSON object")
 	}
 	str := func(name string, required bool) (string, error) {
 		v, ok := fields[name]
 		if !ok || string(v) == "null" {
 			if required {
-				return "", fmt.Errorf("%s: the input needs %q (a string)", tool, name)
+				return "", errors.New(tool + ": the input needs " + strconv.Quote(name) + " (a string)")
 			}
 			return "", nil
 		}
-		var s string
-		if json.Unmarshal(v, &s) != nil {
-			return "", fmt.Errorf("%s: %q must be a string", tool, name)
+		s, ok := jsonlite.Unquote(v)
+		if !ok {
+			return "", errors.New(tool + ": " + strconv.Quote(name) + " must be a string")
 		}
 		return s, nil
 	}
@@ -297,7 +277,24 @@ func ToolCall(tool string, args json.RawMessage, cfg *core.Config) (core.Operati
 		}
 		return core.Operation{Kind: core.KindSearch, Query: q, Config: cfg}, nil
 	}
-	return core.Operation{}, fmt.Errorf("opencode: unknown tool %q", tool)
+	return core.Operation{}, errors.New("opencode: unknown tool " + strconv.Quote(tool))
+}
+
+// members decodes args, which must be a JSON object, into its members'
+// text by name (the last of repeated names wins), as json.Unmarshal does
+// into a map[string]json.RawMessage.
+func members(args []byte) (map[string][]byte, bool) {
+	a := bytes.TrimSpace(args)
+	if len(a) == 0 || a[0] != '{' {
+		return nil, false
+	}
+	fields := map[string][]byte{}
+	err := jsonlite.DecodeObject(a, func(d *jsonlite.Decoder, key string) error {
+		v, err := d.Raw()
+		fields[key] = v
+		return err
+	})
+	return fields, err == nil
 }
 
 // ProviderResult is one OpenCode 2.x websearch provider result.

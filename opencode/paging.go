@@ -1,13 +1,13 @@
 package opencode
 
 import (
-	"encoding/json"
-	"fmt"
+	"errors"
 	"math"
 	"strconv"
 	"strings"
 
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/jsonlite"
 )
 
 // pagingHelp tells the model how long pages are read (cfg decides whether
@@ -15,7 +15,7 @@ import (
 func pagingHelp(cfg *core.Config) string {
 	s := "A longer page ends with a line \"[content truncated: showing A–B of N characters; call deepseek_fetch with offset B for more]\": call again with the same url and that offset to read the next part"
 	if cfg.CacheTTL > 0 {
-		s += fmt.Sprintf(" (the page is kept for %d minutes after its last use, so later parts cost no new request)", int(cfg.CacheTTL.Minutes()))
+		s += " (the page is kept for " + strconv.Itoa(int(cfg.CacheTTL.Minutes())) + " minutes after its last use, so later parts cost no new request)"
 	}
 	return s + ". "
 }
@@ -23,14 +23,13 @@ func pagingHelp(cfg *core.Config) string {
 // offsetArg reads deepseek_fetch's optional offset: a whole number ≥ 0,
 // also accepted as a string of digits (models sometimes quote numbers).
 // Absent or null means 0.
-func offsetArg(tool string, v json.RawMessage) (int, error) {
+func offsetArg(tool string, v []byte) (int, error) {
 	raw := strings.TrimSpace(string(v))
 	if raw == "" || raw == "null" {
 		return 0, nil
 	}
-	bad := fmt.Errorf("%s: \"offset\" must be a whole number of characters, 0 or more (the number the last part's \"[content truncated: …]\" line names), got %s", tool, clipRaw(raw))
-	var s string
-	if json.Unmarshal(v, &s) == nil {
+	bad := errors.New(tool + `: "offset" must be a whole number of characters, 0 or more (the number the last part's "[content truncated: …]" line names), got ` + clipRaw(raw))
+	if s, ok := jsonlite.Unquote(v); ok {
 		raw = strings.TrimSpace(s)
 	}
 	f, err := strconv.ParseFloat(raw, 64)

@@ -3,9 +3,9 @@
 package main
 
 import (
-	"encoding/json"
-	"fmt"
+	"errors"
 	"math/rand/v2"
+	"strconv"
 	"time"
 	"unsafe"
 
@@ -25,8 +25,10 @@ var (
 	// buffers keeps host input buffers alive (Go's GC does not move them)
 	// until start or resume consumes them or the host frees them.
 	buffers = map[uint32][]byte{}
-	// out is the last reply; it stays valid until the next call.
-	out []byte
+	// out is the last reply; it stays valid until the next call, which
+	// reuses its memory (as resultFor reuses scratch's) unless it is large.
+	out     []byte
+	scratch []byte
 	// kinds remembers which ABI kind started each handle, to render its
 	// result.
 	kinds = map[core.Handle]string{}
@@ -77,7 +79,7 @@ func start(ptr, size uint32) (packed uint64) {
 		return emit(abiError(0, "start: invalid JSON: "+err.Error()))
 	}
 	if s.V != abi.Version {
-		return emit(abiError(0, fmt.Sprintf("start: unsupported ABI version %d (this module speaks %d)", s.V, abi.Version)))
+		return emit(abiError(0, "start: unsupported ABI version "+strconv.Itoa(s.V)+" (this module speaks "+strconv.Itoa(abi.Version)+")"))
 	}
 	return emit(startOp(&s))
 }
@@ -99,7 +101,7 @@ func startOp(s *abi.Start) abi.Step {
 		if err != nil {
 			return done(0, nil, &abi.Error{Code: string(core.CodeInvalidInput), Message: err.Error()})
 		}
-		return done(0, plan, nil)
+		return done(0, plan.AppendJSON(nil), nil)
 	case abi.KindSearch:
 		var in abi.SearchInput
 		if err := decodeInput(s.Input, &in); err != nil {
@@ -128,7 +130,7 @@ func startOp(s *abi.Start) abi.Step {
 			return done(0, nil, &abi.Error{Code: string(core.CodeInvalidInput), Message: err.Error()})
 		}
 	default:
-		return abiError(0, fmt.Sprintf("start: unknown kind %q", s.Kind))
+		return abiError(0, "start: unknown kind "+strconv.Quote(s.Kind))
 	}
 	op.Config, op.APIKey = r.cfg, key
 	step := engine.Start(op)
@@ -156,7 +158,7 @@ func resume(handle, metaPtr, metaSize, bodyPtr, bodySize uint32) (packed uint64)
 		return emit(abiError(handle, "resume: invalid JSON: "+err.Error()))
 	}
 	if rep.V != abi.Version {
-		return emit(abiError(handle, fmt.Sprintf("resume: unsupported ABI version %d (this module speaks %d)", rep.V, abi.Version)))
+		return emit(abiError(handle, "resume: unsupported ABI version "+strconv.Itoa(rep.V)+" (this module speaks "+strconv.Itoa(abi.Version)+")"))
 	}
 	reply := rep.Core(body)
 	h := core.Handle(handle)
@@ -178,7 +180,7 @@ func cancel(handle uint32) (packed uint64) {
 }
 
 // resolve parses and validates options, caching by their text.
-func resolve(raw json.RawMessage) resolved {
+func resolve(raw []byte) resolved {
 	k := string(raw)
 	if r, ok := configs[k]; ok {
 		return r
@@ -197,12 +199,12 @@ func resolve(raw json.RawMessage) resolved {
 	return r
 }
 
-func decodeInput(raw json.RawMessage, v any) error {
+func decodeInput(raw []byte, v any) error {
 	if len(raw) == 0 {
-		return fmt.Errorf("start: missing input")
+		return errors.New("start: missing input")
 	}
 	if err := abi.DecodeInput(raw, v); err != nil {
-		return fmt.Errorf("start: invalid input: %v", err)
+		return errors.New("start: invalid input: " + err.Error())
 	}
 	return nil
 }
@@ -211,11 +213,11 @@ func decodeInput(raw json.RawMessage, v any) error {
 func take(ptr, size uint32) ([]byte, error) {
 	b, ok := buffers[ptr]
 	if !ok {
-		return nil, fmt.Errorf("no buffer was allocated at %d", ptr)
+		return nil, errors.New("no buffer was allocated at " + strconv.FormatUint(uint64(ptr), 10))
 	}
 	delete(buffers, ptr)
 	if int(size) > len(b) {
-		return nil, fmt.Errorf("length %d exceeds the %d-byte buffer at %d", size, len(b), ptr)
+		return nil, errors.New("length " + strconv.FormatUint(uint64(size), 10) + " exceeds the " + strconv.Itoa(len(b)) + "-byte buffer at " + strconv.FormatUint(uint64(ptr), 10))
 	}
 	return b[:size], nil
 }
@@ -228,33 +230,51 @@ func render(kind string, s core.Step) abi.Step {
 	if s.Err != nil {
 		return done(h, nil, &abi.Error{Code: string(s.Err.Code), Message: s.Err.Message, Status: s.Err.Status})
 	}
-	return done(h, resultFor(kind, s.Result), nil)
+	b, err := resultFor(kind, s.Result)
+	if err != nil {
+		return done(h, nil, &abi.Error{Code: string(core.CodeInternal), Message: "deepseek-web-retrieval: encode result: " + err.Error()})
+	}
+	return done(h, b, nil)
 }
 
-func resultFor(kind string, r *core.Result) any {
-	switch kind {
-	case abi.KindWebsearch:
-		return map[string]any{"results": opencode.ProviderResults(r.Search)}
-	case abi.KindTool:
-		return opencode.ResultFor(r)
+// resultFor writes the result of an operation of kind as JSON, into
+// scratch's memory.
+func resultFor(kind string, r *core.Result) ([]byte, error) {
+	b, err := reuse(scratch), error(nil)
+	switch {
+	case kind == abi.KindWebsearch:
+		res := opencode.WebsearchResult{Results: opencode.ProviderResults(r.Search)}
+		b = res.AppendJSON(b)
+	case kind == abi.KindTool:
+		res := opencode.ResultFor(r)
+		b = res.AppendJSON(b)
+	case r.Fetch != nil:
+		res := abi.FromFetch(r.Fetch)
+		b = res.AppendJSON(b)
+	default:
+		res := abi.FromSearch(r.Search)
+		b, err = res.AppendJSON(b)
 	}
-	if r.Fetch != nil {
-		return abi.FromFetch(r.Fetch)
+	if cap(b) <= reuseMax {
+		scratch = b
 	}
-	return abi.FromSearch(r.Search)
+	return b, err
 }
 
-func done(h uint32, result any, e *abi.Error) abi.Step {
-	s := abi.Step{V: abi.Version, Handle: h, Step: abi.StepDone, Error: e}
-	if result != nil {
-		b, err := json.Marshal(result)
-		if err != nil {
-			s.Error = &abi.Error{Code: string(core.CodeInternal), Message: "deepseek-web-retrieval: encode result: " + err.Error()}
-			return s
-		}
-		s.Result = b
+// reuseMax is the largest buffer kept for the next call.
+const reuseMax = 256 << 10
+
+// reuse returns b emptied, or nil when it is too large to keep.
+func reuse(b []byte) []byte {
+	if cap(b) > reuseMax {
+		return nil
 	}
-	return s
+	return b[:0]
+}
+
+// done is a done step with a result (JSON text) or an error.
+func done(h uint32, result []byte, e *abi.Error) abi.Step {
+	return abi.Step{V: abi.Version, Handle: h, Step: abi.StepDone, Error: e, Result: result}
 }
 
 func abiError(h uint32, msg string) abi.Step {
@@ -264,8 +284,7 @@ func abiError(h uint32, msg string) abi.Step {
 // emit stores the reply and returns its packed address and length.
 func emit(s abi.Step) uint64 {
 	keepUnderLimit()
-	b := s.AppendJSON(make([]byte, 0, len(s.Result)+256))
-	out = b
+	out = s.AppendJSON(reuse(out))
 	return uint64(uintptr(unsafe.Pointer(&out[0])))<<32 | uint64(len(out))
 }
 
@@ -274,6 +293,6 @@ func emit(s abi.Step) uint64 {
 func guard(packed *uint64) {
 	if v := recover(); v != nil {
 		engine.DropCache()
-		*packed = emit(done(0, nil, &abi.Error{Code: string(core.CodeInternal), Message: fmt.Sprintf("deepseek-web-retrieval: internal error: %v", v)}))
+		*packed = emit(done(0, nil, &abi.Error{Code: string(core.CodeInternal), Message: "deepseek-web-retrieval: internal error: " + panicText(v)}))
 	}
 }

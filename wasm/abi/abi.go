@@ -7,7 +7,6 @@
 package abi
 
 import (
-	"encoding/json"
 	"strings"
 
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
@@ -26,17 +25,19 @@ const (
 	KindTool      = "opencode.tool"      // input: ToolInput; result: ToolResult
 )
 
-// Start is the envelope passed to the start export.
+// Start is the envelope passed to the start export. Options and Input hold
+// JSON text; Start marshals and unmarshals with encoding/json as if they
+// were json.RawMessage.
 type Start struct {
 	V    int    `json:"v"`
 	Kind string `json:"kind"`
 	// Options is the plugin's options object as the user wrote it.
-	Options json.RawMessage `json:"options,omitempty"`
+	Options []byte `json:"options,omitempty"`
 	// APIKey is the key the host resolved from the environment variable the
 	// plan named; "" when unset.
 	APIKey string `json:"apiKey,omitempty"`
 	// Input is the kind's input object.
-	Input json.RawMessage `json:"input,omitempty"`
+	Input []byte `json:"input,omitempty"`
 }
 
 // SearchInput is the input of KindSearch.
@@ -66,12 +67,13 @@ type WebsearchInput struct {
 	Query string `json:"query"`
 }
 
-// ToolInput is the input of KindTool.
+// ToolInput is the input of KindTool. Args holds JSON text; ToolInput
+// marshals and unmarshals with encoding/json as if it were json.RawMessage.
 type ToolInput struct {
 	// Tool is the tool's name, e.g. "deepseek_fetch".
 	Tool string `json:"tool"`
 	// Args is the tool input the model wrote, unvalidated.
-	Args json.RawMessage `json:"args"`
+	Args []byte `json:"args"`
 }
 
 // Reply is the metadata passed to the resume export; the response body
@@ -87,15 +89,17 @@ type Reply struct {
 	Message string `json:"message,omitempty"`
 }
 
-// Step is what start, resume and cancel return.
+// Step is what start, resume and cancel return. Result holds JSON text;
+// Step marshals and unmarshals with encoding/json as if it were
+// json.RawMessage.
 type Step struct {
 	V      int    `json:"v"`
 	Handle uint32 `json:"handle,omitempty"`
 	// Step is "http" (perform Request, then resume) or "done".
-	Step    string          `json:"step"`
-	Request *Request        `json:"request,omitempty"`
-	Result  json.RawMessage `json:"result,omitempty"`
-	Error   *Error          `json:"error,omitempty"`
+	Step    string   `json:"step"`
+	Request *Request `json:"request,omitempty"`
+	Result  []byte   `json:"result,omitempty"`
+	Error   *Error   `json:"error,omitempty"`
 	// Warnings are option warnings the host should show the user.
 	Warnings []string `json:"warnings,omitempty"`
 }

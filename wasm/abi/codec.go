@@ -2,11 +2,10 @@ package abi
 
 import (
 	"errors"
-	"fmt"
 	"strconv"
 	"strings"
-	"unicode/utf16"
-	"unicode/utf8"
+
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/jsonlite"
 )
 
 // The envelopes are decoded and encoded by hand, not with encoding/json:
@@ -21,21 +20,21 @@ import (
 // DecodeStart decodes the start export's envelope.
 func DecodeStart(data []byte) (Start, error) {
 	var s Start
-	err := decodeTop(data, func(d *decoder, key string) error {
+	err := jsonlite.DecodeObject(data, func(d *jsonlite.Decoder, key string) error {
 		var err error
 		switch {
 		case strings.EqualFold(key, "v"):
-			err = d.int(&s.V)
+			err = d.Int(&s.V)
 		case strings.EqualFold(key, "kind"):
-			err = d.str(&s.Kind)
+			err = d.String(&s.Kind)
 		case strings.EqualFold(key, "options"):
-			s.Options, err = d.raw()
+			s.Options, err = d.Raw()
 		case strings.EqualFold(key, "apiKey"):
-			err = d.str(&s.APIKey)
+			err = d.String(&s.APIKey)
 		case strings.EqualFold(key, "input"):
-			s.Input, err = d.raw()
+			s.Input, err = d.Raw()
 		default:
-			err = d.skip()
+			err = d.Skip()
 		}
 		return err
 	})
@@ -45,34 +44,34 @@ func DecodeStart(data []byte) (Start, error) {
 // DecodeReply decodes the resume export's metadata.
 func DecodeReply(data []byte) (Reply, error) {
 	var r Reply
-	err := decodeTop(data, func(d *decoder, key string) error {
+	err := jsonlite.DecodeObject(data, func(d *jsonlite.Decoder, key string) error {
 		switch {
 		case strings.EqualFold(key, "v"):
-			return d.int(&r.V)
+			return d.Int(&r.V)
 		case strings.EqualFold(key, "kind"):
-			return d.str(&r.Kind)
+			return d.String(&r.Kind)
 		case strings.EqualFold(key, "status"):
-			return d.int(&r.Status)
+			return d.Int(&r.Status)
 		case strings.EqualFold(key, "message"):
-			return d.str(&r.Message)
+			return d.String(&r.Message)
 		case strings.EqualFold(key, "headers"):
-			if d.null() {
+			if d.Null() {
 				r.Headers = nil
 				return nil
 			}
 			if r.Headers == nil {
 				r.Headers = map[string]string{}
 			}
-			return d.object(func(d *decoder, name string) error {
+			return d.Object(func(d *jsonlite.Decoder, name string) error {
 				v := ""
-				if err := d.str(&v); err != nil {
+				if err := d.String(&v); err != nil {
 					return err
 				}
 				r.Headers[name] = v
 				return nil
 			})
 		}
-		return d.skip()
+		return d.Skip()
 	})
 	return r, err
 }
@@ -81,419 +80,53 @@ func DecodeReply(data []byte) (Reply, error) {
 // input types of this package (*SearchInput, *FetchInput, *PlanInput,
 // *WebsearchInput, *ToolInput).
 func DecodeInput(data []byte, v any) error {
-	return decodeTop(data, func(d *decoder, key string) error {
+	return jsonlite.DecodeObject(data, func(d *jsonlite.Decoder, key string) error {
 		var err error
 		switch in := v.(type) {
 		case *SearchInput:
 			switch {
 			case strings.EqualFold(key, "query"):
-				err = d.str(&in.Query)
+				err = d.String(&in.Query)
 			case strings.EqualFold(key, "oriQuestion"):
-				err = d.str(&in.OriQuestion)
+				err = d.String(&in.OriQuestion)
 			default:
-				err = d.skip()
+				err = d.Skip()
 			}
 		case *FetchInput:
 			switch {
 			case strings.EqualFold(key, "url"):
-				err = d.str(&in.URL)
+				err = d.String(&in.URL)
 			case strings.EqualFold(key, "format"):
-				err = d.str(&in.Format)
+				err = d.String(&in.Format)
 			case strings.EqualFold(key, "offset"):
-				err = d.int(&in.Offset)
+				err = d.Int(&in.Offset)
 			default:
-				err = d.skip()
+				err = d.Skip()
 			}
 		case *PlanInput:
 			if strings.EqualFold(key, "host") {
-				return d.str(&in.Host)
+				return d.String(&in.Host)
 			}
-			err = d.skip()
+			err = d.Skip()
 		case *WebsearchInput:
 			if strings.EqualFold(key, "query") {
-				return d.str(&in.Query)
+				return d.String(&in.Query)
 			}
-			err = d.skip()
+			err = d.Skip()
 		case *ToolInput:
 			switch {
 			case strings.EqualFold(key, "tool"):
-				err = d.str(&in.Tool)
+				err = d.String(&in.Tool)
 			case strings.EqualFold(key, "args"):
-				in.Args, err = d.raw()
+				in.Args, err = d.Raw()
 			default:
-				err = d.skip()
+				err = d.Skip()
 			}
 		default:
-			return fmt.Errorf("abi: cannot decode into %T", v)
+			return errors.New("abi: DecodeInput takes a pointer to one of this package's input types")
 		}
 		return err
 	})
-}
-
-// decodeTop decodes one JSON value that must be an object (or null, which
-// sets nothing), calling field for each member, and refuses trailing data.
-func decodeTop(data []byte, field func(d *decoder, key string) error) error {
-	d := &decoder{data: data}
-	d.space()
-	if !d.null() {
-		if d.peek() != '{' {
-			if err := d.skip(); err != nil {
-				return err
-			}
-			return errors.New("the value is not an object")
-		}
-		if err := d.object(field); err != nil {
-			return err
-		}
-	}
-	d.space()
-	if d.pos < len(d.data) {
-		return d.syntax("after the top-level value")
-	}
-	return nil
-}
-
-// maxDepth bounds nesting in skipped and raw values (encoding/json allows 10,000).
-const maxDepth = 10000
-
-type decoder struct {
-	data  []byte
-	pos   int
-	depth int
-}
-
-func (d *decoder) peek() byte {
-	if d.pos < len(d.data) {
-		return d.data[d.pos]
-	}
-	return 0
-}
-
-func (d *decoder) space() {
-	for d.pos < len(d.data) {
-		switch d.data[d.pos] {
-		case ' ', '\t', '\n', '\r':
-			d.pos++
-		default:
-			return
-		}
-	}
-}
-
-func (d *decoder) syntax(where string) error {
-	if d.pos >= len(d.data) {
-		return errors.New("unexpected end of JSON input")
-	}
-	return fmt.Errorf("invalid character %q at offset %d %s", d.data[d.pos], d.pos, where)
-}
-
-// null consumes a null literal (after whitespace) and reports whether there was one.
-func (d *decoder) null() bool {
-	d.space()
-	if strings.HasPrefix(string(d.data[d.pos:min(d.pos+4, len(d.data))]), "null") {
-		d.pos += 4
-		return true
-	}
-	return false
-}
-
-// object decodes an object, calling field with each member's name; field
-// must consume the value.
-func (d *decoder) object(field func(d *decoder, key string) error) error {
-	d.space()
-	if d.peek() != '{' {
-		return d.syntax("looking for an object")
-	}
-	d.pos++
-	if d.depth++; d.depth > maxDepth {
-		return errors.New("exceeded max depth")
-	}
-	defer func() { d.depth-- }()
-	d.space()
-	if d.peek() == '}' {
-		d.pos++
-		return nil
-	}
-	for {
-		d.space()
-		if d.peek() != '"' {
-			return d.syntax("looking for a member name")
-		}
-		key, err := d.stringValue()
-		if err != nil {
-			return err
-		}
-		d.space()
-		if d.peek() != ':' {
-			return d.syntax("after a member name")
-		}
-		d.pos++
-		d.space()
-		if err := field(d, key); err != nil {
-			return err
-		}
-		d.space()
-		switch d.peek() {
-		case ',':
-			d.pos++
-		case '}':
-			d.pos++
-			return nil
-		default:
-			return d.syntax("after a member value")
-		}
-	}
-}
-
-// str decodes a string (null leaves *s as it is).
-func (d *decoder) str(s *string) error {
-	if d.null() {
-		return nil
-	}
-	if d.peek() != '"' {
-		if err := d.skip(); err != nil {
-			return err
-		}
-		return errors.New("a string was expected")
-	}
-	v, err := d.stringValue()
-	if err != nil {
-		return err
-	}
-	*s = v
-	return nil
-}
-
-// int decodes an integer that fits an int (null leaves *n as it is).
-func (d *decoder) int(n *int) error {
-	if d.null() {
-		return nil
-	}
-	start := d.pos
-	if err := d.skip(); err != nil {
-		return err
-	}
-	lit := string(d.data[start:d.pos])
-	if c := lit[0]; c != '-' && (c < '0' || c > '9') {
-		return errors.New("a number was expected")
-	}
-	v, err := strconv.ParseInt(lit, 10, strconv.IntSize)
-	if err != nil {
-		return fmt.Errorf("the number %s is not an integer of this size", lit)
-	}
-	*n = int(v)
-	return nil
-}
-
-// raw returns the next value's text, validated.
-func (d *decoder) raw() ([]byte, error) {
-	start := d.pos
-	if err := d.skip(); err != nil {
-		return nil, err
-	}
-	return d.data[start:d.pos:d.pos], nil
-}
-
-// skip consumes and validates one value.
-func (d *decoder) skip() error {
-	d.space()
-	switch c := d.peek(); {
-	case c == '{':
-		return d.object(func(d *decoder, _ string) error { return d.skip() })
-	case c == '[':
-		d.pos++
-		if d.depth++; d.depth > maxDepth {
-			return errors.New("exceeded max depth")
-		}
-		defer func() { d.depth-- }()
-		d.space()
-		if d.peek() == ']' {
-			d.pos++
-			return nil
-		}
-		for {
-			if err := d.skip(); err != nil {
-				return err
-			}
-			d.space()
-			switch d.peek() {
-			case ',':
-				d.pos++
-			case ']':
-				d.pos++
-				return nil
-			default:
-				return d.syntax("after an array element")
-			}
-		}
-	case c == '"':
-		_, err := d.stringValue()
-		return err
-	case c == '-' || (c >= '0' && c <= '9'):
-		return d.number()
-	case c == 't':
-		return d.literal("true")
-	case c == 'f':
-		return d.literal("false")
-	case c == 'n':
-		return d.literal("null")
-	}
-	return d.syntax("looking for the beginning of a value")
-}
-
-func (d *decoder) literal(word string) error {
-	for i := 0; i < len(word); i++ {
-		if d.pos >= len(d.data) || d.data[d.pos] != word[i] {
-			return d.syntax("in a literal")
-		}
-		d.pos++
-	}
-	return nil
-}
-
-// number consumes a number in JSON's grammar.
-func (d *decoder) number() error {
-	digits := func() int {
-		n := 0
-		for d.pos < len(d.data) && d.data[d.pos] >= '0' && d.data[d.pos] <= '9' {
-			d.pos++
-			n++
-		}
-		return n
-	}
-	if d.peek() == '-' {
-		d.pos++
-	}
-	switch c := d.peek(); {
-	case c == '0':
-		d.pos++
-	case c >= '1' && c <= '9':
-		digits()
-	default:
-		return d.syntax("in a number")
-	}
-	if d.peek() == '.' {
-		d.pos++
-		if digits() == 0 {
-			return d.syntax("after a decimal point")
-		}
-	}
-	if c := d.peek(); c == 'e' || c == 'E' {
-		d.pos++
-		if c := d.peek(); c == '+' || c == '-' {
-			d.pos++
-		}
-		if digits() == 0 {
-			return d.syntax("in an exponent")
-		}
-	}
-	return nil
-}
-
-// stringValue decodes a string starting at its opening quote.
-func (d *decoder) stringValue() (string, error) {
-	d.pos++ // the quote
-	start := d.pos
-	// Fast path: no escapes, only printable ASCII.
-	for d.pos < len(d.data) {
-		c := d.data[d.pos]
-		if c == '"' {
-			s := string(d.data[start:d.pos])
-			d.pos++
-			return s, nil
-		}
-		if c == '\\' || c < 0x20 || c >= utf8.RuneSelf {
-			break
-		}
-		d.pos++
-	}
-	var b strings.Builder
-	b.Write(d.data[start:d.pos])
-	for d.pos < len(d.data) {
-		c := d.data[d.pos]
-		switch {
-		case c == '"':
-			d.pos++
-			return b.String(), nil
-		case c < 0x20:
-			return "", d.syntax("in a string")
-		case c == '\\':
-			d.pos++
-			if d.pos >= len(d.data) {
-				return "", d.syntax("in an escape")
-			}
-			e := d.data[d.pos]
-			d.pos++
-			switch e {
-			case '"', '\\', '/':
-				b.WriteByte(e)
-			case 'b':
-				b.WriteByte('\b')
-			case 'f':
-				b.WriteByte('\f')
-			case 'n':
-				b.WriteByte('\n')
-			case 'r':
-				b.WriteByte('\r')
-			case 't':
-				b.WriteByte('\t')
-			case 'u':
-				r, ok := d.hex4()
-				if !ok {
-					return "", d.syntax("in a \\u escape")
-				}
-				if utf16.IsSurrogate(r) {
-					// A pair makes one rune; anything else is U+FFFD, as encoding/json has it.
-					save := d.pos
-					if d.pos+1 < len(d.data) && d.data[d.pos] == '\\' && d.data[d.pos+1] == 'u' {
-						d.pos += 2
-						if r2, ok := d.hex4(); ok {
-							if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
-								b.WriteRune(dec)
-								continue
-							}
-						}
-					}
-					d.pos = save
-					r = utf8.RuneError
-				}
-				b.WriteRune(r)
-			default:
-				d.pos--
-				return "", d.syntax("in an escape")
-			}
-		case c < utf8.RuneSelf:
-			b.WriteByte(c)
-			d.pos++
-		default:
-			r, size := utf8.DecodeRune(d.data[d.pos:])
-			d.pos += size
-			b.WriteRune(r) // an invalid byte is U+FFFD
-		}
-	}
-	return "", d.syntax("in a string")
-}
-
-func (d *decoder) hex4() (rune, bool) {
-	if d.pos+4 > len(d.data) {
-		return 0, false
-	}
-	var r rune
-	for _, c := range d.data[d.pos : d.pos+4] {
-		r <<= 4
-		switch {
-		case c >= '0' && c <= '9':
-			r |= rune(c - '0')
-		case c >= 'a' && c <= 'f':
-			r |= rune(c - 'a' + 10)
-		case c >= 'A' && c <= 'F':
-			r |= rune(c - 'A' + 10)
-		default:
-			return 0, false
-		}
-	}
-	d.pos += 4
-	return r, true
 }
 
 // AppendJSON appends the step as JSON, byte for byte what json.Marshal
@@ -507,14 +140,14 @@ func (s *Step) AppendJSON(b []byte) []byte {
 		b = strconv.AppendUint(b, uint64(s.Handle), 10)
 	}
 	b = append(b, `,"step":`...)
-	b = appendString(b, s.Step)
+	b = jsonlite.AppendString(b, s.Step)
 	if r := s.Request; r != nil {
 		b = append(b, `,"request":{"delayMs":`...)
 		b = strconv.AppendInt(b, r.DelayMs, 10)
 		b = append(b, `,"method":`...)
-		b = appendString(b, r.Method)
+		b = jsonlite.AppendString(b, r.Method)
 		b = append(b, `,"url":`...)
-		b = appendString(b, r.URL)
+		b = jsonlite.AppendString(b, r.URL)
 		b = append(b, `,"headers":`...)
 		if r.Headers == nil {
 			b = append(b, "null"...)
@@ -525,21 +158,21 @@ func (s *Step) AppendJSON(b []byte) []byte {
 					b = append(b, ',')
 				}
 				b = append(b, '[')
-				b = appendString(b, h[0])
+				b = jsonlite.AppendString(b, h[0])
 				b = append(b, ',')
-				b = appendString(b, h[1])
+				b = jsonlite.AppendString(b, h[1])
 				b = append(b, ']')
 			}
 			b = append(b, ']')
 		}
 		b = append(b, `,"body":`...)
-		b = appendString(b, r.Body)
+		b = jsonlite.AppendString(b, r.Body)
 		b = append(b, `,"timeoutMs":`...)
 		b = strconv.AppendInt(b, r.TimeoutMs, 10)
 		b = append(b, `,"maxBytes":`...)
 		b = strconv.AppendInt(b, r.MaxBytes, 10)
 		b = append(b, `,"redirect":`...)
-		b = appendString(b, r.Redirect)
+		b = jsonlite.AppendString(b, r.Redirect)
 		b = append(b, `,"attempt":`...)
 		b = strconv.AppendInt(b, int64(r.Attempt), 10)
 		b = append(b, '}')
@@ -550,9 +183,9 @@ func (s *Step) AppendJSON(b []byte) []byte {
 	}
 	if e := s.Error; e != nil {
 		b = append(b, `,"error":{"code":`...)
-		b = appendString(b, e.Code)
+		b = jsonlite.AppendString(b, e.Code)
 		b = append(b, `,"message":`...)
-		b = appendString(b, e.Message)
+		b = jsonlite.AppendString(b, e.Message)
 		if e.Status != 0 {
 			b = append(b, `,"status":`...)
 			b = strconv.AppendInt(b, int64(e.Status), 10)
@@ -565,66 +198,135 @@ func (s *Step) AppendJSON(b []byte) []byte {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendString(b, w)
+			b = jsonlite.AppendString(b, w)
 		}
 		b = append(b, ']')
 	}
 	return append(b, '}')
 }
 
-const hexDigits = "0123456789abcdef"
+// DecodeStep decodes a reply of start, resume or cancel (for hosts written
+// in Go); it accepts what json.Unmarshal accepts into a Step whose Result is
+// a json.RawMessage, with the same values (FuzzDecodeStep).
+func DecodeStep(data []byte) (Step, error) {
+	var s Step
+	err := jsonlite.DecodeObject(data, func(d *jsonlite.Decoder, key string) error {
+		var err error
+		switch {
+		case strings.EqualFold(key, "v"):
+			err = d.Int(&s.V)
+		case strings.EqualFold(key, "handle"):
+			err = d.Uint32(&s.Handle)
+		case strings.EqualFold(key, "step"):
+			err = d.String(&s.Step)
+		case strings.EqualFold(key, "request"):
+			if d.Null() {
+				s.Request = nil
+				return nil
+			}
+			if s.Request == nil {
+				s.Request = &Request{}
+			}
+			err = s.Request.decode(d)
+		case strings.EqualFold(key, "result"):
+			s.Result, err = d.Raw()
+		case strings.EqualFold(key, "error"):
+			if d.Null() {
+				s.Error = nil
+				return nil
+			}
+			if s.Error == nil {
+				s.Error = &Error{}
+			}
+			e := s.Error
+			err = d.Object(func(d *jsonlite.Decoder, key string) error {
+				switch {
+				case strings.EqualFold(key, "code"):
+					return d.String(&e.Code)
+				case strings.EqualFold(key, "message"):
+					return d.String(&e.Message)
+				case strings.EqualFold(key, "status"):
+					return d.Int(&e.Status)
+				}
+				return d.Skip()
+			})
+		case strings.EqualFold(key, "warnings"):
+			err = decodeSlice(d, &s.Warnings, func(d *jsonlite.Decoder, w *string) error { return d.String(w) })
+		default:
+			err = d.Skip()
+		}
+		return err
+	})
+	return s, err
+}
 
-// appendString appends s as a JSON string the way encoding/json writes it:
-// HTML-safe (<, > and & escaped), U+2028 and U+2029 escaped, invalid UTF-8
-// as U+FFFD.
-func appendString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			start = i
-			continue
+func (r *Request) decode(d *jsonlite.Decoder) error {
+	return d.Object(func(d *jsonlite.Decoder, key string) error {
+		switch {
+		case strings.EqualFold(key, "delayMs"):
+			return d.Int64(&r.DelayMs)
+		case strings.EqualFold(key, "method"):
+			return d.String(&r.Method)
+		case strings.EqualFold(key, "url"):
+			return d.String(&r.URL)
+		case strings.EqualFold(key, "headers"):
+			return decodeSlice(d, &r.Headers, func(d *jsonlite.Decoder, h *[2]string) error {
+				if d.Null() {
+					return nil
+				}
+				n := 0
+				err := d.Array(func(d *jsonlite.Decoder, i int) error {
+					n = i + 1
+					if i < len(h) {
+						return d.String(&h[i])
+					}
+					return d.Skip()
+				})
+				for i := n; i < len(h); i++ {
+					h[i] = ""
+				}
+				return err
+			})
+		case strings.EqualFold(key, "body"):
+			return d.String(&r.Body)
+		case strings.EqualFold(key, "timeoutMs"):
+			return d.Int64(&r.TimeoutMs)
+		case strings.EqualFold(key, "maxBytes"):
+			return d.Int64(&r.MaxBytes)
+		case strings.EqualFold(key, "redirect"):
+			return d.String(&r.Redirect)
+		case strings.EqualFold(key, "attempt"):
+			return d.Int(&r.Attempt)
 		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
-			i += size
-			start = i
-			continue
-		}
-		i += size
+		return d.Skip()
+	})
+}
+
+// decodeSlice decodes an array into *list as encoding/json does: null sets
+// nil, [] an empty slice, and elements are decoded into the slice's
+// existing elements where it has them (a repeated name merges).
+func decodeSlice[E any](d *jsonlite.Decoder, list *[]E, elem func(d *jsonlite.Decoder, e *E) error) error {
+	if d.Null() {
+		*list = nil
+		return nil
 	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
+	l, n := *list, 0
+	err := d.Array(func(d *jsonlite.Decoder, i int) error {
+		if i >= cap(l) {
+			l = append(l[:cap(l)], *new(E))[:len(l)]
+		}
+		if i >= len(l) {
+			l = l[:i+1]
+		}
+		n = i + 1
+		return elem(d, &l[i])
+	})
+	switch {
+	case n == 0:
+		l = []E{}
+	case n < len(l):
+		l = l[:n]
+	}
+	*list = l
+	return err
 }

@@ -19,13 +19,44 @@ var startSeeds = []string{
 	`{"headers":null}`, `{"headers":{"a":1}}`, `{"status":200,"message":"m","kind":"response"}`,
 }
 
+// refStart and refToolInput are Start and ToolInput as encoding/json sees
+// them without their methods (which use the decoders under test).
+type refStart struct {
+	V       int             `json:"v"`
+	Kind    string          `json:"kind"`
+	Options json.RawMessage `json:"options,omitempty"`
+	APIKey  string          `json:"apiKey,omitempty"`
+	Input   json.RawMessage `json:"input,omitempty"`
+}
+
+// refStep is Step as encoding/json sees it without its methods.
+type refStep struct {
+	V        int             `json:"v"`
+	Handle   uint32          `json:"handle,omitempty"`
+	Step     string          `json:"step"`
+	Request  *Request        `json:"request,omitempty"`
+	Result   json.RawMessage `json:"result,omitempty"`
+	Error    *Error          `json:"error,omitempty"`
+	Warnings []string        `json:"warnings,omitempty"`
+}
+
+func (r refStep) step() Step {
+	return Step{V: r.V, Handle: r.Handle, Step: r.Step, Request: r.Request, Result: r.Result, Error: r.Error, Warnings: r.Warnings}
+}
+
+type refToolInput struct {
+	Tool string          `json:"tool"`
+	Args json.RawMessage `json:"args"`
+}
+
 func FuzzDecodeStart(f *testing.F) {
 	for _, s := range startSeeds {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		var want Start
-		wantErr := json.Unmarshal(data, &want)
+		var ref refStart
+		wantErr := json.Unmarshal(data, &ref)
+		want := Start{V: ref.V, Kind: ref.Kind, Options: ref.Options, APIKey: ref.APIKey, Input: ref.Input}
 		got, err := DecodeStart(data)
 		require.Equal(t, wantErr == nil, err == nil, "%q: encoding/json %v, DecodeStart %v", data, wantErr, err)
 		if err == nil {
@@ -69,7 +100,14 @@ func FuzzDecodeInput(f *testing.F) {
 		check(&FetchInput{}, &FetchInput{})
 		check(&PlanInput{}, &PlanInput{})
 		check(&WebsearchInput{}, &WebsearchInput{})
-		check(&ToolInput{}, &ToolInput{})
+		var ref refToolInput
+		wantErr := json.Unmarshal(data, &ref)
+		var got ToolInput
+		err := DecodeInput(data, &got)
+		require.Equal(t, wantErr == nil, err == nil, "%q into *ToolInput: encoding/json %v, DecodeInput %v", data, wantErr, err)
+		if err == nil {
+			require.Equal(t, ToolInput{Tool: ref.Tool, Args: ref.Args}, got, "%q", data)
+		}
 	})
 }
 
@@ -94,9 +132,43 @@ func FuzzAppendStep(f *testing.F) {
 			res, _ := json.Marshal(map[string]any{"text": msg, "n": status, "list": []string{url, body}})
 			s.Result = res
 		}
-		want, err := json.Marshal(s)
+		want, err := json.Marshal(refStep{V: s.V, Handle: s.Handle, Step: s.Step, Request: s.Request, Result: s.Result, Error: s.Error, Warnings: s.Warnings})
 		require.NoError(t, err)
 		require.Equal(t, string(want), string(s.AppendJSON(nil)))
+		got, err := json.Marshal(s)
+		require.NoError(t, err)
+		require.Equal(t, string(want), string(got))
+		var back Step
+		require.NoError(t, json.Unmarshal(got, &back))
+		var ref refStep
+		require.NoError(t, json.Unmarshal(got, &ref))
+		require.Equal(t, ref.step(), back)
+	})
+}
+
+var stepSeeds = []string{
+	`{"v":1,"handle":3,"step":"http","request":{"delayMs":0,"method":"POST","url":"https://api.deepseek.com/v1/tools/search","headers":[["Authorization","Bearer k"],["X",""]],"body":"{}","timeoutMs":30000,"maxBytes":5242880,"redirect":"manual","attempt":1}}`,
+	`{"v":1,"step":"done","result":{"query":"q","results":[]},"warnings":["w1","w2"]}`,
+	`{"v":1,"step":"done","error":{"code":"abi","message":"m","status":402}}`,
+	`{"v":1,"handle":-1}`, `{"handle":4294967296}`, `{"handle":4294967295}`, `{"request":null,"error":null,"result":null,"warnings":null}`,
+	`{"warnings":["a","b"],"warnings":[null]}`, `{"warnings":["a","b"],"warnings":["x"],"warnings":["y",null]}`, `{"warnings":[]}`,
+	`{"request":{"headers":[["a","b","c"],["d"],null,[]]}}`, `{"request":{"headers":[["a","b"]]},"request":{"headers":[[null],["c"]]}}`,
+	`{"request":{"delayMs":1.5}}`, `{"request":{"delayMs":9223372036854775808}}`, `{"request":5}`, `{"error":"x"}`, `{"warnings":"x"}`,
+	`{"warnings":[1]}`, `{"request":{"headers":[[1,2]]}}`, `{"request":{"headers":["ab"]}}`, `{"ReQuEsT":{"URL":"u"}}`, `{"result":[1, 2 ]}`,
+}
+
+func FuzzDecodeStep(f *testing.F) {
+	for _, s := range append(stepSeeds, startSeeds...) {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var ref refStep
+		wantErr := json.Unmarshal(data, &ref)
+		got, err := DecodeStep(data)
+		require.Equal(t, wantErr == nil, err == nil, "%q: encoding/json %v, DecodeStep %v", data, wantErr, err)
+		if err == nil {
+			require.Equal(t, ref.step(), got, "%q", data)
+		}
 	})
 }
 

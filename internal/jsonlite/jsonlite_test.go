@@ -1,0 +1,111 @@
+package jsonlite
+
+import (
+	"encoding/json"
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
+)
+
+var hostile = []string{
+	"", "plain", "<script>&amp;</script>", "quote \" backslash \\ slash /", "\x00\x01\x1f\x7f",
+	"\b\f\n\r\t", "\u2028\u2029", "\xff\xfe", "a\xc3", "\xed\xa0\x80", "é中😀", "\ufffd", "\xf4\x90\x80\x80",
+}
+
+func FuzzAppendString(f *testing.F) {
+	for _, s := range hostile {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want, err := json.Marshal(s)
+		require.NoError(t, err)
+		require.Equal(t, string(want), string(AppendString(nil, s)))
+		require.Equal(t, "x"+string(want), string(AppendString([]byte("x"), s)))
+	})
+}
+
+func FuzzAppendFloat(f *testing.F) {
+	for _, v := range []float64{0, math.Copysign(0, -1), 1, -1, 2.4, 0.1, 1e-6, 9.99999e-7, 1e-7, 1e20, 1e21, 123456789e13, -1e21,
+		math.MaxFloat64, math.SmallestNonzeroFloat64, 1.5e-300, math.NaN(), math.Inf(1), math.Inf(-1)} {
+		f.Add(v)
+	}
+	f.Fuzz(func(t *testing.T, v float64) {
+		want, wantErr := json.Marshal(v)
+		got, err := AppendFloat(nil, v)
+		if wantErr != nil {
+			require.EqualError(t, err, wantErr.Error())
+			return
+		}
+		require.NoError(t, err)
+		require.Equal(t, string(want), string(got))
+	})
+}
+
+func TestAppendStrings(t *testing.T) {
+	for _, list := range [][]string{nil, {}, {"a"}, hostile} {
+		want, err := json.Marshal(list)
+		require.NoError(t, err)
+		require.Equal(t, string(want), string(AppendStrings(nil, list)))
+	}
+}
+
+func FuzzUnquote(f *testing.F) {
+	for _, s := range []string{`"a"`, ` "a\u00e9\ud83d\ude00" `, `"\ud800"`, `"a`, `1`, `null`, `"a" "b"`, `"\q"`, "\"\xff\"", "\"\t\"", `"a"x`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		want := "unset"
+		wantErr := json.Unmarshal(raw, &want)
+		got, ok := Unquote(raw)
+		if want == "unset" && wantErr == nil { // null: accepted by json.Unmarshal, not a string
+			require.False(t, ok)
+			return
+		}
+		require.Equal(t, wantErr == nil, ok, "%q: encoding/json %v", raw, wantErr)
+		if ok {
+			require.Equal(t, want, got)
+		}
+	})
+}
+
+func TestRaw(t *testing.T) {
+	type pair struct {
+		Raw  Raw             `json:"raw,omitempty"`
+		Ref  json.RawMessage `json:"ref,omitempty"`
+		RawN Raw             `json:"rawN"`
+		RefN json.RawMessage `json:"refN"`
+	}
+	for _, text := range []string{`{"a": [1, 2]}`, `"<&>"`, `null`, ``} {
+		p := pair{Raw: Raw(text), Ref: json.RawMessage(text)}
+		if text == "" {
+			p = pair{}
+		}
+		got, err := json.Marshal(p)
+		require.NoError(t, err)
+		var back pair
+		require.NoError(t, json.Unmarshal(got, &back))
+		require.Equal(t, string(back.Ref), string(back.Raw))
+		require.Equal(t, string(back.RefN), string(back.RawN))
+	}
+	var r *Raw
+	require.EqualError(t, r.UnmarshalJSON([]byte("1")), "jsonlite.Raw: UnmarshalJSON on nil pointer")
+	require.Equal(t, "null", string(AppendRaw(nil, nil)))
+	require.Equal(t, `{}`, string(AppendRaw(nil, []byte(`{}`))))
+}
+
+func FuzzAppendUsage(f *testing.F) {
+	f.Add(int64(1200), int64(300), int64(2), 1, false)
+	f.Add(int64(-1), int64(math.MaxInt64), int64(math.MinInt64), -7, true)
+	f.Fuzz(func(t *testing.T, in, out, searches int64, requests int, isNil bool) {
+		u := &core.Usage{InputTokens: in, OutputTokens: out, ServerToolUse: core.ServerToolUse{WebSearchRequests: searches}, Requests: requests}
+		if isNil {
+			u = nil
+		}
+		want, err := json.Marshal(u)
+		require.NoError(t, err)
+		require.Equal(t, string(want), string(AppendUsage(nil, u)))
+	})
+}

@@ -1,0 +1,206 @@
+package opencode
+
+import (
+	"slices"
+	"strconv"
+
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/jsonlite"
+)
+
+// The module writes these values by hand instead of with encoding/json
+// (which would link reflection into it). Each AppendJSON writes byte for
+// byte what json.Marshal writes for the same value, map keys sorted, so
+// the plan the module answers and the one init stores with encoding/json
+// are the same; encode_test.go checks it.
+
+// WebsearchResult is what an OpenCode 2.x websearch provider returns.
+type WebsearchResult struct {
+	Results []ProviderResult `json:"results"`
+}
+
+// AppendJSON appends r as JSON.
+func (r *WebsearchResult) AppendJSON(b []byte) []byte {
+	b = append(b, `{"results":`...)
+	if r.Results == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '[')
+		for i, pr := range r.Results {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"url":`...)
+			b = jsonlite.AppendString(b, pr.URL)
+			if pr.Title != "" {
+				b = append(b, `,"title":`...)
+				b = jsonlite.AppendString(b, pr.Title)
+			}
+			if pr.Content != "" {
+				b = append(b, `,"content":`...)
+				b = jsonlite.AppendString(b, pr.Content)
+			}
+			b = append(b, `,"time":{`...)
+			if p := pr.Time.Published; p != nil {
+				b = append(b, `"published":`...)
+				b = strconv.AppendInt(b, *p, 10)
+			}
+			b = append(b, "}}"...)
+		}
+		b = append(b, ']')
+	}
+	return append(b, '}')
+}
+
+// AppendJSON appends r as JSON. Metadata must be nil, a FetchMetadata or a
+// SearchMetadata (what ResultFor sets); anything else panics.
+func (r *ToolResult) AppendJSON(b []byte) []byte {
+	b = append(b, `{"content":`...)
+	b = jsonlite.AppendString(b, r.Content)
+	b = append(b, `,"title":`...)
+	b = jsonlite.AppendString(b, r.Title)
+	switch m := r.Metadata.(type) {
+	case nil:
+	case FetchMetadata:
+		b = append(b, `,"metadata":{"url":`...)
+		b = jsonlite.AppendString(b, m.URL)
+		b = append(b, `,"title":`...)
+		b = jsonlite.AppendString(b, m.Title)
+		b = append(b, `,"chars":`...)
+		b = strconv.AppendInt(b, int64(m.Chars), 10)
+		b = append(b, `,"contentTruncated":`...)
+		b = jsonlite.AppendBool(b, m.ContentTruncated)
+		b = append(b, `,"offset":`...)
+		b = strconv.AppendInt(b, int64(m.Offset), 10)
+		if m.NextOffset != 0 {
+			b = append(b, `,"nextOffset":`...)
+			b = strconv.AppendInt(b, int64(m.NextOffset), 10)
+		}
+		b = append(b, `,"totalChars":`...)
+		b = strconv.AppendInt(b, int64(m.TotalChars), 10)
+		b = append(b, `,"cached":`...)
+		b = jsonlite.AppendBool(b, m.Cached)
+		b = append(b, '}')
+	case SearchMetadata:
+		b = append(b, `,"metadata":{"query":`...)
+		b = jsonlite.AppendString(b, m.Query)
+		b = append(b, `,"results":`...)
+		b = strconv.AppendInt(b, int64(m.Results), 10)
+		if m.Usage != nil {
+			b = append(b, `,"usage":`...)
+			b = jsonlite.AppendUsage(b, m.Usage)
+		}
+		b = append(b, `,"cached":`...)
+		b = jsonlite.AppendBool(b, m.Cached)
+		b = append(b, '}')
+	default:
+		panic("opencode: ToolResult.AppendJSON: unsupported metadata")
+	}
+	return append(b, '}')
+}
+
+// AppendJSON appends the plan as JSON. Tool options must be bools or
+// strings (nativeTool's); anything else panics.
+func (p *Plan) AppendJSON(b []byte) []byte {
+	b = append(b, `{"host":`...)
+	b = jsonlite.AppendString(b, p.Host)
+	if p.KeyEnv != "" {
+		b = append(b, `,"keyEnv":`...)
+		b = jsonlite.AppendString(b, p.KeyEnv)
+	}
+	if w := p.Websearch; w != nil {
+		b = append(b, `,"websearch":{"id":`...)
+		b = jsonlite.AppendString(b, w.ID)
+		b = append(b, `,"name":`...)
+		b = jsonlite.AppendString(b, w.Name)
+		b = append(b, `,"default":`...)
+		b = jsonlite.AppendBool(b, w.Default)
+		if w.Fallback != nil {
+			b = append(b, `,"fallback":`...)
+			b = w.Fallback.appendJSON(b)
+		}
+		b = append(b, '}')
+	}
+	b = append(b, `,"tools":`...)
+	if p.Tools == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '[')
+		for i := range p.Tools {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = p.Tools[i].appendJSON(b)
+		}
+		b = append(b, ']')
+	}
+	if len(p.RemoveTools) > 0 {
+		b = append(b, `,"removeTools":`...)
+		b = jsonlite.AppendStrings(b, p.RemoveTools)
+	}
+	if len(p.DisableTools) > 0 {
+		b = append(b, `,"disableTools":`...)
+		b = jsonlite.AppendStrings(b, p.DisableTools)
+	}
+	if len(p.NotExclusive) > 0 {
+		b = append(b, `,"notExclusive":{`...)
+		for i, k := range sortedKeys(p.NotExclusive) {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = jsonlite.AppendString(b, k)
+			b = append(b, ':')
+			b = jsonlite.AppendString(b, p.NotExclusive[k])
+		}
+		b = append(b, '}')
+	}
+	if len(p.Warnings) > 0 {
+		b = append(b, `,"warnings":`...)
+		b = jsonlite.AppendStrings(b, p.Warnings)
+	}
+	return append(b, '}')
+}
+
+func (t *Tool) appendJSON(b []byte) []byte {
+	b = append(b, `{"name":`...)
+	b = jsonlite.AppendString(b, t.Name)
+	b = append(b, `,"description":`...)
+	b = jsonlite.AppendString(b, t.Description)
+	if len(t.Input) > 0 {
+		b = append(b, `,"input":`...)
+		b = append(b, t.Input...)
+	}
+	if len(t.Options) > 0 {
+		b = append(b, `,"options":{`...)
+		for i, k := range sortedKeys(t.Options) {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = jsonlite.AppendString(b, k)
+			b = append(b, ':')
+			switch v := t.Options[k].(type) {
+			case bool:
+				b = jsonlite.AppendBool(b, v)
+			case string:
+				b = jsonlite.AppendString(b, v)
+			default:
+				panic("opencode: Tool.Options holds a value that is not a bool or a string")
+			}
+		}
+		b = append(b, '}')
+	}
+	if len(t.Args) > 0 {
+		b = append(b, `,"args":`...)
+		b = append(b, t.Args...)
+	}
+	return append(b, '}')
+}
+
+// sortedKeys returns m's keys in the order encoding/json writes them.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
