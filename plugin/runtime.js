@@ -11,6 +11,9 @@ import { createWasi } from "./wasi.js"
 
 const ABI_VERSION = 1
 const encoder = new TextEncoder()
+// MODULE_ENV is the whole environment the module sees: the Go runtime's soft memory limit
+// (wasm/doc.go), nothing of the host's.
+const MODULE_ENV = ["GOMEMLIMIT=80MiB"]
 // IDLE_MS without a call and the module collects its garbage (Runtime.#idle).
 const IDLE_MS = 500
 const decoder = new TextDecoder()
@@ -94,7 +97,7 @@ export class Runtime {
   }
 
   #newInstance() {
-    this.#wasi = createWasi({ write: (_fd, line) => this.#log("debug", line) })
+    this.#wasi = createWasi({ write: (_fd, line) => this.#log("debug", line), env: MODULE_ENV })
     return new WebAssembly.Instance(this.#module, this.#wasi.imports)
   }
 

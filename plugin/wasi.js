@@ -13,6 +13,7 @@
 //                                // for both fds (stdout is left alone: hosts such as
 //                                // `opencode run --format json` own it).
 //     args: [],                  // optional; argv seen by the module. Default: none.
+//     env: [],                   // optional; "NAME=value" strings the module sees. Default: none.
 //   })
 //   const { instance } = await WebAssembly.instantiate(bytes, wasi.imports)
 //   wasi.initialize(instance)    // = wasi.setMemory(instance.exports.memory);
@@ -39,8 +40,10 @@
 //     pieces. Any other fd: EBADF.
 //   - fd 0 reads EOF. fds 0–2 are character devices; no other fd exists: there are NO
 //     preopened directories (fd_prestat_get → EBADF), so the module has no file system.
-//   - environment: ALWAYS empty. Nothing of the host environment is handed to the module;
-//     the host passes what the module needs (API keys, options) through the module's ABI.
+//   - environment: exactly the `env` strings given ("NAME=value"), none by default. Nothing
+//     of the host environment is handed to the module; the host passes what the module needs
+//     (API keys, options) through the module's ABI. (runtime.js gives only the Go runtime's
+//     own settings: wasm/doc.go.)
 //   - args: empty unless `args` is given.
 //   - proc_exit(code): flushes output and throws `WasiExit` (err.code); Go's os.Exit gets
 //     here. An unrecovered Go panic or fatal error in a reactor does NOT call proc_exit: the
@@ -121,6 +124,7 @@ export function createWasi(options = {}) {
   const args = (options.args ?? []).map(String)
   const encoder = new TextEncoder()
   const argBytes = args.map((a) => encoder.encode(a + "\0"))
+  const envBytes = (options.env ?? []).map((e) => encoder.encode(String(e) + "\0"))
 
   /** @type {WebAssembly.Memory | null} */
   let memory = null
@@ -226,32 +230,37 @@ export function createWasi(options = {}) {
   const badfOrNotsup = (fd) => (isStdio(fd) ? ERRNO.NOTSUP : ERRNO.BADF)
   const badfOrSpipe = (fd) => (isStdio(fd) ? ERRNO.SPIPE : ERRNO.BADF)
 
+  // sizes and strings answer the args_* and environ_* calls for a list of NUL-ended strings.
+  const sizes = (list, countPtr, bufSizePtr) => {
+    const dv = view()
+    dv.setUint32(countPtr, list.length, true)
+    dv.setUint32(bufSizePtr, list.reduce((n, b) => n + b.length, 0), true)
+    return ERRNO.SUCCESS
+  }
+  const strings = (list, listPtr, bufPtr) => {
+    const dv = view()
+    const mem = bytes()
+    let p = bufPtr
+    list.forEach((b, i) => {
+      dv.setUint32(listPtr + i * 4, p, true)
+      mem.set(b, p)
+      p += b.length
+    })
+    return ERRNO.SUCCESS
+  }
+
   const wasiImport = {
-    args_sizes_get(argcPtr, bufSizePtr) {
-      const dv = view()
-      dv.setUint32(argcPtr, argBytes.length, true)
-      dv.setUint32(bufSizePtr, argBytes.reduce((n, b) => n + b.length, 0), true)
-      return ERRNO.SUCCESS
+    args_sizes_get(countPtr, bufSizePtr) {
+      return sizes(argBytes, countPtr, bufSizePtr)
     },
-    args_get(argvPtr, bufPtr) {
-      const dv = view()
-      const mem = bytes()
-      let p = bufPtr
-      argBytes.forEach((b, i) => {
-        dv.setUint32(argvPtr + i * 4, p, true)
-        mem.set(b, p)
-        p += b.length
-      })
-      return ERRNO.SUCCESS
+    args_get(listPtr, bufPtr) {
+      return strings(argBytes, listPtr, bufPtr)
     },
     environ_sizes_get(countPtr, bufSizePtr) {
-      const dv = view()
-      dv.setUint32(countPtr, 0, true)
-      dv.setUint32(bufSizePtr, 0, true)
-      return ERRNO.SUCCESS
+      return sizes(envBytes, countPtr, bufSizePtr)
     },
-    environ_get(_environPtr, _bufPtr) {
-      return ERRNO.SUCCESS
+    environ_get(listPtr, bufPtr) {
+      return strings(envBytes, listPtr, bufPtr)
     },
 
     clock_res_get(id, resPtr) {

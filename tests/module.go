@@ -59,12 +59,14 @@ func (s *SyncBuffer) String() string {
 // Instantiate makes a new instance of compiled in r, which must already have
 // wasi_snapshot_preview1 instantiated. It runs _initialize, gives the module
 // the host's real clocks (an HTTP-date Retry-After is judged against the
-// wall clock) and captures stdout and stderr.
+// wall clock) and the environment hosts give it (GOMEMLIMIT, wasm/doc.go),
+// and captures stdout and stderr.
 func Instantiate(ctx context.Context, r wazero.Runtime, compiled wazero.CompiledModule) (*Module, error) {
 	out := &SyncBuffer{}
 	cfg := wazero.NewModuleConfig().
 		WithName("").
 		WithStartFunctions("_initialize").
+		WithEnv("GOMEMLIMIT", "80MiB").
 		WithSysWalltime().
 		WithSysNanotime().
 		WithStdout(out).

@@ -7,9 +7,13 @@
 //
 // # Lifecycle
 //
-// Instantiate, call _initialize once, then call the exports; calls must not
-// overlap. A trap is never expected (every export recovers and answers with
-// an error step), but a host should replace an instance that traps.
+// Instantiate with exactly GOMEMLIMIT=80MiB in the WASI environment (the Go
+// runtime's soft memory limit: linear memory never shrinks, and without it a
+// full 64 MiB page cache lets the heap grow to about twice that; nothing of
+// the host's own environment belongs there), call _initialize once, then call
+// the exports; calls must not overlap. A trap is never expected (every
+// export recovers and answers with an error step), but a host should replace
+// an instance that traps.
 //
 // # Exports
 //

@@ -103,13 +103,18 @@ test("fd_write: very long lines are split at 64 KiB", () => {
   assert.ok(lines.every((l) => l.fd === 2 && l.line.length <= 64 * 1024))
 })
 
-test("environment is empty, args empty unless given", () => {
+test("environment and args are empty unless given, and never the host's", () => {
   const { exports } = instantiate()
   assert.ok(Object.keys(process.env).length > 0)
   assert.equal(exports.env_count(), 0)
   assert.equal(exports.args_count(), 0)
   const withArgs = instantiate({ args: ["core.wasm", "x"] })
   assert.equal(withArgs.exports.args_count(), 2)
+  assert.equal(withArgs.exports.env_count(), 0)
+  const withEnv = instantiate({ env: ["GOMEMLIMIT=80MiB"] })
+  assert.equal(withEnv.exports.env_count(), 1)
+  assert.equal(withEnv.exports.gomemlimit_80mib(), 1)
+  assert.equal(withEnv.exports.args_count(), 0)
 })
 
 test("no file system: opening a file fails", () => {
