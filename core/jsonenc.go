@@ -4,7 +4,8 @@ import (
 	"errors"
 	"slices"
 	"strconv"
-	"unicode/utf8"
+
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/jsonlite"
 )
 
 // This file writes the request bodies sent to DeepSeek without
@@ -24,18 +25,18 @@ type requestBody interface {
 func (b searchBody) appendJSON(dst []byte) []byte {
 	dst = slices.Grow(dst, 96+len(b.Query)+len(b.OriQuestion)+len(b.Location))
 	dst = append(dst, `{"query":`...)
-	dst = appendRequestString(dst, b.Query)
+	dst = jsonlite.AppendString(dst, b.Query)
 	dst = append(dst, `,"count":`...)
 	dst = strconv.AppendInt(dst, int64(b.Count), 10)
 	dst = append(dst, `,"need_content":`...)
 	dst = strconv.AppendBool(dst, b.NeedContent)
 	if b.OriQuestion != "" {
 		dst = append(dst, `,"ori_question":`...)
-		dst = appendRequestString(dst, b.OriQuestion)
+		dst = jsonlite.AppendString(dst, b.OriQuestion)
 	}
 	if b.Location != "" {
 		dst = append(dst, `,"localization":`...)
-		dst = appendRequestString(dst, b.Location)
+		dst = jsonlite.AppendString(dst, b.Location)
 	}
 	return append(dst, '}')
 }
@@ -43,7 +44,7 @@ func (b searchBody) appendJSON(dst []byte) []byte {
 func (b fetchBody) appendJSON(dst []byte) []byte {
 	dst = slices.Grow(dst, 16+len(b.URL))
 	dst = append(dst, `{"url":`...)
-	dst = appendRequestString(dst, b.URL)
+	dst = jsonlite.AppendString(dst, b.URL)
 	return append(dst, '}')
 }
 
@@ -52,11 +53,11 @@ func (b fetchBody) appendJSON(dst []byte) []byte {
 // ones).
 func (b messagesBody) appendJSON(dst []byte) ([]byte, error) {
 	dst = append(dst, `{"model":`...)
-	dst = appendRequestString(dst, b.Model)
+	dst = jsonlite.AppendString(dst, b.Model)
 	dst = append(dst, `,"max_tokens":`...)
 	dst = strconv.AppendInt(dst, int64(b.MaxTokens), 10)
 	dst = append(dst, `,"messages":[{"role":"user","content":`...)
-	dst = appendRequestString(dst, b.Prompt)
+	dst = jsonlite.AppendString(dst, b.Prompt)
 	dst = append(dst, '}')
 	if len(b.Blocks) > 0 {
 		dst = append(dst, `,{"role":"assistant","content":[`...)
@@ -78,9 +79,9 @@ func (b messagesBody) appendJSON(dst []byte) ([]byte, error) {
 
 func (t webSearchTool) appendJSON(dst []byte) []byte {
 	dst = append(dst, `{"type":`...)
-	dst = appendRequestString(dst, t.Type)
+	dst = jsonlite.AppendString(dst, t.Type)
 	dst = append(dst, `,"name":`...)
-	dst = appendRequestString(dst, t.Name)
+	dst = jsonlite.AppendString(dst, t.Name)
 	dst = append(dst, `,"max_uses":`...)
 	dst = strconv.AppendInt(dst, int64(t.MaxUses), 10)
 	for _, l := range []struct {
@@ -95,66 +96,31 @@ func (t webSearchTool) appendJSON(dst []byte) []byte {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = appendRequestString(dst, s)
+			dst = jsonlite.AppendString(dst, s)
 		}
 		dst = append(dst, ']')
 	}
 	return append(dst, '}')
 }
 
-const jsonHexDigits = "0123456789abcdef"
-
-// appendRequestString appends s as a JSON string, escaped as json.Marshal
-// escapes it.
-func appendRequestString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				dst = append(dst, '\\', c)
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', jsonHexDigits[c>>4], jsonHexDigits[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', jsonHexDigits[r&0xf])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
+// AppendJSON appends u as json.Marshal writes it (null for nil); the hosts
+// write it into their results.
+func (u *Usage) AppendJSON(b []byte) []byte {
+	if u == nil {
+		return append(b, "null"...)
 	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
+	b = append(b, `{"input_tokens":`...)
+	b = strconv.AppendInt(b, u.InputTokens, 10)
+	b = append(b, `,"output_tokens":`...)
+	b = strconv.AppendInt(b, u.OutputTokens, 10)
+	b = append(b, `,"server_tool_use":{"web_search_requests":`...)
+	b = strconv.AppendInt(b, u.ServerToolUse.WebSearchRequests, 10)
+	b = append(b, `},"requests":`...)
+	b = strconv.AppendInt(b, int64(u.Requests), 10)
+	return append(b, '}')
 }
+
+const jsonHexDigits = "0123456789abcdef"
 
 // appendRequestRaw appends raw JSON the way json.Marshal writes a
 // json.RawMessage: nil as null, white space outside strings dropped, and

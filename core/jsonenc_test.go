@@ -2,6 +2,7 @@ package core
 
 import (
 	"encoding/json"
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -133,5 +134,20 @@ func BenchmarkSearchBody(b *testing.B) {
 		for b.Loop() {
 			_, _ = json.Marshal(body)
 		}
+	})
+}
+
+// Usage.AppendJSON writes what json.Marshal writes.
+func FuzzUsageJSON(f *testing.F) {
+	f.Add(int64(1200), int64(300), int64(2), 1, false)
+	f.Add(int64(-1), int64(math.MaxInt64), int64(math.MinInt64), -7, true)
+	f.Fuzz(func(t *testing.T, in, out, searches int64, requests int, isNil bool) {
+		u := &Usage{InputTokens: in, OutputTokens: out, ServerToolUse: ServerToolUse{WebSearchRequests: searches}, Requests: requests}
+		if isNil {
+			u = nil
+		}
+		want, err := json.Marshal(u)
+		require.NoError(t, err)
+		require.Equal(t, string(want), string(u.AppendJSON(nil)))
 	})
 }

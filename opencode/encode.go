@@ -87,7 +87,7 @@ func (r *ToolResult) AppendJSON(b []byte) []byte {
 		b = strconv.AppendInt(b, int64(m.Results), 10)
 		if m.Usage != nil {
 			b = append(b, `,"usage":`...)
-			b = jsonlite.AppendUsage(b, m.Usage)
+			b = m.Usage.AppendJSON(b)
 		}
 		b = append(b, `,"cached":`...)
 		b = jsonlite.AppendBool(b, m.Cached)

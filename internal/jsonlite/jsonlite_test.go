@@ -6,8 +6,6 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
-
-	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
 )
 
 var hostile = []string{
@@ -94,18 +92,4 @@ func TestRaw(t *testing.T) {
 	require.EqualError(t, r.UnmarshalJSON([]byte("1")), "jsonlite.Raw: UnmarshalJSON on nil pointer")
 	require.Equal(t, "null", string(AppendRaw(nil, nil)))
 	require.Equal(t, `{}`, string(AppendRaw(nil, []byte(`{}`))))
-}
-
-func FuzzAppendUsage(f *testing.F) {
-	f.Add(int64(1200), int64(300), int64(2), 1, false)
-	f.Add(int64(-1), int64(math.MaxInt64), int64(math.MinInt64), -7, true)
-	f.Fuzz(func(t *testing.T, in, out, searches int64, requests int, isNil bool) {
-		u := &core.Usage{InputTokens: in, OutputTokens: out, ServerToolUse: core.ServerToolUse{WebSearchRequests: searches}, Requests: requests}
-		if isNil {
-			u = nil
-		}
-		want, err := json.Marshal(u)
-		require.NoError(t, err)
-		require.Equal(t, string(want), string(AppendUsage(nil, u)))
-	})
 }

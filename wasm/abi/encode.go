@@ -50,7 +50,7 @@ func (r *SearchResult) AppendJSON(b []byte) ([]byte, error) {
 	}
 	if r.Usage != nil {
 		b = append(b, `,"usage":`...)
-		b = jsonlite.AppendUsage(b, r.Usage)
+		b = r.Usage.AppendJSON(b)
 	}
 	return append(b, '}'), nil
 }
