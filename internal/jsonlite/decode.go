@@ -152,43 +152,36 @@ func (d *Decoder) String(s *string) error {
 
 // Int decodes an integer that fits an int (null leaves *n as it is).
 func (d *Decoder) Int(n *int) error {
-	lit, err := d.numeral()
-	if lit == "" || err != nil {
-		return err
-	}
-	v, err := strconv.ParseInt(lit, 10, strconv.IntSize)
-	if err != nil {
-		return errors.New("the number " + lit + " is not an integer of this size")
-	}
-	*n = int(v)
-	return nil
+	return integer(d, n, func(lit string) (int, error) {
+		v, err := strconv.ParseInt(lit, 10, strconv.IntSize)
+		return int(v), err
+	})
 }
 
 // Int64 decodes an integer that fits an int64 (null leaves *n as it is).
 func (d *Decoder) Int64(n *int64) error {
-	lit, err := d.numeral()
-	if lit == "" || err != nil {
-		return err
-	}
-	v, err := strconv.ParseInt(lit, 10, 64)
-	if err != nil {
-		return errors.New("the number " + lit + " is not an integer of this size")
-	}
-	*n = v
-	return nil
+	return integer(d, n, func(lit string) (int64, error) { return strconv.ParseInt(lit, 10, 64) })
 }
 
 // Uint32 decodes an integer that fits a uint32 (null leaves *n as it is).
 func (d *Decoder) Uint32(n *uint32) error {
+	return integer(d, n, func(lit string) (uint32, error) {
+		v, err := strconv.ParseUint(lit, 10, 32)
+		return uint32(v), err
+	})
+}
+
+// integer decodes a number with parse into *n; null leaves *n as it is.
+func integer[T int | int64 | uint32](d *Decoder, n *T, parse func(lit string) (T, error)) error {
 	lit, err := d.numeral()
 	if lit == "" || err != nil {
 		return err
 	}
-	v, err := strconv.ParseUint(lit, 10, 32)
+	v, err := parse(lit)
 	if err != nil {
 		return errors.New("the number " + lit + " is not an integer of this size")
 	}
-	*n = uint32(v)
+	*n = v
 	return nil
 }
 
