@@ -62,3 +62,70 @@ func refClip(s string, n int) string {
 	}
 	return s
 }
+
+// refMask is Redactor.Mask as first written: matchAt tried at every byte
+// a form can start with.
+func refMask(r *Redactor, s string) string {
+	if r == nil || r.key == "" {
+		return s
+	}
+	var b strings.Builder
+	last := 0
+	for i := 0; i < len(s); i++ {
+		if !r.first[s[i]] {
+			continue
+		}
+		if n := refMatchAt(r, s, i); n > 0 {
+			if b.Len() == 0 {
+				b.Grow(len(s))
+			}
+			b.WriteString(s[last:i])
+			b.WriteString(keyMask)
+			i += n - 1
+			last = i + 1
+		}
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// refContains is Redactor.Contains as first written.
+func refContains(r *Redactor, s string) bool {
+	if r == nil || r.key == "" {
+		return false
+	}
+	for range 4 {
+		for i := 0; i < len(s); i++ {
+			if r.first[s[i]] && refMatchAt(r, s, i) > 0 {
+				return true
+			}
+		}
+		d := percentDecodeAll(s)
+		if d == s {
+			break
+		}
+		s = d
+	}
+	return false
+}
+
+// refMatchAt is matchAt as first written.
+func refMatchAt(r *Redactor, s string, i int) int {
+	for _, f := range r.coded {
+		if strings.HasPrefix(s[i:], f) {
+			return len(f)
+		}
+	}
+	j := i
+	for k := 0; k < len(r.key); k++ {
+		n := unitOf(s[j:], r.key[k])
+		if n == 0 {
+			return 0
+		}
+		j += n
+	}
+	return j - i
+}

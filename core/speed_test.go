@@ -106,3 +106,74 @@ func BenchmarkCollapseOnly(b *testing.B) {
 		}
 	}
 }
+
+// maskKeys are keys of every shape validKey allows: one and two
+// characters, DeepSeek's, base64-like with / and =, a JWT-like token.
+var maskKeys = []string{"s", "sk", "%x", testKey, "sk-Ab9+/=~_.:Zz0123456789abcdefXY", "/a/b", "ZXhhbXBsZQ==", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.abc"}
+
+// maskParts builds texts around key: its encodings whole and cut, its
+// characters, escapes' first bytes, and prose.
+func maskParts(key string) []string {
+	parts := []string{" ", "a", "s", "k", "sk", "-", "%", "\\", "\\u00", "%7", "x", "the task ", "100% ", "\xff", "é", "=", "/"}
+	for _, form := range encodings(key) {
+		parts = append(parts, form, form[:len(form)/2], form[len(form)/2:])
+	}
+	for i := 0; i < len(key); i++ {
+		parts = append(parts, key[i:i+1], key[:i])
+	}
+	return parts
+}
+
+func TestMaskMatchesReference(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, key := range maskKeys {
+		red := NewRedactor(key)
+		parts := maskParts(key)
+		for range 5000 {
+			s := randomText(r, parts, 12)
+			require.Equal(t, refMask(red, s), red.Mask(s), "key %q, text %q", key, s)
+			require.Equal(t, refContains(red, s), red.Contains(s), "key %q, text %q", key, s)
+		}
+	}
+}
+
+func FuzzMaskEquivalence(f *testing.F) {
+	for _, key := range maskKeys {
+		for _, form := range encodings(key) {
+			f.Add(key, "a "+form+" b")
+		}
+	}
+	f.Fuzz(func(t *testing.T, key, s string) {
+		if !validKey(key) {
+			return
+		}
+		red := NewRedactor(key)
+		if got, want := red.Mask(s), refMask(red, s); got != want {
+			t.Fatalf("key %q: Mask(%q) = %q, want %q", key, s, got, want)
+		}
+		if got, want := red.Contains(s), refContains(red, s); got != want {
+			t.Fatalf("key %q: Contains(%q) = %v, want %v", key, s, got, want)
+		}
+	})
+}
+
+func BenchmarkMask(b *testing.B) {
+	red := NewRedactor(testKey)
+	texts := benchTexts()
+	texts["url"] = "https://example.com/search?q=effective%20go&page=2&sort=desc%2Casc"
+	texts["page"] = strings.Repeat("Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore. sk-short tasks ", 36)
+	for name, s := range texts {
+		for _, impl := range []struct {
+			name string
+			f    func(string) string
+		}{{"new", red.Mask}, {"old", func(s string) string { return refMask(red, s) }}} {
+			b.Run(name+"/"+impl.name, func(b *testing.B) {
+				b.SetBytes(int64(len(s)))
+				b.ReportAllocs()
+				for b.Loop() {
+					sinkString = impl.f(s)
+				}
+			})
+		}
+	}
+}
