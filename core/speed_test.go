@@ -177,3 +177,30 @@ func BenchmarkMask(b *testing.B) {
 		}
 	}
 }
+
+// plain8 is true exactly for eight bytes collapseN keeps as they are.
+func TestPlain8(t *testing.T) {
+	ref := func(b string) bool {
+		for k := 0; k < 8; k++ {
+			switch c := b[k]; {
+			case c < ' ' || c >= 0x80:
+				return false
+			case c == ' ' && (k == 7 || b[k+1] == ' '):
+				return false
+			}
+		}
+		return true
+	}
+	bytes := []byte{0, 1, '\t', '\n', 0x1f, ' ', '!', 'a', '~', 0x7f, 0x80, 0xc3, 0xff}
+	r := rand.New(rand.NewPCG(7, 8))
+	for range 200000 {
+		var b [8]byte
+		for k := range b {
+			b[k] = bytes[r.IntN(len(bytes))]
+			if r.IntN(3) > 0 {
+				b[k] = 'a' + byte(r.IntN(26))
+			}
+		}
+		require.Equal(t, ref(string(b[:])), plain8(load8(string(b[:]))), "%q", b)
+	}
+}

@@ -46,7 +46,7 @@ func collapse(s string) string { return collapseN(s, -1) }
 // no limit): enough for ellipsize to cut to n-1, at a cost bounded by n
 // rather than by s. Invalid UTF-8 bytes become U+FFFD.
 //
-// It passes over runs of printable ASCII at once, decodes only non-ASCII
+// It passes over printable ASCII eight bytes at a time, decodes only non-ASCII
 // bytes, and copies nothing while the result is a slice of s (white space
 // only trimmed, inner runs already single spaces), as summaries and titles
 // usually are: in WebAssembly, writing rune by rune into a strings.Builder
@@ -101,8 +101,14 @@ func collapseN(s string, n int) string {
 			if n >= 0 {
 				stop = min(stop, i+n-count)
 			}
-			for j < stop && s[j] > ' ' && s[j] < utf8.RuneSelf {
-				j++
+			for j < stop {
+				if j+8 <= stop && plain8(load8(s[j:])) {
+					j += 8 // eight bytes that are already collapsed
+				} else if c := s[j]; c > ' ' && c < utf8.RuneSelf {
+					j++
+				} else {
+					break
+				}
 			}
 			size = j - i
 		case size == 1 && c >= utf8.RuneSelf: // invalid UTF-8
@@ -130,6 +136,29 @@ func collapseN(s string, n int) string {
 		return b.String()
 	}
 	return s[start:end]
+}
+
+// plain8 reports whether the eight bytes in x, following a code point
+// collapseN keeps, are kept as they are: printable ASCII (0x20 to 0x7f)
+// whose spaces are single and followed by another of the eight bytes. SWAR:
+// with no high bit set, (x - 0x20·ones) &^ x has a high bit exactly where
+// some byte is below 0x20; sp has the high bit of each space byte.
+func plain8(x uint64) bool {
+	const ones, highs, lows = 0x0101010101010101, 0x8080808080808080, 0x7f7f7f7f7f7f7f7f
+	if x&highs != 0 || (x-ones*0x20)&^x&highs != 0 || x>>56 == ' ' {
+		return false
+	}
+	t := x ^ ones*' '
+	sp := ^(t&lows + lows | t) & highs
+	return sp&(sp>>8) == 0
+}
+
+// load8 reads eight bytes of s little-endian; the compiler makes it one
+// load, also in WebAssembly.
+func load8(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }
 
 // startCopy starts collapseN's copy of its result with head, sized for
