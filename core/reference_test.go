@@ -129,3 +129,16 @@ func refMatchAt(r *Redactor, s string, i int) int {
 	}
 	return j - i
 }
+
+// refPageIndex is NewPage's index loop as first written.
+func refPageIndex(doc string) ([]int32, int) {
+	index := make([]int32, 0, len(doc)/pageStride+1)
+	n := 0
+	for i := range doc {
+		if n%pageStride == 0 {
+			index = append(index, int32(i))
+		}
+		n++
+	}
+	return index, n
+}

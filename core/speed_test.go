@@ -2,6 +2,7 @@ package core
 
 import (
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -202,5 +203,47 @@ func TestPlain8(t *testing.T) {
 			}
 		}
 		require.Equal(t, ref(string(b[:])), plain8(load8(string(b[:]))), "%q", b)
+	}
+}
+
+func TestPageIndexMatchesReference(t *testing.T) {
+	parts := []string{"a", "bcdefghij", strings.Repeat("x", 1017), strings.Repeat("y", 1023), "é", "语", "😀", "\xff", "\xe2\x82", " ", "\n"}
+	r := rand.New(rand.NewPCG(9, 10))
+	for range 3000 {
+		doc := randomText(r, parts, 40)
+		wantIndex, wantN := refPageIndex(doc)
+		gotIndex, gotN := pageIndex(doc)
+		require.Equal(t, wantN, gotN, "%q", doc)
+		require.Equal(t, wantIndex, gotIndex, "%q", doc)
+	}
+}
+
+func FuzzPageIndexEquivalence(f *testing.F) {
+	f.Add("# T\n\nbody é 语 😀 \xff", 3)
+	f.Fuzz(func(t *testing.T, s string, pad int) {
+		// Padding moves s across index entries.
+		doc := strings.Repeat("p", pad%3000+1000) + s
+		wantIndex, wantN := refPageIndex(doc)
+		gotIndex, gotN := pageIndex(doc)
+		if wantN != gotN || !slices.Equal(wantIndex, gotIndex) {
+			t.Fatalf("pageIndex(%q) = %v, %d; want %v, %d", doc, gotIndex, gotN, wantIndex, wantN)
+		}
+	})
+}
+
+func BenchmarkPageIndex(b *testing.B) {
+	para := "Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore. "
+	for name, doc := range map[string]string{"ascii4K": strings.Repeat(para, 40), "mixed64K": strings.Repeat("Go — 简单、可靠、高效. 😀 "+para, 500)} {
+		for _, impl := range []struct {
+			name string
+			f    func(string) ([]int32, int)
+		}{{"new", pageIndex}, {"old", refPageIndex}} {
+			b.Run(name+"/"+impl.name, func(b *testing.B) {
+				b.SetBytes(int64(len(doc)))
+				for b.Loop() {
+					impl.f(doc)
+				}
+			})
+		}
 	}
 }

@@ -75,3 +75,16 @@ func BenchmarkDecodeFetch4K(b *testing.B) {
 		}
 	}
 }
+
+// ascii8 is true exactly for eight ASCII bytes without a backslash.
+func TestASCII8(t *testing.T) {
+	for c := range 256 {
+		for pos := range 8 {
+			b := []byte("abcdefgh")
+			b[pos] = byte(c)
+			require.Equal(t, c < 0x80 && c != '\\', ascii8(load8(b)), "byte %#x at %d", c, pos)
+			b[(pos+3)%8] = '\\'
+			require.False(t, ascii8(load8(b)), "backslash with %#x at %d", c, pos)
+		}
+	}
+}
