@@ -247,3 +247,53 @@ func BenchmarkPageIndex(b *testing.B) {
 		}
 	}
 }
+
+// stepSearchBody is the body of /work/wt/steps.mjs's search step: ten
+// results as DeepSeek sends them.
+func stepSearchBody() []byte {
+	var b strings.Builder
+	b.WriteString(`{"results":[`)
+	for i := range 10 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		d := string(rune('0' + i))
+		b.WriteString(`{"url":"https://example.com/article/` + d + `","title":"Result number ` + d + ` about effective Go","snippet":"Tips for writing clear, idiomatic Go code.","summary":"Result ` + d + `: ` +
+			strings.Repeat("Effective Go gives tips for writing clear, idiomatic Go code and explains the conventions of the language. ", 3) +
+			`","rerank_score":2.` + d + `,"authority":` + d + `,"date":"2024-01-15T00:00:00Z","site_name":"example.com"}`)
+	}
+	b.WriteString(`]}`)
+	return []byte(b.String())
+}
+
+// BenchmarkProcessSearchStep is the search step's processing of the
+// response: decode, mask, filter, collapse and cut.
+func BenchmarkProcessSearchStep(b *testing.B) {
+	body := stepSearchBody()
+	cfg := mustConfig(b, Options{})
+	red := NewRedactor("sk-bench")
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		res, err := processSearch(body, "effective go", cfg, red.Mask)
+		if err != nil || len(res.Hits) != 10 {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkDecodePageStep is the fetch step's processing of a 4 KiB
+// response: decode, mask and build the page.
+func BenchmarkDecodePageStep(b *testing.B) {
+	para := "Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore. "
+	body := []byte(`{"title":"Example page","content":"# Example page\n\n` + strings.Repeat(para, 40) + `"}`)
+	cfg := mustConfig(b, Options{})
+	red := NewRedactor("sk-bench")
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := decodePage(body, "https://example.com/page", cfg, red.Mask); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
