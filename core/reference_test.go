@@ -3,6 +3,8 @@ package core
 import (
 	"strings"
 	"unicode"
+
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core/internal/host"
 )
 
 // This file keeps the implementations that the faster ones in text.go and
@@ -141,4 +143,21 @@ func refPageIndex(doc string) ([]int32, int) {
 		n++
 	}
 	return index, n
+}
+
+// refCanonicalHost is canonicalHost as first written: every host through
+// the WHATWG parser.
+func refCanonicalHost(h string) string {
+	in := h
+	if strings.Contains(h, ":") {
+		in = "[" + h + "]"
+	}
+	p, err := host.Parse(in)
+	switch {
+	case err != nil:
+		return h
+	case p.IsAddr():
+		return p.Addr().String()
+	}
+	return p.Name()
 }

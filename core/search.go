@@ -93,6 +93,9 @@ func resultURL(raw string) (*url.URL, string, bool) {
 // and includeDomains match every spelling; a host the WHATWG parser rejects
 // is compared as it is.
 func canonicalHost(h string) string {
+	if plainHost(h) {
+		return h
+	}
 	in := h
 	if strings.Contains(h, ":") {
 		in = "[" + h + "]"

@@ -297,3 +297,40 @@ func BenchmarkDecodePageStep(b *testing.B) {
 		}
 	}
 }
+
+func TestCanonicalHostMatchesReference(t *testing.T) {
+	parts := []string{"a", "z", "example", "com", ".", "..", "-", "0", "1", "9", "0x", "0x1f", "f", "xn--", "xn--mnchen-3ya", "A", "ü", "%2e", ":", "1.2.3.4", "127", "_", "。"}
+	hosts := []string{"example.com", "go.dev", "a", "a.b", "a-b.c-d", "1.2.3.4", "1.2.3.com", "com.1", "a.0x1f", "a.0xg", "a.f", "a.08", "xn--mnchen-3ya.de", "Example.com", "a..b", ".a", "a.", "-a.b", "a.-b", "::1", "a_b.com"}
+	r := rand.New(rand.NewPCG(11, 12))
+	for range 20000 {
+		hosts = append(hosts, randomText(r, parts, 8))
+	}
+	for _, h := range hosts {
+		require.Equal(t, refCanonicalHost(h), canonicalHost(h), "%q", h)
+	}
+}
+
+func FuzzCanonicalHostEquivalence(f *testing.F) {
+	for _, h := range []string{"example.com", "a.0x1f", "1.2.3.4", "xn--mnchen-3ya.de", "a..b", "a.b.", "a.f1"} {
+		f.Add(h)
+	}
+	f.Fuzz(func(t *testing.T, h string) {
+		if got, want := canonicalHost(h), refCanonicalHost(h); got != want {
+			t.Fatalf("canonicalHost(%q) = %q, want %q", h, got, want)
+		}
+	})
+}
+
+func BenchmarkCanonicalHost(b *testing.B) {
+	for _, impl := range []struct {
+		name string
+		f    func(string) string
+	}{{"new", canonicalHost}, {"old", refCanonicalHost}} {
+		b.Run(impl.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				sinkString = impl.f("docs.example.com")
+			}
+		})
+	}
+}
