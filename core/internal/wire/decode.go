@@ -93,6 +93,11 @@ type dec struct {
 	// nameLimit bounds the JSON text of an escaped member name that is
 	// decoded; 0 means 64, enough for the fields this package reads.
 	nameLimit int
+	// pk gathers DecodeSearch's strings.
+	pk *pack
+	// ascii is set by scanString: the string read has no byte over 0x7f
+	// (so it is valid UTF-8 without a second look).
+	ascii bool
 }
 
 func (d *dec) broken() bool {
@@ -238,9 +243,15 @@ func (d *dec) scanString() (end int, escaped, ok bool) {
 		return 0, false, d.broken()
 	}
 	i := d.i + 1
+	var high uint64 // the bytes read, or-ed: their high bit says non-ASCII
 	for i < len(d.b) {
 		// Eight plain bytes at a time: no quote, backslash or control.
-		for i+8 <= len(d.b) && plain8(load8(d.b[i:])) {
+		for i+8 <= len(d.b) {
+			x := load8(d.b[i:])
+			if !plain8(x) {
+				break
+			}
+			high |= x
 			i += 8
 		}
 		if i >= len(d.b) {
@@ -250,6 +261,7 @@ func (d *dec) scanString() (end int, escaped, ok bool) {
 		switch {
 		case c == '"':
 			d.i = i + 1
+			d.ascii = high&0x8080808080808080 == 0
 			return d.i, escaped, true
 		case c == '\\':
 			escaped = true
@@ -280,6 +292,7 @@ func (d *dec) scanString() (end int, escaped, ok bool) {
 			d.i = i
 			return 0, false, d.broken()
 		default:
+			high |= uint64(c)
 			i++
 		}
 	}
@@ -330,7 +343,7 @@ func (d *dec) str(limit int) (s string, kept, ok bool) {
 	if len(raw) > limit {
 		return "", false, true
 	}
-	if !escaped && utf8.Valid(raw) {
+	if !escaped && (d.ascii || utf8.Valid(raw)) {
 		return string(raw), true, true
 	}
 	return string(unquote(make([]byte, 0, len(raw)), raw)), true, true
@@ -781,8 +794,10 @@ func is(name []byte, field string) bool {
 // missing, null, of another type or longer than MaxFieldBytes are zero. A
 // member given twice counts as the last one given, as in encoding/json.
 // Every error is an [*Error].
+//
+// The items' short strings share one allocation (see pack).
 func DecodeSearch(body []byte) ([]SearchItem, error) {
-	d := &dec{b: body}
+	d := &dec{b: body, pk: &pack{}}
 	if !d.top() {
 		return nil, d.err
 	}
@@ -793,6 +808,7 @@ func DecodeSearch(body []byte) ([]SearchItem, error) {
 			return d.skip()
 		}
 		items, notList = nil, false
+		d.pk.reset() // a list given before is dropped
 		switch {
 		case d.b[d.i] == '[':
 			var ok bool
@@ -811,6 +827,7 @@ func DecodeSearch(body []byte) ([]SearchItem, error) {
 	if notList {
 		return nil, &Error{Problem: ResultsNotList}
 	}
+	d.pk.fill(items)
 	return items, nil
 }
 
@@ -819,7 +836,7 @@ func (d *dec) results() ([]SearchItem, bool) {
 	if !d.open() {
 		return nil, false
 	}
-	items := []SearchItem{}
+	items := make([]SearchItem, 0, 10) // DeepSeek's usual count
 	if d.ws(); d.i < len(d.b) && d.b[d.i] == ']' {
 		d.i++
 		d.depth--
@@ -834,7 +851,7 @@ func (d *dec) results() ([]SearchItem, bool) {
 			return nil, d.broken()
 		}
 		if d.b[d.i] == '{' {
-			it, ok := d.item()
+			it, ok := d.item(len(items))
 			if !ok {
 				return nil, false
 			}
@@ -858,24 +875,25 @@ func (d *dec) results() ([]SearchItem, bool) {
 	}
 }
 
-// item reads one result object.
-func (d *dec) item() (SearchItem, bool) {
+// item reads one result object, the n-th of the list.
+func (d *dec) item(n int) (SearchItem, bool) {
 	var it SearchItem
+	slots := [itemStrings]int32{-1, -1, -1, -1, -1, -1}
 	ok := d.object(func(name []byte) bool {
-		var f *string
+		var k int
 		switch {
 		case is(name, "url"):
-			f = &it.URL
+			k = 0
 		case is(name, "title"):
-			f = &it.Title
+			k = 1
 		case is(name, "snippet"):
-			f = &it.Snippet
+			k = 2
 		case is(name, "summary"):
-			f = &it.Summary
+			k = 3
 		case is(name, "date"):
-			f = &it.Date
+			k = 4
 		case is(name, "site_name"):
-			f = &it.SiteName
+			k = 5
 		case is(name, "rerank_score"):
 			return d.float(&it.Rerank, &it.HasRerank)
 		case is(name, "authority"):
@@ -883,9 +901,116 @@ func (d *dec) item() (SearchItem, bool) {
 		default:
 			return d.skip()
 		}
-		return d.stringField(f, MaxFieldBytes)
+		return d.packedField(it.field(k), n, k, &slots[k])
 	})
 	return it, ok
+}
+
+// itemStrings is the number of string fields of a SearchItem.
+const itemStrings = 6
+
+// field returns the item's k-th string field, in the order of the struct.
+func (it *SearchItem) field(k int) *string {
+	switch k {
+	case 0:
+		return &it.URL
+	case 1:
+		return &it.Title
+	case 2:
+		return &it.Snippet
+	case 3:
+		return &it.Summary
+	case 4:
+		return &it.Date
+	}
+	return &it.SiteName
+}
+
+// packLimit bounds the decoded text of a search body's strings that share
+// one allocation; longer ones get their own. It bounds how much a kept
+// result's strings can hold alive beyond themselves.
+const packLimit = 16 << 10
+
+// pack gathers the decoded text of a search body's result strings, as
+// long as they fit in packLimit, so that they become slices of one string
+// (fill) rather than an allocation each: a ten-result body had sixty, and
+// allocating is dear in WebAssembly.
+type pack struct {
+	buf     strings.Builder
+	spans   []span
+	scratch []byte // for unquoting
+}
+
+// span places a string field's text in pack.buf.
+type span struct {
+	item       int32
+	field      int8 // -1: the member was given again, this text is unused
+	start, end int32
+}
+
+func (p *pack) reset() {
+	p.buf.Reset()
+	p.spans = p.spans[:0]
+}
+
+// fill sets the packed fields of items.
+func (p *pack) fill(items []SearchItem) {
+	if len(p.spans) == 0 {
+		return
+	}
+	s := p.buf.String()
+	for _, sp := range p.spans {
+		if sp.field >= 0 {
+			*items[sp.item].field(int(sp.field)) = s[sp.start:sp.end]
+		}
+	}
+}
+
+// packedField is stringField for the k-th string field of the n-th
+// result: the value goes to the pack when it fits. *slot is the field's
+// span in the pack, or -1; a member given again unsets it, so that the last
+// one given counts, as in stringField.
+func (d *dec) packedField(f *string, n, k int, slot *int32) bool {
+	if *slot >= 0 {
+		d.pk.spans[*slot].field = -1
+		*slot = -1
+	}
+	*f = ""
+	if d.b[d.i] != '"' {
+		return d.skip()
+	}
+	start := d.i
+	end, escaped, ok := d.scanString()
+	if !ok {
+		return false
+	}
+	raw := d.b[start+1 : end-1]
+	if len(raw) > MaxFieldBytes {
+		return true
+	}
+	p := d.pk
+	if p.buf.Len()+len(raw) > packLimit {
+		if !escaped && (d.ascii || utf8.Valid(raw)) {
+			*f = string(raw)
+		} else {
+			*f = string(unquote(make([]byte, 0, len(raw)), raw))
+		}
+		return true
+	}
+	if p.spans == nil {
+		p.buf.Grow(min(len(d.b), packLimit))
+		p.spans = make([]span, 0, 64)
+	}
+	from := p.buf.Len()
+	if !escaped && (d.ascii || utf8.Valid(raw)) {
+		p.buf.Write(raw)
+	} else {
+		p.scratch = unquote(p.scratch[:0], raw)
+		p.buf.Write(p.scratch)
+	}
+	*slot = int32(len(p.spans))
+	p.spans = append(p.spans, span{item: int32(n), field: int8(k), start: int32(from), end: int32(p.buf.Len())})
+	return true
 }
 
 // stringField sets *f to the string at d.i, or to "" for any other value

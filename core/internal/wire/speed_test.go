@@ -88,3 +88,171 @@ func TestASCII8(t *testing.T) {
 		}
 	}
 }
+
+// oldDecodeSearch is DecodeSearch before its strings shared one
+// allocation: each its own, by stringField.
+func oldDecodeSearch(body []byte) ([]SearchItem, error) {
+	d := &dec{b: body}
+	if !d.top() {
+		return nil, d.err
+	}
+	var items []SearchItem
+	notList := false
+	ok := d.object(func(name []byte) bool {
+		if !is(name, "results") {
+			return d.skip()
+		}
+		items, notList = nil, false
+		switch {
+		case d.b[d.i] == '[':
+			var ok bool
+			items, ok = d.oldResults()
+			return ok
+		case d.isNull():
+			d.i += 4
+			return true
+		}
+		notList = true
+		return d.skip()
+	})
+	if !ok || !d.end() {
+		return nil, d.err
+	}
+	if notList {
+		return nil, &Error{Problem: ResultsNotList}
+	}
+	return items, nil
+}
+
+// oldResults is results as it was.
+func (d *dec) oldResults() ([]SearchItem, bool) {
+	if !d.open() {
+		return nil, false
+	}
+	items := []SearchItem{}
+	if d.ws(); d.i < len(d.b) && d.b[d.i] == ']' {
+		d.i++
+		d.depth--
+		return items, true
+	}
+	for n := 1; ; n++ {
+		if n > MaxResults {
+			d.err = &Error{Problem: TooManyResults}
+			return nil, false
+		}
+		if d.ws(); d.i >= len(d.b) {
+			return nil, d.broken()
+		}
+		if d.b[d.i] == '{' {
+			it, ok := d.oldItem()
+			if !ok {
+				return nil, false
+			}
+			items = append(items, it)
+		} else if !d.skip() {
+			return nil, false
+		}
+		if d.ws(); d.i >= len(d.b) {
+			return nil, d.broken()
+		}
+		switch d.b[d.i] {
+		case ',':
+			d.i++
+		case ']':
+			d.i++
+			d.depth--
+			return items, true
+		default:
+			return nil, d.broken()
+		}
+	}
+}
+
+// oldItem is item as it was.
+func (d *dec) oldItem() (SearchItem, bool) {
+	var it SearchItem
+	ok := d.object(func(name []byte) bool {
+		var f *string
+		switch {
+		case is(name, "url"):
+			f = &it.URL
+		case is(name, "title"):
+			f = &it.Title
+		case is(name, "snippet"):
+			f = &it.Snippet
+		case is(name, "summary"):
+			f = &it.Summary
+		case is(name, "date"):
+			f = &it.Date
+		case is(name, "site_name"):
+			f = &it.SiteName
+		case is(name, "rerank_score"):
+			return d.float(&it.Rerank, &it.HasRerank)
+		case is(name, "authority"):
+			return d.float(&it.Authority, &it.HasAuthority)
+		default:
+			return d.skip()
+		}
+		return d.stringField(f, MaxFieldBytes)
+	})
+	return it, ok
+}
+
+// packSeeds exercise members given twice, in every combination of packed,
+// unpacked and non-string values, and lists given twice.
+var packSeeds = []string{
+	`{"results":[{"url":"a","url":null}]}`,
+	`{"results":[{"url":null,"url":"b"}]}`,
+	`{"results":[{"url":"a","URL":"b","Url":1}]}`,
+	`{"results":[{"title":"a\u00e9","title":"\ud800x"}]}`,
+	`{"results":[{"summary":"\xff"}],"results":[{"snippet":"s"},{"url":"u","date":"d"}]}`,
+	`{"results":[{"summary":"x"}],"results":null}`,
+	`{"results":[1,{"site_name":"s"},null,{"site_name":"t","site_name":"u"}]}`,
+}
+
+// DecodeSearch gives exactly what it gave before its strings were packed,
+// errors and their offsets included, on any body.
+func FuzzDecodeSearchUnchanged(f *testing.F) {
+	addEquivalenceSeeds(f)
+	for _, s := range packSeeds {
+		f.Add([]byte(s))
+	}
+	f.Add(stepBody())
+	f.Fuzz(func(t *testing.T, body []byte) {
+		got, err := DecodeSearch(body)
+		want, werr := oldDecodeSearch(body)
+		require.Equal(t, werr, err, "body %q", body)
+		require.Equal(t, want, got, "body %q", body)
+	})
+}
+
+func TestDecodeSearchUnchanged(t *testing.T) {
+	bodies := [][]byte{stepBody(), bytes.ReplaceAll(stepBody(), []byte(`"url"`), []byte(`"URL"`))}
+	for _, s := range packSeeds {
+		bodies = append(bodies, []byte(s))
+	}
+	// Past packLimit, strings get their own allocation.
+	long := bytes.Repeat([]byte("x"), 5000)
+	big := []byte(`{"results":[`)
+	for i := range 8 {
+		if i > 0 {
+			big = append(big, ',')
+		}
+		big = append(big, `{"summary":"`...)
+		big = append(big, long...)
+		big = append(big, `\n","url":"u","title":"t\u00e9","url":"v"}`...)
+	}
+	bodies = append(bodies, append(big, "]}"...))
+	for _, b := range bodies {
+		got, err := DecodeSearch(b)
+		want, werr := oldDecodeSearch(b)
+		require.Equal(t, werr, err, "body %q", b)
+		require.Equal(t, want, got, "body %q", b)
+	}
+	for n := 0; n <= len(bodies[0]); n++ {
+		got, err := DecodeSearch(bodies[0][:n])
+		want, werr := oldDecodeSearch(bodies[0][:n])
+		require.Equal(t, werr, err, "body %q", bodies[0][:n])
+		require.Equal(t, want, got, "body %q", bodies[0][:n])
+	}
+}
