@@ -1,6 +1,7 @@
 package core
 
 import (
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -160,4 +161,39 @@ func refCanonicalHost(h string) string {
 		return p.Addr().String()
 	}
 	return p.Name()
+}
+
+// refMarker is Hit.Marker as first written, joining parts.
+func refMarker(h Hit) string {
+	parts := make([]string, 0, 3)
+	if h.Rerank != nil {
+		parts = append(parts, "rerank "+strconv.FormatFloat(*h.Rerank, 'f', 1, 64))
+	}
+	if h.Authority != nil {
+		a := *h.Authority
+		if a == -1 {
+			parts = append(parts, "authority unknown")
+		} else {
+			parts = append(parts, "authority "+strconv.FormatFloat(a, 'f', -1, 64))
+		}
+	}
+	if h.Site != "" {
+		parts = append(parts, h.Site)
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "[" + strings.Join(parts, " · ") + "]"
+}
+
+// refProviderContent is Hit.ProviderContent as first written.
+func refProviderContent(h Hit) string {
+	m := refMarker(h)
+	switch {
+	case m == "":
+		return h.Text
+	case h.Text == "":
+		return m
+	}
+	return m + "\n" + h.Text
 }

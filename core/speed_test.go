@@ -334,3 +334,56 @@ func BenchmarkCanonicalHost(b *testing.B) {
 		})
 	}
 }
+
+func TestMarkerMatchesReference(t *testing.T) {
+	nums := []*float64{nil}
+	for _, v := range []float64{-1, 0, 1, 2.05, 2.15, 3.5, -0.0, 1e21, 123456789.125, 0.1 + 0.2} {
+		nums = append(nums, &v)
+	}
+	for _, r := range nums {
+		for _, a := range nums {
+			for _, site := range []string{"", "Go", "a · b"} {
+				for _, text := range []string{"", "text", "multi\nline"} {
+					h := Hit{Rerank: r, Authority: a, Site: site, Text: text}
+					require.Equal(t, refMarker(h), h.Marker(), "%+v", h)
+					require.Equal(t, refProviderContent(h), h.ProviderContent(), "%+v", h)
+				}
+			}
+		}
+	}
+}
+
+func FuzzMarkerEquivalence(f *testing.F) {
+	f.Add(2.4, 3.0, "example.com", "text", uint8(3))
+	f.Fuzz(func(t *testing.T, r, a float64, site, text string, has uint8) {
+		h := Hit{Site: site, Text: text}
+		if has&1 != 0 {
+			h.Rerank = &r
+		}
+		if has&2 != 0 {
+			h.Authority = &a
+		}
+		if got, want := h.ProviderContent(), refProviderContent(h); got != want {
+			t.Fatalf("%+v: ProviderContent = %q, want %q", h, got, want)
+		}
+		if got, want := h.Marker(), refMarker(h); got != want {
+			t.Fatalf("%+v: Marker = %q, want %q", h, got, want)
+		}
+	})
+}
+
+func BenchmarkProviderContent(b *testing.B) {
+	r, a := 2.4, 3.0
+	h := Hit{Rerank: &r, Authority: &a, Site: "example.com", Text: strings.Repeat("Effective Go. ", 20)}
+	for _, impl := range []struct {
+		name string
+		f    func(Hit) string
+	}{{"new", Hit.ProviderContent}, {"old", refProviderContent}} {
+		b.Run(impl.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				sinkString = impl.f(h)
+			}
+		})
+	}
+}
