@@ -31,6 +31,9 @@ type Redactor struct {
 	// first): in prose the key's first letter is common, the pair it
 	// starts with is not, and the test is one load per byte of text.
 	pairs *[1 << 16 / 64]uint64
+	// either has bit a<<8|b set when a form can start at a (pairs) or at
+	// b (first): next tests two offsets per load with it.
+	either *[1 << 16 / 64]uint64
 }
 
 // NewRedactor returns a Redactor for key; an empty key masks nothing.
@@ -81,6 +84,18 @@ func NewRedactor(key string) *Redactor {
 		for b := range 256 {
 			set('%', byte(b))
 			set('\\', byte(b))
+		}
+		// Row a of either is row a of pairs, or-ed with first as a
+		// 256-bit set.
+		var firstSet [4]uint64
+		for b, ok := range r.first {
+			if ok {
+				firstSet[b/64] |= 1 << (b % 64)
+			}
+		}
+		r.either = new([1 << 16 / 64]uint64)
+		for w := range r.either {
+			r.either[w] = r.pairs[w] | firstSet[w%4]
 		}
 	}
 	return r
@@ -182,6 +197,20 @@ func (r *Redactor) next(s string, i int) int {
 			}
 		}
 		return len(s)
+	}
+	// Two offsets at a time while a third byte follows (a form can start
+	// at i+1 only if first allows s[i+1]).
+	for i+2 < len(s) {
+		v := uint(s[i])<<8 | uint(s[i+1])
+		if r.either[v/64]&(1<<(v%64)) != 0 {
+			if r.pairs[v/64]&(1<<(v%64)) != 0 {
+				return i
+			}
+			if w := uint(s[i+1])<<8 | uint(s[i+2]); r.pairs[w/64]&(1<<(w%64)) != 0 {
+				return i + 1
+			}
+		}
+		i += 2
 	}
 	// Every form is two bytes or more.
 	for ; i+1 < len(s); i++ {
