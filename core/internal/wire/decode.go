@@ -232,7 +232,7 @@ func (d *dec) name() ([]byte, bool) {
 	if limit := d.nameLimit; len(raw) > 64 && (limit == 0 || len(raw) > limit) {
 		return nil, true
 	}
-	d.key = unquote(d.key[:0], raw)
+	d.key = append(d.key[:0], unquoteString(raw)...)
 	return d.key, true
 }
 
@@ -346,13 +346,14 @@ func (d *dec) str(limit int) (s string, kept, ok bool) {
 	if !escaped && (d.ascii || utf8.Valid(raw)) {
 		return string(raw), true, true
 	}
-	return string(unquote(make([]byte, 0, len(raw)), raw)), true, true
+	return unquoteString(raw), true, true
 }
 
-// unquote appends the value of a validated string's raw text to out, the
-// way encoding/json decodes it: invalid UTF-8 and unpaired surrogates
-// become U+FFFD.
-func unquote(out, raw []byte) []byte {
+// unquote writes the value of a validated string's raw text to b, the way
+// encoding/json decodes it: invalid UTF-8 and unpaired surrogates become
+// U+FFFD. A strings.Builder, so that a decoded value becomes a string
+// without a copy.
+func unquote(b *strings.Builder, raw []byte) {
 	for r := 0; r < len(raw); {
 		// A run of plain ASCII is copied at once, found eight bytes at a
 		// time where it can be.
@@ -364,7 +365,7 @@ func unquote(out, raw []byte) []byte {
 			k++
 		}
 		if k > r {
-			out = append(out, raw[r:k]...)
+			b.Write(raw[r:k])
 			r = k
 			continue
 		}
@@ -373,53 +374,65 @@ func unquote(out, raw []byte) []byte {
 		case c == '\\':
 			switch e := raw[r+1]; e {
 			case 'b':
-				out = append(out, '\b')
+				b.WriteByte('\b')
 			case 'f':
-				out = append(out, '\f')
+				b.WriteByte('\f')
 			case 'n':
-				out = append(out, '\n')
+				b.WriteByte('\n')
 			case 'r':
-				out = append(out, '\r')
+				b.WriteByte('\r')
 			case 't':
-				out = append(out, '\t')
+				b.WriteByte('\t')
 			case 'u':
 				rr := hex4(raw[r+2 : r+6])
 				r += 6
 				if utf16.IsSurrogate(rr) {
 					if r+6 <= len(raw) && raw[r] == '\\' && raw[r+1] == 'u' {
 						if dec := utf16.DecodeRune(rr, hex4(raw[r+2:r+6])); dec != unicode.ReplacementChar {
-							out = utf8.AppendRune(out, dec)
+							b.WriteRune(dec)
 							r += 6
 							continue
 						}
 					}
 					rr = unicode.ReplacementChar
 				}
-				if rr < 0x800 {
-					// One or two bytes, the common case, without a call.
-					if rr < 0x80 {
-						out = append(out, byte(rr))
-					} else {
-						out = append(out, 0xc0|byte(rr>>6), 0x80|byte(rr)&0x3f)
-					}
-				} else {
-					out = utf8.AppendRune(out, rr)
+				switch {
+				case rr < 0x80:
+					b.WriteByte(byte(rr))
+				case rr < 0x800:
+					// Two bytes, the common case, without a call.
+					two := [2]byte{0xc0 | byte(rr>>6), 0x80 | byte(rr)&0x3f}
+					b.Write(two[:])
+				default:
+					b.WriteRune(rr)
 				}
 				continue
 			default: // '"', '\\', '/'
-				out = append(out, e)
+				b.WriteByte(e)
 			}
 			r += 2
 		case c < utf8.RuneSelf:
-			out = append(out, c)
+			b.WriteByte(c)
 			r++
 		default:
-			rr, size := utf8.DecodeRune(raw[r:])
-			out = utf8.AppendRune(out, rr)
-			r += size
+			// A valid encoding is kept as it is; an invalid byte is U+FFFD.
+			if _, size := utf8.DecodeRune(raw[r:]); size > 1 {
+				b.Write(raw[r : r+size])
+				r += size
+			} else {
+				b.WriteString("\uFFFD")
+				r++
+			}
 		}
 	}
-	return out
+}
+
+// unquoteString returns the value of a validated string's raw text.
+func unquoteString(raw []byte) string {
+	var b strings.Builder
+	b.Grow(len(raw))
+	unquote(&b, raw)
+	return b.String()
 }
 
 func isHex(c byte) bool {
@@ -936,9 +949,8 @@ const packLimit = 16 << 10
 // (fill) rather than an allocation each: a ten-result body had sixty, and
 // allocating is dear in WebAssembly.
 type pack struct {
-	buf     strings.Builder
-	spans   []span
-	scratch []byte // for unquoting
+	buf   strings.Builder
+	spans []span
 }
 
 // span places a string field's text in pack.buf.
@@ -993,7 +1005,7 @@ func (d *dec) packedField(f *string, n, k int, slot *int32) bool {
 		if !escaped && (d.ascii || utf8.Valid(raw)) {
 			*f = string(raw)
 		} else {
-			*f = string(unquote(make([]byte, 0, len(raw)), raw))
+			*f = unquoteString(raw)
 		}
 		return true
 	}
@@ -1005,8 +1017,7 @@ func (d *dec) packedField(f *string, n, k int, slot *int32) bool {
 	if !escaped && (d.ascii || utf8.Valid(raw)) {
 		p.buf.Write(raw)
 	} else {
-		p.scratch = unquote(p.scratch[:0], raw)
-		p.buf.Write(p.scratch)
+		unquote(&p.buf, raw)
 	}
 	*slot = int32(len(p.spans))
 	p.spans = append(p.spans, span{item: int32(n), field: int8(k), start: int32(from), end: int32(p.buf.Len())})

@@ -2,6 +2,7 @@ package wire
 
 import (
 	"bytes"
+	"encoding/json"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -255,4 +256,21 @@ func TestDecodeSearchUnchanged(t *testing.T) {
 		require.Equal(t, werr, err, "body %q", bodies[0][:n])
 		require.Equal(t, want, got, "body %q", bodies[0][:n])
 	}
+}
+
+// unquoteString decodes any valid JSON string's text as encoding/json does.
+func FuzzUnquoteEquivalence(f *testing.F) {
+	for _, s := range []string{`a`, `\n\t\"\\\/`, `\u00e9\u4e2d\ud83d\ude00`, `\ud800x`, "\xff\xfe", "é中😀", `\u0000`, "ab\xc3"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		text := append(append([]byte{'"'}, raw...), '"')
+		var want string
+		if json.Unmarshal(text, &want) != nil {
+			return
+		}
+		if got := unquoteString(raw); got != want {
+			t.Fatalf("unquoteString(%q) = %q, want %q", raw, got, want)
+		}
+	})
 }
