@@ -50,16 +50,32 @@ func NewPage(title, content string) *Page {
 		doc = "# " + title + "\n\n" + content
 	}
 	p := &Page{title: title, doc: doc}
-	p.index = make([]int32, 0, len(doc)/pageStride+1)
-	n := 0
-	for i := range doc {
-		if n%pageStride == 0 {
-			p.index = append(p.index, int32(i))
-		}
-		n++
-	}
-	p.chars = n
+	p.index, p.chars = pageIndex(doc)
 	return p
+}
+
+// pageIndex returns the byte offset of every pageStride-th code point of
+// doc and the number of code points in it (invalid bytes count one each).
+// Eight ASCII bytes are eight code points: they are passed over at once
+// when no index entry falls inside them.
+func pageIndex(doc string) ([]int32, int) {
+	index := make([]int32, 0, len(doc)/pageStride+1)
+	n := 0
+	for i := 0; i < len(doc); n++ {
+		if n%pageStride == 0 {
+			index = append(index, int32(i))
+		}
+		if n%pageStride <= pageStride-8 && i+8 <= len(doc) && load8(doc[i:])&0x8080808080808080 == 0 {
+			i += 8
+			n += 7
+		} else if doc[i] < utf8.RuneSelf {
+			i++
+		} else {
+			_, size := utf8.DecodeRuneInString(doc[i:])
+			i += size
+		}
+	}
+	return index, n
 }
 
 // Title is the page's title, white space collapsed.

@@ -26,6 +26,14 @@ type Redactor struct {
 	coded  []string  // base64 forms, longest first
 	first  [256]bool // bytes a masked form can start with
 	maxLen int       // longest text one masked form spans
+	// pairs has bit a<<8|b set for each two bytes a, b a masked form can
+	// start with, for a key of two or more bytes (a shorter one uses
+	// first): in prose the key's first letter is common, the pair it
+	// starts with is not, and the test is one load per byte of text.
+	pairs *[1 << 16 / 64]uint64
+	// either has bit a<<8|b set when a form can start at a (pairs) or at
+	// b (first): next tests two offsets per load with it.
+	either *[1 << 16 / 64]uint64
 }
 
 // NewRedactor returns a Redactor for key; an empty key masks nothing.
@@ -59,6 +67,37 @@ func NewRedactor(key string) *Redactor {
 		}
 	}
 	slices.SortFunc(r.coded, func(a, b string) int { return len(b) - len(a) })
+	if len(key) >= 2 {
+		r.pairs = new([1 << 16 / 64]uint64)
+		set := func(a, b byte) {
+			v := uint(a)<<8 | uint(b)
+			r.pairs[v/64] |= 1 << (v % 64)
+		}
+		for _, f := range r.coded {
+			set(f[0], f[1])
+		}
+		// The key as is or escaped (see unitOf): its first byte and then
+		// the second's first byte, or an escape.
+		for _, b := range []byte{key[1], '%', '\\'} {
+			set(key[0], b)
+		}
+		for b := range 256 {
+			set('%', byte(b))
+			set('\\', byte(b))
+		}
+		// Row a of either is row a of pairs, or-ed with first as a
+		// 256-bit set.
+		var firstSet [4]uint64
+		for b, ok := range r.first {
+			if ok {
+				firstSet[b/64] |= 1 << (b % 64)
+			}
+		}
+		r.either = new([1 << 16 / 64]uint64)
+		for w := range r.either {
+			r.either[w] = r.pairs[w] | firstSet[w%4]
+		}
+	}
 	return r
 }
 
@@ -107,10 +146,7 @@ func (r *Redactor) Mask(s string) string {
 	}
 	var b strings.Builder
 	last := 0
-	for i := 0; i < len(s); i++ {
-		if !r.first[s[i]] {
-			continue
-		}
+	for i := r.next(s, 0); i < len(s); i = r.next(s, i+1) {
 		if n := r.matchAt(s, i); n > 0 {
 			if b.Len() == 0 {
 				b.Grow(len(s))
@@ -136,8 +172,8 @@ func (r *Redactor) Contains(s string) bool {
 		return false
 	}
 	for range 4 {
-		for i := 0; i < len(s); i++ {
-			if r.first[s[i]] && r.matchAt(s, i) > 0 {
+		for i := r.next(s, 0); i < len(s); i = r.next(s, i+1) {
+			if r.matchAt(s, i) > 0 {
 				return true
 			}
 		}
@@ -150,10 +186,48 @@ func (r *Redactor) Contains(s string) bool {
 	return false
 }
 
+// next returns the first offset from i on where a form of the key may
+// start (len(s) for none): every offset matchAt finds a form at, and few
+// others.
+func (r *Redactor) next(s string, i int) int {
+	if r.pairs == nil {
+		for ; i < len(s); i++ {
+			if r.first[s[i]] {
+				return i
+			}
+		}
+		return len(s)
+	}
+	// Two offsets at a time while a third byte follows (a form can start
+	// at i+1 only if first allows s[i+1]).
+	for i+2 < len(s) {
+		v := uint(s[i])<<8 | uint(s[i+1])
+		if r.either[v/64]&(1<<(v%64)) != 0 {
+			if r.pairs[v/64]&(1<<(v%64)) != 0 {
+				return i
+			}
+			if w := uint(s[i+1])<<8 | uint(s[i+2]); r.pairs[w/64]&(1<<(w%64)) != 0 {
+				return i + 1
+			}
+		}
+		i += 2
+	}
+	// Every form is two bytes or more.
+	for ; i+1 < len(s); i++ {
+		if !r.first[s[i]] {
+			continue
+		}
+		if v := uint(s[i])<<8 | uint(s[i+1]); r.pairs[v/64]&(1<<(v%64)) != 0 {
+			return i
+		}
+	}
+	return len(s)
+}
+
 // matchAt returns the length of the form of the key at s[i:], or 0.
 func (r *Redactor) matchAt(s string, i int) int {
 	for _, f := range r.coded {
-		if strings.HasPrefix(s[i:], f) {
+		if s[i] == f[0] && strings.HasPrefix(s[i:], f) {
 			return len(f)
 		}
 	}

@@ -10,25 +10,47 @@ import (
 // authority as a whole number or "unknown" for -1, then the site name. Parts
 // that are missing are left out; with none, Marker returns "".
 func (h Hit) Marker() string {
-	parts := make([]string, 0, 3)
-	if h.Rerank != nil {
-		parts = append(parts, "rerank "+strconv.FormatFloat(*h.Rerank, 'f', 1, 64))
-	}
-	if h.Authority != nil {
-		a := *h.Authority
-		if a == -1 {
-			parts = append(parts, "authority unknown")
-		} else {
-			parts = append(parts, "authority "+strconv.FormatFloat(a, 'f', -1, 64))
-		}
-	}
-	if h.Site != "" {
-		parts = append(parts, h.Site)
-	}
-	if len(parts) == 0 {
+	if !h.hasMarker() {
 		return ""
 	}
-	return "[" + strings.Join(parts, " · ") + "]"
+	var b strings.Builder
+	b.Grow(len(h.Site) + 48)
+	h.writeMarker(&b)
+	return b.String()
+}
+
+func (h Hit) hasMarker() bool { return h.Rerank != nil || h.Authority != nil || h.Site != "" }
+
+// writeMarker writes the marker of a hit that has one, in one pass rather
+// than by joining parts (in WebAssembly, each allocation costs).
+func (h Hit) writeMarker(b *strings.Builder) {
+	var num [32]byte
+	b.WriteByte('[')
+	sep := false
+	if h.Rerank != nil {
+		b.WriteString("rerank ")
+		b.Write(strconv.AppendFloat(num[:0], *h.Rerank, 'f', 1, 64))
+		sep = true
+	}
+	if h.Authority != nil {
+		if sep {
+			b.WriteString(" · ")
+		}
+		if a := *h.Authority; a == -1 {
+			b.WriteString("authority unknown")
+		} else {
+			b.WriteString("authority ")
+			b.Write(strconv.AppendFloat(num[:0], a, 'f', -1, 64))
+		}
+		sep = true
+	}
+	if h.Site != "" {
+		if sep {
+			b.WriteString(" · ")
+		}
+		b.WriteString(h.Site)
+	}
+	b.WriteByte(']')
 }
 
 // PublishedMs returns the publication time as Unix epoch milliseconds, and
@@ -44,14 +66,17 @@ func (h Hit) PublishedMs() (int64, bool) {
 // the marker, a newline, and the text; just the text when there is no
 // marker.
 func (h Hit) ProviderContent() string {
-	m := h.Marker()
-	switch {
-	case m == "":
+	if !h.hasMarker() {
 		return h.Text
-	case h.Text == "":
-		return m
 	}
-	return m + "\n" + h.Text
+	var b strings.Builder
+	b.Grow(len(h.Site) + 48 + len(h.Text))
+	h.writeMarker(&b)
+	if h.Text != "" {
+		b.WriteByte('\n')
+		b.WriteString(h.Text)
+	}
+	return b.String()
 }
 
 // Text renders the results as a search tool's text for hosts without a

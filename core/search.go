@@ -23,6 +23,9 @@ func processSearch(body []byte, query string, cfg *Config, redact func(string) s
 		}
 	}
 	res := &SearchResult{Query: query, Hits: make([]Hit, 0, min(len(items), cfg.MaxResults))}
+	// The hits' scores point into one array rather than an allocation each
+	// (twenty of a ten-result step's; allocating is dear in WebAssembly).
+	scores := make([]float64, 0, 2*cap(res.Hits))
 	seen := make(map[string]struct{}, len(items))
 	for _, it := range items {
 		if len(res.Hits) == cfg.MaxResults {
@@ -55,12 +58,12 @@ func processSearch(body []byte, query string, cfg *Config, redact func(string) s
 		}
 		h.Text = ellipsize(collapseN(text, cfg.MaxSummaryChars+1), cfg.MaxSummaryChars)
 		if it.HasRerank {
-			r := it.Rerank
-			h.Rerank = &r
+			scores = append(scores, it.Rerank)
+			h.Rerank = &scores[len(scores)-1]
 		}
 		if it.HasAuthority {
-			a := it.Authority
-			h.Authority = &a
+			scores = append(scores, it.Authority)
+			h.Authority = &scores[len(scores)-1]
 		}
 		h.Published = parseDate(h.Date)
 		res.Hits = append(res.Hits, h)
@@ -91,6 +94,9 @@ func resultURL(raw string) (*weburl.URL, string, bool) {
 // and includeDomains match every spelling; a host the WHATWG parser rejects
 // is compared as it is.
 func canonicalHost(h string) string {
+	if plainHost(h) {
+		return h
+	}
 	in := h
 	if strings.Contains(h, ":") {
 		in = "[" + h + "]"

@@ -7,21 +7,33 @@ import (
 )
 
 // clip cuts s to at most n code points, never splitting one.
-func clip(s string, n int) string {
+func clip(s string, n int) string { return s[:cutAt(s, n)] }
+
+// cutAt returns the byte offset where s's code point n starts, or len(s)
+// when s has at most n code points (0 for n <= 0). Invalid bytes count one
+// each, as in a range loop. Leading ASCII is passed over without decoding.
+func cutAt(s string, n int) int {
 	if n <= 0 {
-		return ""
+		return 0
 	}
 	if len(s) <= n {
-		return s
+		return len(s)
 	}
-	count := 0
-	for i := range s {
+	i := 0
+	for i < n && s[i] < utf8.RuneSelf {
+		i++
+	}
+	if i == n {
+		return n
+	}
+	count := i
+	for j := range s[i:] {
 		if count == n {
-			return s[:i]
+			return i + j
 		}
 		count++
 	}
-	return s
+	return len(s)
 }
 
 // runeCount counts code points; invalid bytes count one each.
@@ -32,37 +44,138 @@ func collapse(s string) string { return collapseN(s, -1) }
 
 // collapseN is collapse stopped once the result holds n code points (n < 0:
 // no limit): enough for ellipsize to cut to n-1, at a cost bounded by n
-// rather than by s.
+// rather than by s. Invalid UTF-8 bytes become U+FFFD.
+//
+// It passes over printable ASCII eight bytes at a time, decodes only non-ASCII
+// bytes, and copies nothing while the result is a slice of s (white space
+// only trimmed, inner runs already single spaces), as summaries and titles
+// usually are: in WebAssembly, writing rune by rune into a strings.Builder
+// was a fifth of a search step.
 func collapseN(s string, n int) string {
-	var b strings.Builder
-	space := false
-	count := 0
-	for _, r := range s {
-		if unicode.IsSpace(r) || r == 0 {
-			space = true
-			continue
-		}
-		if space && b.Len() > 0 {
-			if count == n {
-				break
+	var b strings.Builder // the result once it is no longer a slice of s
+	copied := false
+	start, end := 0, 0 // the result is s[start:end] while not copied
+	count := 0         // code points in the result
+	space := false     // white space since the last code point kept
+	for i := 0; i < len(s); {
+		c := s[i]
+		size := 1
+		if c < utf8.RuneSelf {
+			if c <= ' ' && (c == ' ' || c >= '\t' && c <= '\r' || c == 0) {
+				space = true
+				i++
+				continue
 			}
-			b.WriteByte(' ')
-			count++
+		} else {
+			var r rune
+			r, size = utf8.DecodeRuneInString(s[i:])
+			if unicode.IsSpace(r) {
+				space = true
+				i += size
+				continue
+			}
 		}
 		if count == n {
 			break
 		}
+		if count == 0 {
+			start = i
+		} else if space {
+			if !copied && (i-end != 1 || s[end] != ' ') {
+				copied = startCopy(&b, s[start:end], len(s)-start, n)
+			}
+			if copied {
+				b.WriteByte(' ')
+			} else {
+				end++
+			}
+			if count++; count == n {
+				break
+			}
+		}
 		space = false
-		b.WriteRune(r)
-		count++
+		switch {
+		case c > ' ' && c < utf8.RuneSelf:
+			// A run of printable ASCII, up to the limit.
+			j, stop := i+1, len(s)
+			if n >= 0 {
+				stop = min(stop, i+n-count)
+			}
+			for j < stop {
+				if j+8 <= stop && plain8(load8(s[j:])) {
+					j += 8 // eight bytes that are already collapsed
+				} else if c := s[j]; c > ' ' && c < utf8.RuneSelf {
+					j++
+				} else {
+					break
+				}
+			}
+			size = j - i
+		case size == 1 && c >= utf8.RuneSelf: // invalid UTF-8
+			if !copied {
+				copied = startCopy(&b, s[start:i], len(s)-start+2, n)
+			}
+			b.WriteString("\uFFFD")
+			i++
+			end = i
+			count++
+			continue
+		}
+		if copied {
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+		end = i
+		if size > 1 && c < utf8.RuneSelf {
+			count += size
+		} else {
+			count++
+		}
 	}
-	return b.String()
+	if copied {
+		return b.String()
+	}
+	return s[start:end]
+}
+
+// plain8 reports whether the eight bytes in x, following a code point
+// collapseN keeps, are kept as they are: printable ASCII (0x20 to 0x7f)
+// whose spaces are single and followed by another of the eight bytes. SWAR:
+// with no high bit set, (x - 0x20·ones) &^ x has a high bit exactly where
+// some byte is below 0x20; sp has the high bit of each space byte.
+func plain8(x uint64) bool {
+	const ones, highs, lows = 0x0101010101010101, 0x8080808080808080, 0x7f7f7f7f7f7f7f7f
+	if x&highs != 0 || (x-ones*0x20)&^x&highs != 0 || x>>56 == ' ' {
+		return false
+	}
+	t := x ^ ones*' '
+	sp := ^(t&lows + lows | t) & highs
+	return sp&(sp>>8) == 0
+}
+
+// load8 reads eight bytes of s little-endian; the compiler makes it one
+// load, also in WebAssembly.
+func load8(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+// startCopy starts collapseN's copy of its result with head, sized for
+// the rest of s (rest bytes) or for n code points, whichever is less.
+func startCopy(b *strings.Builder, head string, rest, n int) bool {
+	if n >= 0 {
+		rest = min(rest, n+8)
+	}
+	b.Grow(max(rest, len(head)+3))
+	b.WriteString(head)
+	return true
 }
 
 // ellipsize cuts s to at most n code points; when cut, it ends with "…"
 // inside the limit.
 func ellipsize(s string, n int) string {
-	if runeCount(s) <= n {
+	if n > 0 && cutAt(s, n) == len(s) || n == 0 && s == "" {
 		return s
 	}
 	return strings.TrimRightFunc(clip(s, n-1), unicode.IsSpace) + "…"

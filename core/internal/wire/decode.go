@@ -93,6 +93,11 @@ type dec struct {
 	// nameLimit bounds the JSON text of an escaped member name that is
 	// decoded; 0 means 64, enough for the fields this package reads.
 	nameLimit int
+	// pk gathers DecodeSearch's strings.
+	pk *pack
+	// ascii is set by scanString: the string read has no byte over 0x7f
+	// (so it is valid UTF-8 without a second look).
+	ascii bool
 }
 
 func (d *dec) broken() bool {
@@ -227,7 +232,7 @@ func (d *dec) name() ([]byte, bool) {
 	if limit := d.nameLimit; len(raw) > 64 && (limit == 0 || len(raw) > limit) {
 		return nil, true
 	}
-	d.key = unquote(d.key[:0], raw)
+	d.key = append(d.key[:0], unquoteString(raw)...)
 	return d.key, true
 }
 
@@ -238,9 +243,15 @@ func (d *dec) scanString() (end int, escaped, ok bool) {
 		return 0, false, d.broken()
 	}
 	i := d.i + 1
+	var high uint64 // the bytes read, or-ed: their high bit says non-ASCII
 	for i < len(d.b) {
 		// Eight plain bytes at a time: no quote, backslash or control.
-		for i+8 <= len(d.b) && plain8(load8(d.b[i:])) {
+		for i+8 <= len(d.b) {
+			x := load8(d.b[i:])
+			if !plain8(x) {
+				break
+			}
+			high |= x
 			i += 8
 		}
 		if i >= len(d.b) {
@@ -250,6 +261,7 @@ func (d *dec) scanString() (end int, escaped, ok bool) {
 		switch {
 		case c == '"':
 			d.i = i + 1
+			d.ascii = high&0x8080808080808080 == 0
 			return d.i, escaped, true
 		case c == '\\':
 			escaped = true
@@ -280,6 +292,7 @@ func (d *dec) scanString() (end int, escaped, ok bool) {
 			d.i = i
 			return 0, false, d.broken()
 		default:
+			high |= uint64(c)
 			i++
 		}
 	}
@@ -299,6 +312,14 @@ func plain8(x uint64) bool {
 	bs := x ^ ones*'\\'
 	back := (bs - ones) & ^bs & highs
 	return less20|quote|back == 0
+}
+
+// ascii8 reports whether the eight bytes in x are ASCII without a
+// backslash (SWAR, as plain8).
+func ascii8(x uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	bs := x ^ ones*'\\'
+	return (x|(bs-ones)&^bs)&highs == 0
 }
 
 // load8 reads eight bytes little-endian (encoding/binary would add 100 KB
@@ -322,24 +343,29 @@ func (d *dec) str(limit int) (s string, kept, ok bool) {
 	if len(raw) > limit {
 		return "", false, true
 	}
-	if !escaped && utf8.Valid(raw) {
+	if !escaped && (d.ascii || utf8.Valid(raw)) {
 		return string(raw), true, true
 	}
-	return string(unquote(make([]byte, 0, len(raw)), raw)), true, true
+	return unquoteString(raw), true, true
 }
 
-// unquote appends the value of a validated string's raw text to out, the
-// way encoding/json decodes it: invalid UTF-8 and unpaired surrogates
-// become U+FFFD.
-func unquote(out, raw []byte) []byte {
+// unquote writes the value of a validated string's raw text to b, the way
+// encoding/json decodes it: invalid UTF-8 and unpaired surrogates become
+// U+FFFD. A strings.Builder, so that a decoded value becomes a string
+// without a copy.
+func unquote(b *strings.Builder, raw []byte) {
 	for r := 0; r < len(raw); {
-		// A run of plain ASCII is copied at once.
+		// A run of plain ASCII is copied at once, found eight bytes at a
+		// time where it can be.
 		k := r
+		for k+8 <= len(raw) && ascii8(load8(raw[k:])) {
+			k += 8
+		}
 		for k < len(raw) && raw[k] != '\\' && raw[k] < utf8.RuneSelf {
 			k++
 		}
 		if k > r {
-			out = append(out, raw[r:k]...)
+			b.Write(raw[r:k])
 			r = k
 			continue
 		}
@@ -348,53 +374,65 @@ func unquote(out, raw []byte) []byte {
 		case c == '\\':
 			switch e := raw[r+1]; e {
 			case 'b':
-				out = append(out, '\b')
+				b.WriteByte('\b')
 			case 'f':
-				out = append(out, '\f')
+				b.WriteByte('\f')
 			case 'n':
-				out = append(out, '\n')
+				b.WriteByte('\n')
 			case 'r':
-				out = append(out, '\r')
+				b.WriteByte('\r')
 			case 't':
-				out = append(out, '\t')
+				b.WriteByte('\t')
 			case 'u':
 				rr := hex4(raw[r+2 : r+6])
 				r += 6
 				if utf16.IsSurrogate(rr) {
 					if r+6 <= len(raw) && raw[r] == '\\' && raw[r+1] == 'u' {
 						if dec := utf16.DecodeRune(rr, hex4(raw[r+2:r+6])); dec != unicode.ReplacementChar {
-							out = utf8.AppendRune(out, dec)
+							b.WriteRune(dec)
 							r += 6
 							continue
 						}
 					}
 					rr = unicode.ReplacementChar
 				}
-				if rr < 0x800 {
-					// One or two bytes, the common case, without a call.
-					if rr < 0x80 {
-						out = append(out, byte(rr))
-					} else {
-						out = append(out, 0xc0|byte(rr>>6), 0x80|byte(rr)&0x3f)
-					}
-				} else {
-					out = utf8.AppendRune(out, rr)
+				switch {
+				case rr < 0x80:
+					b.WriteByte(byte(rr))
+				case rr < 0x800:
+					// Two bytes, the common case, without a call.
+					two := [2]byte{0xc0 | byte(rr>>6), 0x80 | byte(rr)&0x3f}
+					b.Write(two[:])
+				default:
+					b.WriteRune(rr)
 				}
 				continue
 			default: // '"', '\\', '/'
-				out = append(out, e)
+				b.WriteByte(e)
 			}
 			r += 2
 		case c < utf8.RuneSelf:
-			out = append(out, c)
+			b.WriteByte(c)
 			r++
 		default:
-			rr, size := utf8.DecodeRune(raw[r:])
-			out = utf8.AppendRune(out, rr)
-			r += size
+			// A valid encoding is kept as it is; an invalid byte is U+FFFD.
+			if _, size := utf8.DecodeRune(raw[r:]); size > 1 {
+				b.Write(raw[r : r+size])
+				r += size
+			} else {
+				b.WriteString("\uFFFD")
+				r++
+			}
 		}
 	}
-	return out
+}
+
+// unquoteString returns the value of a validated string's raw text.
+func unquoteString(raw []byte) string {
+	var b strings.Builder
+	b.Grow(len(raw))
+	unquote(&b, raw)
+	return b.String()
 }
 
 func isHex(c byte) bool {
@@ -743,8 +781,24 @@ func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\
 
 // is reports whether a member name selects field, matching the way
 // encoding/json does (Unicode case folding).
+//
+// An exact match, and a name whose first byte rules it out, are told
+// without calling bytes.EqualFold: a result item's eight fields were
+// tried in turn on each member, and a call is dear in WebAssembly.
 func is(name []byte, field string) bool {
-	return len(name) >= len(field) && len(name) <= 3*len(field) && bytes.EqualFold(name, []byte(field))
+	if len(name) < len(field) || len(name) > 3*len(field) {
+		return false
+	}
+	if string(name) == field {
+		return true
+	}
+	// Two ASCII bytes fold together only when equal or the two cases of
+	// one letter.
+	if c, f := name[0], field[0]; c < utf8.RuneSelf && f < utf8.RuneSelf && c != f &&
+		(c|0x20 != f|0x20 || f|0x20 < 'a' || f|0x20 > 'z') {
+		return false
+	}
+	return bytes.EqualFold(name, []byte(field))
 }
 
 // DecodeSearch decodes {"results": [...]} in one pass over body. A missing
@@ -753,8 +807,10 @@ func is(name []byte, field string) bool {
 // missing, null, of another type or longer than MaxFieldBytes are zero. A
 // member given twice counts as the last one given, as in encoding/json.
 // Every error is an [*Error].
+//
+// The items' short strings share one allocation (see pack).
 func DecodeSearch(body []byte) ([]SearchItem, error) {
-	d := &dec{b: body}
+	d := &dec{b: body, pk: &pack{}}
 	if !d.top() {
 		return nil, d.err
 	}
@@ -765,6 +821,7 @@ func DecodeSearch(body []byte) ([]SearchItem, error) {
 			return d.skip()
 		}
 		items, notList = nil, false
+		d.pk.reset() // a list given before is dropped
 		switch {
 		case d.b[d.i] == '[':
 			var ok bool
@@ -783,6 +840,7 @@ func DecodeSearch(body []byte) ([]SearchItem, error) {
 	if notList {
 		return nil, &Error{Problem: ResultsNotList}
 	}
+	d.pk.fill(items)
 	return items, nil
 }
 
@@ -791,7 +849,7 @@ func (d *dec) results() ([]SearchItem, bool) {
 	if !d.open() {
 		return nil, false
 	}
-	items := []SearchItem{}
+	items := make([]SearchItem, 0, 10) // DeepSeek's usual count
 	if d.ws(); d.i < len(d.b) && d.b[d.i] == ']' {
 		d.i++
 		d.depth--
@@ -806,7 +864,7 @@ func (d *dec) results() ([]SearchItem, bool) {
 			return nil, d.broken()
 		}
 		if d.b[d.i] == '{' {
-			it, ok := d.item()
+			it, ok := d.item(len(items))
 			if !ok {
 				return nil, false
 			}
@@ -830,24 +888,25 @@ func (d *dec) results() ([]SearchItem, bool) {
 	}
 }
 
-// item reads one result object.
-func (d *dec) item() (SearchItem, bool) {
+// item reads one result object, the n-th of the list.
+func (d *dec) item(n int) (SearchItem, bool) {
 	var it SearchItem
+	slots := [itemStrings]int32{-1, -1, -1, -1, -1, -1}
 	ok := d.object(func(name []byte) bool {
-		var f *string
+		var k int
 		switch {
 		case is(name, "url"):
-			f = &it.URL
+			k = 0
 		case is(name, "title"):
-			f = &it.Title
+			k = 1
 		case is(name, "snippet"):
-			f = &it.Snippet
+			k = 2
 		case is(name, "summary"):
-			f = &it.Summary
+			k = 3
 		case is(name, "date"):
-			f = &it.Date
+			k = 4
 		case is(name, "site_name"):
-			f = &it.SiteName
+			k = 5
 		case is(name, "rerank_score"):
 			return d.float(&it.Rerank, &it.HasRerank)
 		case is(name, "authority"):
@@ -855,9 +914,114 @@ func (d *dec) item() (SearchItem, bool) {
 		default:
 			return d.skip()
 		}
-		return d.stringField(f, MaxFieldBytes)
+		return d.packedField(it.field(k), n, k, &slots[k])
 	})
 	return it, ok
+}
+
+// itemStrings is the number of string fields of a SearchItem.
+const itemStrings = 6
+
+// field returns the item's k-th string field, in the order of the struct.
+func (it *SearchItem) field(k int) *string {
+	switch k {
+	case 0:
+		return &it.URL
+	case 1:
+		return &it.Title
+	case 2:
+		return &it.Snippet
+	case 3:
+		return &it.Summary
+	case 4:
+		return &it.Date
+	}
+	return &it.SiteName
+}
+
+// packLimit bounds the decoded text of a search body's strings that share
+// one allocation; longer ones get their own. It bounds how much a kept
+// result's strings can hold alive beyond themselves.
+const packLimit = 16 << 10
+
+// pack gathers the decoded text of a search body's result strings, as
+// long as they fit in packLimit, so that they become slices of one string
+// (fill) rather than an allocation each: a ten-result body had sixty, and
+// allocating is dear in WebAssembly.
+type pack struct {
+	buf   strings.Builder
+	spans []span
+}
+
+// span places a string field's text in pack.buf.
+type span struct {
+	item       int32
+	field      int8 // -1: the member was given again, this text is unused
+	start, end int32
+}
+
+func (p *pack) reset() {
+	p.buf.Reset()
+	p.spans = p.spans[:0]
+}
+
+// fill sets the packed fields of items.
+func (p *pack) fill(items []SearchItem) {
+	if len(p.spans) == 0 {
+		return
+	}
+	s := p.buf.String()
+	for _, sp := range p.spans {
+		if sp.field >= 0 {
+			*items[sp.item].field(int(sp.field)) = s[sp.start:sp.end]
+		}
+	}
+}
+
+// packedField is stringField for the k-th string field of the n-th
+// result: the value goes to the pack when it fits. *slot is the field's
+// span in the pack, or -1; a member given again unsets it, so that the last
+// one given counts, as in stringField.
+func (d *dec) packedField(f *string, n, k int, slot *int32) bool {
+	if *slot >= 0 {
+		d.pk.spans[*slot].field = -1
+		*slot = -1
+	}
+	*f = ""
+	if d.b[d.i] != '"' {
+		return d.skip()
+	}
+	start := d.i
+	end, escaped, ok := d.scanString()
+	if !ok {
+		return false
+	}
+	raw := d.b[start+1 : end-1]
+	if len(raw) > MaxFieldBytes {
+		return true
+	}
+	p := d.pk
+	if p.buf.Len()+len(raw) > packLimit {
+		if !escaped && (d.ascii || utf8.Valid(raw)) {
+			*f = string(raw)
+		} else {
+			*f = unquoteString(raw)
+		}
+		return true
+	}
+	if p.spans == nil {
+		p.buf.Grow(min(len(d.b), packLimit))
+		p.spans = make([]span, 0, 64)
+	}
+	from := p.buf.Len()
+	if !escaped && (d.ascii || utf8.Valid(raw)) {
+		p.buf.Write(raw)
+	} else {
+		unquote(&p.buf, raw)
+	}
+	*slot = int32(len(p.spans))
+	p.spans = append(p.spans, span{item: int32(n), field: int8(k), start: int32(from), end: int32(p.buf.Len())})
+	return true
 }
 
 // stringField sets *f to the string at d.i, or to "" for any other value

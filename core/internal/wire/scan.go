@@ -117,7 +117,7 @@ func StringValue(text []byte) string {
 	if bytes.IndexByte(raw, '\\') < 0 && utf8.Valid(raw) {
 		return string(raw)
 	}
-	return string(unquote(make([]byte, 0, len(raw)), raw))
+	return unquoteString(raw)
 }
 
 // list reads the list at d.i, calling elem with d.i at each element.

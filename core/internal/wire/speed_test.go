@@ -1,0 +1,276 @@
+package wire
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// refIs is is as first written.
+func refIs(name []byte, field string) bool {
+	return len(name) >= len(field) && len(name) <= 3*len(field) && bytes.EqualFold(name, []byte(field))
+}
+
+var isFields = []string{"url", "title", "snippet", "summary", "date", "site_name", "rerank_score", "authority", "results", "content", "message", "error", "k", "s", "", "_x", "@a", "`a", "\u212a", "é"}
+
+func TestIsMatchesReference(t *testing.T) {
+	names := []string{"", "url", "URL", "Url", "uRl", "\u212aey", "ſummary", "SUMMARY", "snippet", "site_name", "SITE_NAME", "site-name", "rerank_score", "authority", "title", "TITLE", "date", "dATE", "k", "K", "\u212a", "s", "S", "ſ", "_x", "_X", "@a", "`a", "@A", "`A", "é", "É", "\xff", "u\xffl", "content"}
+	for _, n := range names {
+		for _, f := range isFields {
+			require.Equal(t, refIs([]byte(n), f), is([]byte(n), f), "is(%q, %q)", n, f)
+		}
+	}
+}
+
+func FuzzIsEquivalence(f *testing.F) {
+	for _, n := range []string{"url", "URL", "ſummary", "\u212aey", "@a"} {
+		f.Add(n, "summary")
+	}
+	f.Fuzz(func(t *testing.T, name, field string) {
+		if got, want := is([]byte(name), field), refIs([]byte(name), field); got != want {
+			t.Fatalf("is(%q, %q) = %v, want %v", name, field, got, want)
+		}
+	})
+}
+
+// stepBody is the search body of /work/wt/steps.mjs's step benchmark: ten
+// results of about 500 bytes.
+func stepBody() []byte {
+	var b bytes.Buffer
+	b.WriteString(`{"results":[`)
+	for i := range 10 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		d := string(rune('0' + i))
+		b.WriteString(`{"url":"https://example.com/article/` + d + `","title":"Result number ` + d + ` about effective Go","snippet":"Tips for writing clear, idiomatic Go code.","summary":"Result ` + d + `: ` +
+			string(bytes.Repeat([]byte("Effective Go gives tips for writing clear, idiomatic Go code and explains the conventions of the language. "), 3)) +
+			`","rerank_score":2.` + d + `,"authority":` + d + `,"date":"2024-01-15T00:00:00Z","site_name":"example.com"}`)
+	}
+	b.WriteString(`]}`)
+	return b.Bytes()
+}
+
+func BenchmarkDecodeSearchStep(b *testing.B) {
+	body := stepBody()
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		items, err := DecodeSearch(body)
+		if err != nil || len(items) != 10 {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkDecodeFetch4K(b *testing.B) {
+	para := "Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore. "
+	body := []byte(`{"title":"Example page","content":"# Example page\n\n` + string(bytes.Repeat([]byte(para), 40)) + `"}`)
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := DecodeFetch(body); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// ascii8 is true exactly for eight ASCII bytes without a backslash.
+func TestASCII8(t *testing.T) {
+	for c := range 256 {
+		for pos := range 8 {
+			b := []byte("abcdefgh")
+			b[pos] = byte(c)
+			require.Equal(t, c < 0x80 && c != '\\', ascii8(load8(b)), "byte %#x at %d", c, pos)
+			b[(pos+3)%8] = '\\'
+			require.False(t, ascii8(load8(b)), "backslash with %#x at %d", c, pos)
+		}
+	}
+}
+
+// oldDecodeSearch is DecodeSearch before its strings shared one
+// allocation: each its own, by stringField.
+func oldDecodeSearch(body []byte) ([]SearchItem, error) {
+	d := &dec{b: body}
+	if !d.top() {
+		return nil, d.err
+	}
+	var items []SearchItem
+	notList := false
+	ok := d.object(func(name []byte) bool {
+		if !is(name, "results") {
+			return d.skip()
+		}
+		items, notList = nil, false
+		switch {
+		case d.b[d.i] == '[':
+			var ok bool
+			items, ok = d.oldResults()
+			return ok
+		case d.isNull():
+			d.i += 4
+			return true
+		}
+		notList = true
+		return d.skip()
+	})
+	if !ok || !d.end() {
+		return nil, d.err
+	}
+	if notList {
+		return nil, &Error{Problem: ResultsNotList}
+	}
+	return items, nil
+}
+
+// oldResults is results as it was.
+func (d *dec) oldResults() ([]SearchItem, bool) {
+	if !d.open() {
+		return nil, false
+	}
+	items := []SearchItem{}
+	if d.ws(); d.i < len(d.b) && d.b[d.i] == ']' {
+		d.i++
+		d.depth--
+		return items, true
+	}
+	for n := 1; ; n++ {
+		if n > MaxResults {
+			d.err = &Error{Problem: TooManyResults}
+			return nil, false
+		}
+		if d.ws(); d.i >= len(d.b) {
+			return nil, d.broken()
+		}
+		if d.b[d.i] == '{' {
+			it, ok := d.oldItem()
+			if !ok {
+				return nil, false
+			}
+			items = append(items, it)
+		} else if !d.skip() {
+			return nil, false
+		}
+		if d.ws(); d.i >= len(d.b) {
+			return nil, d.broken()
+		}
+		switch d.b[d.i] {
+		case ',':
+			d.i++
+		case ']':
+			d.i++
+			d.depth--
+			return items, true
+		default:
+			return nil, d.broken()
+		}
+	}
+}
+
+// oldItem is item as it was.
+func (d *dec) oldItem() (SearchItem, bool) {
+	var it SearchItem
+	ok := d.object(func(name []byte) bool {
+		var f *string
+		switch {
+		case is(name, "url"):
+			f = &it.URL
+		case is(name, "title"):
+			f = &it.Title
+		case is(name, "snippet"):
+			f = &it.Snippet
+		case is(name, "summary"):
+			f = &it.Summary
+		case is(name, "date"):
+			f = &it.Date
+		case is(name, "site_name"):
+			f = &it.SiteName
+		case is(name, "rerank_score"):
+			return d.float(&it.Rerank, &it.HasRerank)
+		case is(name, "authority"):
+			return d.float(&it.Authority, &it.HasAuthority)
+		default:
+			return d.skip()
+		}
+		return d.stringField(f, MaxFieldBytes)
+	})
+	return it, ok
+}
+
+// packSeeds exercise members given twice, in every combination of packed,
+// unpacked and non-string values, and lists given twice.
+var packSeeds = []string{
+	`{"results":[{"url":"a","url":null}]}`,
+	`{"results":[{"url":null,"url":"b"}]}`,
+	`{"results":[{"url":"a","URL":"b","Url":1}]}`,
+	`{"results":[{"title":"a\u00e9","title":"\ud800x"}]}`,
+	`{"results":[{"summary":"\xff"}],"results":[{"snippet":"s"},{"url":"u","date":"d"}]}`,
+	`{"results":[{"summary":"x"}],"results":null}`,
+	`{"results":[1,{"site_name":"s"},null,{"site_name":"t","site_name":"u"}]}`,
+}
+
+// DecodeSearch gives exactly what it gave before its strings were packed,
+// errors and their offsets included, on any body.
+func FuzzDecodeSearchUnchanged(f *testing.F) {
+	addEquivalenceSeeds(f)
+	for _, s := range packSeeds {
+		f.Add([]byte(s))
+	}
+	f.Add(stepBody())
+	f.Fuzz(func(t *testing.T, body []byte) {
+		got, err := DecodeSearch(body)
+		want, werr := oldDecodeSearch(body)
+		require.Equal(t, werr, err, "body %q", body)
+		require.Equal(t, want, got, "body %q", body)
+	})
+}
+
+func TestDecodeSearchUnchanged(t *testing.T) {
+	bodies := [][]byte{stepBody(), bytes.ReplaceAll(stepBody(), []byte(`"url"`), []byte(`"URL"`))}
+	for _, s := range packSeeds {
+		bodies = append(bodies, []byte(s))
+	}
+	// Past packLimit, strings get their own allocation.
+	long := bytes.Repeat([]byte("x"), 5000)
+	big := []byte(`{"results":[`)
+	for i := range 8 {
+		if i > 0 {
+			big = append(big, ',')
+		}
+		big = append(big, `{"summary":"`...)
+		big = append(big, long...)
+		big = append(big, `\n","url":"u","title":"t\u00e9","url":"v"}`...)
+	}
+	bodies = append(bodies, append(big, "]}"...))
+	for _, b := range bodies {
+		got, err := DecodeSearch(b)
+		want, werr := oldDecodeSearch(b)
+		require.Equal(t, werr, err, "body %q", b)
+		require.Equal(t, want, got, "body %q", b)
+	}
+	for n := 0; n <= len(bodies[0]); n++ {
+		got, err := DecodeSearch(bodies[0][:n])
+		want, werr := oldDecodeSearch(bodies[0][:n])
+		require.Equal(t, werr, err, "body %q", bodies[0][:n])
+		require.Equal(t, want, got, "body %q", bodies[0][:n])
+	}
+}
+
+// unquoteString decodes any valid JSON string's text as encoding/json does.
+func FuzzUnquoteEquivalence(f *testing.F) {
+	for _, s := range []string{`a`, `\n\t\"\\\/`, `\u00e9\u4e2d\ud83d\ude00`, `\ud800x`, "\xff\xfe", "é中😀", `\u0000`, "ab\xc3"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		text := append(append([]byte{'"'}, raw...), '"')
+		var want string
+		if json.Unmarshal(text, &want) != nil {
+			return
+		}
+		if got := unquoteString(raw); got != want {
+			t.Fatalf("unquoteString(%q) = %q, want %q", raw, got, want)
+		}
+	})
+}
