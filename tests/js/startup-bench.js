@@ -15,6 +15,10 @@
 //                resolves (the provider and tools registered)
 //   first        the first search (the provider's execute, as OpenCode calls it) right
 //                after setup, and after 1 s idle; warm = median of the 30 searches after that
+//                (every search asks something new, so none is answered from the cache);
+//                "inside the module" is the part of each spent in the module's exports
+//                (Runtime.stats().busyMs): the rest is the host's HTTP stack, whose first
+//                connection the pure-JS plugin pays as well
 //   slices       the main thread's busy stretches during that 1 s idle: a 1 ms timer chain
 //                runs from the moment setup returns, every gap over 10 ms is printed
 //   _initialize  the module's own _initialize, timed by hand (compile, instantiate, call)
