@@ -127,6 +127,7 @@ export class Runtime {
   }
 
   async #warm(warmUps) {
+    if (warmUps.length === 0) return
     await nextTask()
     warmTransport()
     for (const { envelope, body = "{}" } of warmUps) {

@@ -48,8 +48,8 @@ function runtime(log, opts = {}) {
 // so every round does that work; no made-up answer is kept (nor could one be served: the
 // cache is keyed by API key, and theirs is a placeholder).
 function warmUp(host, options, plan) {
-  const base = { options: options ?? {}, apiKey: "warm-up" }
-  const uncached = { options: { ...(options ?? {}), cacheTTL: 0 }, apiKey: "warm-up" }
+  const base = { options: options ?? {}, apiKey: WARM_KEY }
+  const uncached = { options: { ...(options ?? {}), cacheTTL: 0 }, apiKey: WARM_KEY }
   const search =
     plan.websearch && host === "opencode2"
       ? { kind: "opencode.websearch", input: { query: "warm-up" } }
@@ -65,6 +65,9 @@ function warmUp(host, options, plan) {
   return calls
 }
 
+// WARM_KEY stands in for the key: the module refuses a query that contains the key, so it
+// must not be, or be part of, the warm-up's own query or URL.
+const WARM_KEY = "sk-placeholder-of-the-warm-up"
 const WARM_ROUNDS = 6
 const WARM_TEXT = "Warm-up text, never shown: it only takes the module through a real answer. ".repeat(5)
 const WARM_SEARCH = JSON.stringify({

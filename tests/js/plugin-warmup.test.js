@@ -3,6 +3,7 @@
 // keeps nothing, and the module hears it is idle after the warm-up and after a quiet spell.
 import { test, before, after, beforeEach } from "node:test"
 import assert from "node:assert/strict"
+import { Runtime } from "../../plugin/runtime.js"
 import { startEnv, runtime, sleep, waitFor } from "./lib/plugin-helpers.js"
 
 let env
@@ -13,6 +14,32 @@ after(async () => {
   await env.close()
 })
 beforeEach(() => env.ds.reset())
+
+test("the warm-up takes a search and a fetch through their whole path: answered, decoded, rendered", async () => {
+  // Every start and resume from here until the warm-up has settled, by handle.
+  const calls = new Map()
+  const { start, resume } = Runtime.prototype
+  Runtime.prototype.start = function (envelope) {
+    const step = start.call(this, envelope)
+    if (step.step === "http") calls.set(step.handle, { kind: envelope.kind, tool: envelope.input?.tool })
+    return step
+  }
+  Runtime.prototype.resume = function (handle, reply, body) {
+    const step = resume.call(this, handle, reply, body)
+    if (calls.has(handle)) calls.get(handle).done = step
+    return step
+  }
+  try {
+    await env.v2()
+  } finally {
+    Object.assign(Runtime.prototype, { start, resume })
+  }
+  const answered = [...calls.values()].filter((c) => c.done?.step === "done" && !c.done.error && c.done.result)
+  const searches = answered.filter((c) => c.kind === "opencode.websearch" || c.tool === "deepseek_search")
+  const fetches = answered.filter((c) => c.tool === "deepseek_fetch")
+  assert.ok(searches.length >= 1 && searches.every((c) => c.done.result.results?.length === 10), JSON.stringify([...calls.values()]).slice(0, 2000))
+  assert.ok(fetches.length >= 1, JSON.stringify([...calls.values()]).slice(0, 2000))
+})
 
 test("the warm-up sends nothing and caches nothing: its own search and fetch then reach DeepSeek", async () => {
   const host = await env.v2()
