@@ -147,8 +147,9 @@ export class Runtime {
   }
 
   // #idle tells the module nothing is asking of it: it collects its garbage then rather
-  // than inside a later call (wasm/memory.go). It runs after the warm-up and once no call
-  // has come for IDLE_MS (#armIdle, after every call); the timer never keeps a process up.
+  // than inside a later call (wasm/memory.go). It runs after the warm-up and once IDLE_MS
+  // have passed with no call running (#armIdle, when the last one ends); the timer never
+  // keeps a process up.
   #idle() {
     this.#idles++
     try {
@@ -160,6 +161,7 @@ export class Runtime {
 
   #idleTimer = null
   #idles = 0
+  #running = 0
   #armIdle() {
     clearTimeout(this.#idleTimer)
     this.#idleTimer = setTimeout(() => this.#idle(), IDLE_MS)
@@ -245,10 +247,12 @@ export class Runtime {
    * AbortSignal: aborting cancels the request in flight or the pending delay.
    */
   async run(envelope, signal) {
+    this.#running++
+    clearTimeout(this.#idleTimer)
     try {
       return await this.#run(envelope, signal)
     } finally {
-      this.#armIdle()
+      if (--this.#running === 0) this.#armIdle()
     }
   }
 

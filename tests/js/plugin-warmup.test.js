@@ -78,4 +78,14 @@ test("the module hears it is idle after the warm-up, and once no call has come f
   await waitFor(() => rt.stats().idles === before + 1, 2000, "the idle signal")
   await sleep(700)
   assert.equal(rt.stats().idles, before + 1, "one signal per quiet spell")
+
+  // Not while a call is running, however long it waits for DeepSeek.
+  const idles = rt.stats().idles
+  env.ds.enqueue("search", { json: { results: [] } }, { delayMs: 1200, json: { results: [] } })
+  await host.search("short")
+  const long = host.search("long")
+  await sleep(900)
+  assert.equal(rt.stats().idles, idles, "idle signalled during a call")
+  await long
+  await waitFor(() => rt.stats().idles === idles + 1, 2000, "the idle signal after the long call")
 })
