@@ -15,6 +15,7 @@
 // Requests without function declarations (side requests: routing, summaries, next-speaker
 // checks) get a short text and consume no turn. A turn may be a function of the request.
 import http from "node:http"
+import { closeServer, listenLoopback, readRequest } from "../../js/lib/loopback.js"
 
 const declarations = (json) => (json?.tools ?? []).flatMap((t) => t.functionDeclarations ?? [])
 
@@ -22,22 +23,13 @@ export async function startMockGemini({ turns = [] } = {}) {
   const requests = []
   let turn = 0
   const server = http.createServer(async (req, res) => {
-    const chunks = []
-    for await (const c of req) chunks.push(c)
-    const body = Buffer.concat(chunks).toString("utf8")
-    let json
-    try {
-      json = JSON.parse(body)
-    } catch {
-      json = undefined
-    }
-    const url = new URL(req.url, "http://x")
-    const record = { method: req.method, path: url.pathname, headers: { ...req.headers }, body, json }
+    const record = await readRequest(req)
+    const { path, json } = record
     requests.push(record)
-    const m = /:(streamGenerateContent|generateContent|countTokens)$/.exec(url.pathname)
+    const m = /:(streamGenerateContent|generateContent|countTokens)$/.exec(path)
     if (req.method !== "POST" || !m) {
       res.writeHead(404, { "content-type": "application/json" })
-      return res.end(JSON.stringify({ error: { code: 404, message: `mock Gemini: no route ${req.method} ${url.pathname}`, status: "NOT_FOUND" } }))
+      return res.end(JSON.stringify({ error: { code: 404, message: `mock Gemini: no route ${req.method} ${path}`, status: "NOT_FOUND" } }))
     }
     if (m[1] === "countTokens") {
       res.writeHead(200, { "content-type": "application/json" })
@@ -61,11 +53,7 @@ export async function startMockGemini({ turns = [] } = {}) {
     res.writeHead(200, { "content-type": "text/event-stream" })
     res.end(`data: ${JSON.stringify(answer)}\r\n\r\n`)
   })
-  await new Promise((resolve, reject) => {
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", resolve)
-  })
-  const { port } = server.address()
+  const port = await listenLoopback(server)
   return {
     port,
     baseURL: `http://127.0.0.1:${port}`,
@@ -90,8 +78,7 @@ export async function startMockGemini({ turns = [] } = {}) {
       return out
     },
     close() {
-      server.closeAllConnections?.()
-      return new Promise((resolve) => server.close(() => resolve()))
+      return closeServer(server)
     },
   }
 }

@@ -14,22 +14,14 @@
 // Requests without tools (Claude Code's side requests: titles, summaries) get a short text and
 // consume no turn. A turn may also be a function of the request that returns a turn.
 import http from "node:http"
+import { closeServer, listenLoopback, readRequest } from "../../js/lib/loopback.js"
 
 export async function startMockMessages({ turns = [] } = {}) {
   const requests = []
   let turn = 0
   const server = http.createServer(async (req, res) => {
-    const chunks = []
-    for await (const c of req) chunks.push(c)
-    const body = Buffer.concat(chunks).toString("utf8")
-    let json
-    try {
-      json = JSON.parse(body)
-    } catch {
-      json = undefined
-    }
-    const path = new URL(req.url, "http://x").pathname
-    const record = { method: req.method, path, headers: { ...req.headers }, body, json }
+    const record = await readRequest(req)
+    const { path, json } = record
     requests.push(record)
     if (req.method !== "POST" || path !== "/v1/messages") {
       res.writeHead(404, { "content-type": "application/json" })
@@ -64,11 +56,7 @@ export async function startMockMessages({ turns = [] } = {}) {
     ev("message_stop", {})
     res.end()
   })
-  await new Promise((resolve, reject) => {
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", resolve)
-  })
-  const { port } = server.address()
+  const port = await listenLoopback(server)
   return {
     port,
     baseURL: `http://127.0.0.1:${port}`,
@@ -84,8 +72,7 @@ export async function startMockMessages({ turns = [] } = {}) {
       return [...seen.values()]
     },
     close() {
-      server.closeAllConnections?.()
-      return new Promise((resolve) => server.close(() => resolve()))
+      return closeServer(server)
     },
   }
 }

@@ -14,22 +14,15 @@
 // Each request that reaches /responses consumes the next turn; once the turns run out the mock
 // answers with a short final text, so a confused agent ends instead of looping.
 import http from "node:http"
+import { closeServer, listenLoopback, readRequest } from "../../js/lib/loopback.js"
 
 export async function startMockResponses({ turns = [] } = {}) {
   const requests = []
   let turn = 0
   const server = http.createServer(async (req, res) => {
-    const chunks = []
-    for await (const c of req) chunks.push(c)
-    const body = Buffer.concat(chunks).toString("utf8")
-    let json
-    try {
-      json = JSON.parse(body)
-    } catch {
-      json = undefined
-    }
-    const path = new URL(req.url, "http://x").pathname
-    requests.push({ method: req.method, path, headers: { ...req.headers }, body, json })
+    const record = await readRequest(req)
+    const { path, json } = record
+    requests.push(record)
     if (req.method !== "POST" || !path.endsWith("/responses")) {
       res.writeHead(404, { "content-type": "application/json" })
       return res.end(JSON.stringify({ error: { message: `mock Responses: no route ${req.method} ${path}` } }))
@@ -54,11 +47,7 @@ export async function startMockResponses({ turns = [] } = {}) {
     })
     res.end()
   })
-  await new Promise((resolve, reject) => {
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", resolve)
-  })
-  const { port } = server.address()
+  const port = await listenLoopback(server)
   return {
     port,
     baseURL: `http://127.0.0.1:${port}/v1`,
@@ -73,8 +62,7 @@ export async function startMockResponses({ turns = [] } = {}) {
       return [...seen.values()]
     },
     close() {
-      server.closeAllConnections?.()
-      return new Promise((resolve) => server.close(() => resolve()))
+      return closeServer(server)
     },
   }
 }

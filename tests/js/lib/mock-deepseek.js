@@ -19,6 +19,7 @@
 // answers with `defaultSearch()` / `defaultFetch(url)` below. Unknown paths → 404.
 // Answers are queued per endpoint; `enqueue(endpoint, a, b, c)` queues several at once.
 import http from "node:http"
+import { listenLoopback, readRequest } from "./loopback.js"
 
 export function defaultSearch() {
   return {
@@ -86,17 +87,8 @@ export async function startMockDeepSeek(options = {}) {
   const sockets = new Set()
 
   const server = http.createServer(async (req, res) => {
-    const chunks = []
-    for await (const c of req) chunks.push(c)
-    const body = Buffer.concat(chunks).toString("utf8")
-    let json
-    try {
-      json = body ? JSON.parse(body) : undefined
-    } catch {
-      json = undefined
-    }
-    const path = new URL(req.url, "http://x").pathname
-    const record = { method: req.method, path, url: req.url, headers: { ...req.headers }, body, json, time: Date.now() }
+    const record = await readRequest(req)
+    const { path, json } = record
     requests.push(record)
 
     const endpoint = path === "/v1/tools/search" ? "search" : path === "/v1/tools/fetch" ? "fetch" : null
@@ -177,11 +169,7 @@ export async function startMockDeepSeek(options = {}) {
     sockets.add(s)
     s.on("close", () => sockets.delete(s))
   })
-  await new Promise((resolve, reject) => {
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", resolve)
-  })
-  const { port } = server.address()
+  const port = await listenLoopback(server)
 
   return {
     port,

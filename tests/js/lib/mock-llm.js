@@ -17,6 +17,7 @@
 // calls) do not consume a turn: they get `auxText` ("Mock title" by default). When the script
 // is exhausted, a turn answers with `exhaustedText`.
 import http from "node:http"
+import { listenLoopback } from "./loopback.js"
 
 function sseChunk(id, model, delta, finish = null, extra = {}) {
   return {
@@ -134,11 +135,7 @@ export async function startMockLLM(options = {}) {
     })
   })
 
-  await new Promise((resolve, reject) => {
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", resolve)
-  })
-  const { port } = server.address()
+  const port = await listenLoopback(server)
 
   return {
     port,
