@@ -5,11 +5,10 @@ import assert from "node:assert/strict"
 import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { before, describe, test } from "node:test"
-import { startMockDeepSeek } from "../js/lib/mock-deepseek.js"
 import { startMockMessages } from "./lib/mock-messages.js"
 import { FETCH_URL, PAYMENT_ERROR, SEARCH_402_SENTENCE, SEARCH_QUERY, checkKeyNowhere, checkKeyOnlyAsBearer, checkReference, referenceTexts } from "./lib/reference.js"
 import { assertRestored, initHost, readFiles, uninstallHost } from "./lib/install.js"
-import { BIN_DIR, dwrBinary, filesContaining, jsonLines, makeSandbox, randomKey, runAgent } from "./lib/sandbox.js"
+import { BIN_DIR, dwrBinary, filesContaining, jsonLines, makeSandbox, runAgent, startScene } from "./lib/sandbox.js"
 
 const CLAUDE = join(BIN_DIR, "claude")
 const SERVER = "deepseek-web-retrieval"
@@ -94,21 +93,13 @@ describe("Claude Code 2.1.328", () => {
   })
 
   test("forced search: the model gets our search and fetch texts, no WebSearch/WebFetch offered, the key only as Bearer", async (t) => {
-    const sb = makeSandbox("claude-e2e")
-    const key = randomKey()
-    const ds = await startMockDeepSeek({ apiKey: key })
-    const llm = await startMockMessages({
+    const { sb, key, ds, llm } = await startScene(t, "claude-e2e", startMockMessages, {
       turns: [
         LOAD_TOOLS,
         { call: { name: SEARCH_TOOL, args: { query: SEARCH_QUERY } } },
         { call: { name: FETCH_TOOL, args: { url: FETCH_URL } } },
         { text: "Done: searched and fetched." },
       ],
-    })
-    t.after(async () => {
-      await llm.close()
-      await ds.close()
-      sb.cleanup()
     })
     writeHarnessConfig(sb)
     const before = readFiles(sb.project, PROJECT_FILES)
@@ -157,13 +148,7 @@ describe("Claude Code 2.1.328", () => {
   })
 
   test("user scope: init edits ~/.claude.json, claude mcp list/get show our server connected, uninstall restores it byte for byte", async (t) => {
-    const sb = makeSandbox("claude-user")
-    const key = randomKey()
-    const ds = await startMockDeepSeek({ apiKey: key })
-    t.after(async () => {
-      await ds.close()
-      sb.cleanup()
-    })
+    const { sb, key, ds } = await startScene(t, "claude-user")
     // A ~/.claude.json as Claude Code keeps it, with another user-scope server beside ours.
     const userJson = JSON.stringify({ numStartups: 7, hasCompletedOnboarding: true, mcpServers: { other: { type: "stdio", command: "true", args: [] } } }, null, 2) + "\n"
     writeFileSync(join(sb.home, ".claude.json"), userJson)
@@ -188,16 +173,8 @@ describe("Claude Code 2.1.328", () => {
   })
 
   test("HTTP 402 from DeepSeek reaches the model as a failed tool result with our sentence; WebSearch stays without forced", async (t) => {
-    const sb = makeSandbox("claude-402")
-    const key = randomKey()
-    const ds = await startMockDeepSeek({ apiKey: key })
+    const { sb, key, ds, llm } = await startScene(t, "claude-402", startMockMessages, { turns: [LOAD_TOOLS, { call: { name: SEARCH_TOOL, args: { query: SEARCH_QUERY } } }, { text: "The search failed." }] })
     ds.enqueue("search", PAYMENT_ERROR)
-    const llm = await startMockMessages({ turns: [LOAD_TOOLS, { call: { name: SEARCH_TOOL, args: { query: SEARCH_QUERY } } }, { text: "The search failed." }] })
-    t.after(async () => {
-      await llm.close()
-      await ds.close()
-      sb.cleanup()
-    })
     writeHarnessConfig(sb)
     await initHost(sb, "claude", "project", ["--base-url", ds.baseURL])
     const r = await print(sb, llm, key, "Find tips for writing Go.")

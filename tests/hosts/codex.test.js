@@ -4,11 +4,10 @@ import assert from "node:assert/strict"
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { before, describe, test } from "node:test"
-import { startMockDeepSeek } from "../js/lib/mock-deepseek.js"
 import { startMockResponses } from "./lib/mock-responses.js"
 import { FETCH_URL, PAYMENT_ERROR, SEARCH_402_SENTENCE, SEARCH_QUERY, checkKeyNowhere, checkKeyOnlyAsBearer, checkReference, referenceTexts } from "./lib/reference.js"
 import { assertRestored, initHost, readFiles, uninstallHost } from "./lib/install.js"
-import { BIN_DIR, dwrBinary, filesContaining, jsonLines, makeSandbox, randomKey, runAgent } from "./lib/sandbox.js"
+import { BIN_DIR, dwrBinary, filesContaining, jsonLines, makeSandbox, runAgent, startScene } from "./lib/sandbox.js"
 
 const CODEX = join(BIN_DIR, "codex")
 const SERVER = "deepseek-web-retrieval"
@@ -94,20 +93,12 @@ describe("Codex 0.169.0", () => {
   })
 
   test("forced search: the model gets our search and fetch texts, no built-in web_search, the key only as Bearer", async (t) => {
-    const sb = makeSandbox("codex-e2e")
-    const key = randomKey()
-    const ds = await startMockDeepSeek({ apiKey: key })
-    const llm = await startMockResponses({
+    const { sb, key, ds, llm } = await startScene(t, "codex-e2e", startMockResponses, {
       turns: [
         { call: { namespace: NAMESPACE, name: "deepseek_search", args: { query: SEARCH_QUERY } } },
         { call: { namespace: NAMESPACE, name: "deepseek_fetch", args: { url: FETCH_URL } } },
         { text: "Done: searched and fetched." },
       ],
-    })
-    t.after(async () => {
-      await llm.close()
-      await ds.close()
-      sb.cleanup()
     })
     writeHarnessConfig(sb, { llm })
     const before = readFiles(sb.home, [".codex/config.toml"])
@@ -160,15 +151,7 @@ describe("Codex 0.169.0", () => {
   })
 
   test("the trap init works around: without env_vars Codex starts the server without the key", async (t) => {
-    const sb = makeSandbox("codex-envvars")
-    const key = randomKey()
-    const ds = await startMockDeepSeek({ apiKey: key })
-    const llm = await startMockResponses({ turns: [{ call: { namespace: NAMESPACE, name: "deepseek_search", args: { query: SEARCH_QUERY } } }, { text: "No key." }] })
-    t.after(async () => {
-      await llm.close()
-      await ds.close()
-      sb.cleanup()
-    })
+    const { sb, key, ds, llm } = await startScene(t, "codex-envvars", startMockResponses, { turns: [{ call: { namespace: NAMESPACE, name: "deepseek_search", args: { query: SEARCH_QUERY } } }, { text: "No key." }] })
     writeHarnessConfig(sb, { llm })
     await initHost(sb, "codex", "global", ["--base-url", ds.baseURL])
     const file = join(sb.home, ".codex", "config.toml")
@@ -182,18 +165,10 @@ describe("Codex 0.169.0", () => {
   })
 
   test("HTTP 402 from DeepSeek reaches the model as our failure sentence; built-in web_search stays without forced", async (t) => {
-    const sb = makeSandbox("codex-402")
-    const key = randomKey()
-    const ds = await startMockDeepSeek({ apiKey: key })
-    ds.enqueue("search", PAYMENT_ERROR)
-    const llm = await startMockResponses({
+    const { sb, key, ds, llm } = await startScene(t, "codex-402", startMockResponses, {
       turns: [{ call: { namespace: NAMESPACE, name: "deepseek_search", args: { query: SEARCH_QUERY } } }, { text: "The search failed." }],
     })
-    t.after(async () => {
-      await llm.close()
-      await ds.close()
-      sb.cleanup()
-    })
+    ds.enqueue("search", PAYMENT_ERROR)
     writeHarnessConfig(sb, { llm })
     await initHost(sb, "codex", "global", ["--base-url", ds.baseURL])
     const r = await exec(sb, key, "Find tips for writing Go.")

@@ -5,11 +5,10 @@ import assert from "node:assert/strict"
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { before, describe, test } from "node:test"
-import { startMockDeepSeek } from "../js/lib/mock-deepseek.js"
 import { startMockGemini } from "./lib/mock-gemini.js"
 import { FETCH_URL, PAYMENT_ERROR, SEARCH_402_SENTENCE, SEARCH_QUERY, checkKeyNowhere, checkKeyOnlyAsBearer, checkReference, referenceTexts } from "./lib/reference.js"
 import { assertRestored, initHost, readFiles, uninstallHost } from "./lib/install.js"
-import { BIN_DIR, dwrBinary, filesContaining, jsonLines, makeSandbox, randomKey, runAgent } from "./lib/sandbox.js"
+import { BIN_DIR, dwrBinary, filesContaining, jsonLines, makeSandbox, runAgent, startScene } from "./lib/sandbox.js"
 
 const GEMINI = join(BIN_DIR, "gemini")
 const SERVER = "deepseek-web-retrieval"
@@ -71,20 +70,12 @@ describe("Gemini CLI 0.61.0", () => {
   })
 
   test("forced search: the model gets our search and fetch texts, no google_web_search/web_fetch, the key only as Bearer", async (t) => {
-    const sb = makeSandbox("gemini-e2e")
-    const key = randomKey()
-    const ds = await startMockDeepSeek({ apiKey: key })
-    const llm = await startMockGemini({
+    const { sb, key, ds, llm } = await startScene(t, "gemini-e2e", startMockGemini, {
       turns: [
         { call: { name: SEARCH_TOOL, args: { query: SEARCH_QUERY } } },
         { call: { name: FETCH_TOOL, args: { url: FETCH_URL } } },
         { text: "Done: searched and fetched." },
       ],
-    })
-    t.after(async () => {
-      await llm.close()
-      await ds.close()
-      sb.cleanup()
     })
     writeHarnessConfig(sb)
     const before = readFiles(sb.home, [".gemini/settings.json"])
@@ -125,15 +116,7 @@ describe("Gemini CLI 0.61.0", () => {
   })
 
   test("the trap init works around: without the env entry the server gets no key", async (t) => {
-    const sb = makeSandbox("gemini-env")
-    const key = randomKey()
-    const ds = await startMockDeepSeek({ apiKey: key })
-    const llm = await startMockGemini({ turns: [{ call: { name: SEARCH_TOOL, args: { query: SEARCH_QUERY } } }, { text: "No key." }] })
-    t.after(async () => {
-      await llm.close()
-      await ds.close()
-      sb.cleanup()
-    })
+    const { sb, key, ds, llm } = await startScene(t, "gemini-env", startMockGemini, { turns: [{ call: { name: SEARCH_TOOL, args: { query: SEARCH_QUERY } } }, { text: "No key." }] })
     writeHarnessConfig(sb)
     await initHost(sb, "gemini", "global", ["--base-url", ds.baseURL])
     const file = join(sb.home, ".gemini", "settings.json")
@@ -150,16 +133,8 @@ describe("Gemini CLI 0.61.0", () => {
   })
 
   test("HTTP 402 from DeepSeek reaches the model as a failed tool result with our sentence; built-ins stay without forced", async (t) => {
-    const sb = makeSandbox("gemini-402")
-    const key = randomKey()
-    const ds = await startMockDeepSeek({ apiKey: key })
+    const { sb, key, ds, llm } = await startScene(t, "gemini-402", startMockGemini, { turns: [{ call: { name: SEARCH_TOOL, args: { query: SEARCH_QUERY } } }, { text: "The search failed." }] })
     ds.enqueue("search", PAYMENT_ERROR)
-    const llm = await startMockGemini({ turns: [{ call: { name: SEARCH_TOOL, args: { query: SEARCH_QUERY } } }, { text: "The search failed." }] })
-    t.after(async () => {
-      await llm.close()
-      await ds.close()
-      sb.cleanup()
-    })
     writeHarnessConfig(sb)
     await initHost(sb, "gemini", "global", ["--base-url", ds.baseURL])
     const r = await prompt(sb, llm, key, "Find tips for writing Go.")

@@ -9,11 +9,10 @@ import assert from "node:assert/strict"
 import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { before, describe, test } from "node:test"
-import { startMockDeepSeek } from "../js/lib/mock-deepseek.js"
 import { startMockMessages } from "./lib/mock-messages.js"
 import { FETCH_URL, PAYMENT_ERROR, SEARCH_402_SENTENCE, SEARCH_QUERY, checkKeyNowhere, checkKeyOnlyAsBearer, checkReference, referenceTexts } from "./lib/reference.js"
 import { assertRestored, initHost, readFiles, uninstallHost } from "./lib/install.js"
-import { BIN_DIR, HOSTS_DIR, dwrBinary, filesContaining, jsonLines, makeSandbox, randomKey, runAgent } from "./lib/sandbox.js"
+import { BIN_DIR, HOSTS_DIR, dwrBinary, filesContaining, jsonLines, makeSandbox, runAgent, startScene } from "./lib/sandbox.js"
 
 const PI = join(BIN_DIR, "pi")
 const ADAPTER_DIR = join(HOSTS_DIR, "node_modules", "pi-mcp-adapter")
@@ -77,10 +76,7 @@ describe("Pi 0.73.1 with pi-mcp-adapter 2.36.0", () => {
   })
 
   test("the adapter lists our server and both tools; the model gets our search and fetch texts, the key only as Bearer", async (t) => {
-    const sb = makeSandbox("pi-e2e")
-    const key = randomKey()
-    const ds = await startMockDeepSeek({ apiKey: key })
-    const llm = await startMockMessages({
+    const { sb, key, ds, llm } = await startScene(t, "pi-e2e", startMockMessages, {
       turns: [
         { call: { name: "mcp", args: {} } },
         { call: { name: "mcp", args: { server: SERVER } } },
@@ -88,11 +84,6 @@ describe("Pi 0.73.1 with pi-mcp-adapter 2.36.0", () => {
         { call: { name: FETCH_TOOL, args: { url: FETCH_URL } } },
         { text: "Done: searched and fetched." },
       ],
-    })
-    t.after(async () => {
-      await llm.close()
-      await ds.close()
-      sb.cleanup()
     })
     writeHarnessConfig(sb, { llm })
     const before = readFiles(sb.home, [".pi/agent/mcp.json", ".pi/agent/settings.json"])
@@ -128,16 +119,8 @@ describe("Pi 0.73.1 with pi-mcp-adapter 2.36.0", () => {
   })
 
   test("HTTP 402 from DeepSeek reaches the model as a failed tool result with our sentence", async (t) => {
-    const sb = makeSandbox("pi-402")
-    const key = randomKey()
-    const ds = await startMockDeepSeek({ apiKey: key })
+    const { sb, key, ds, llm } = await startScene(t, "pi-402", startMockMessages, { turns: [{ call: { name: SEARCH_TOOL, args: { query: SEARCH_QUERY } } }, { text: "The search failed." }] })
     ds.enqueue("search", PAYMENT_ERROR)
-    const llm = await startMockMessages({ turns: [{ call: { name: SEARCH_TOOL, args: { query: SEARCH_QUERY } } }, { text: "The search failed." }] })
-    t.after(async () => {
-      await llm.close()
-      await ds.close()
-      sb.cleanup()
-    })
     writeHarnessConfig(sb, { llm })
     await initHost(sb, "pi", "global", ["--base-url", ds.baseURL])
     const r = await prompt(sb, key, "Find tips for writing Go.")

@@ -4,6 +4,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:f
 import { tmpdir } from "node:os"
 import { dirname, join, relative, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
+import { startMockDeepSeek } from "../../js/lib/mock-deepseek.js"
 
 const here = dirname(fileURLToPath(import.meta.url))
 export const HOSTS_DIR = resolve(here, "..")
@@ -70,6 +71,24 @@ export function makeSandbox(name) {
       if (process.env.KEEP_SCRATCH !== "1") rmSync(root, { recursive: true, force: true })
     },
   }
+}
+
+/**
+ * What an end-to-end test starts from: a sandbox, a fresh key, a mock DeepSeek that accepts
+ * only that key, and, given startLLM, the agent's mock model API started with llmOptions. All
+ * are closed when the test t ends.
+ */
+export async function startScene(t, name, startLLM, llmOptions) {
+  const sb = makeSandbox(name)
+  const key = randomKey()
+  const ds = await startMockDeepSeek({ apiKey: key })
+  const llm = startLLM ? await startLLM(llmOptions) : null
+  t.after(async () => {
+    await llm?.close()
+    await ds.close()
+    sb.cleanup()
+  })
+  return { sb, key, ds, llm }
 }
 
 /**
