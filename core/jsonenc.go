@@ -84,21 +84,13 @@ func (t webSearchTool) appendJSON(dst []byte) []byte {
 	dst = jsonlite.AppendString(dst, t.Name)
 	dst = append(dst, `,"max_uses":`...)
 	dst = strconv.AppendInt(dst, int64(t.MaxUses), 10)
-	for _, l := range []struct {
-		name string
-		list []string
-	}{{`,"allowed_domains":[`, t.AllowedDomains}, {`,"blocked_domains":[`, t.BlockedDomains}} {
-		if len(l.list) == 0 {
-			continue
-		}
-		dst = append(dst, l.name...)
-		for i, s := range l.list {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = jsonlite.AppendString(dst, s)
-		}
-		dst = append(dst, ']')
+	if len(t.AllowedDomains) > 0 {
+		dst = append(dst, `,"allowed_domains":`...)
+		dst = jsonlite.AppendStrings(dst, t.AllowedDomains)
+	}
+	if len(t.BlockedDomains) > 0 {
+		dst = append(dst, `,"blocked_domains":`...)
+		dst = jsonlite.AppendStrings(dst, t.BlockedDomains)
 	}
 	return append(dst, '}')
 }

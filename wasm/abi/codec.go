@@ -193,14 +193,8 @@ func (s *Step) AppendJSON(b []byte) []byte {
 		b = append(b, '}')
 	}
 	if len(s.Warnings) > 0 {
-		b = append(b, `,"warnings":[`...)
-		for i, w := range s.Warnings {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = jsonlite.AppendString(b, w)
-		}
-		b = append(b, ']')
+		b = append(b, `,"warnings":`...)
+		b = jsonlite.AppendStrings(b, s.Warnings)
 	}
 	return append(b, '}')
 }
