@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core/internal/wire"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/jsonlite"
 )
 
 // This file reads the JSON of options (ParseOptions, the seed variables)
@@ -235,7 +236,7 @@ func (c *jsonChecker) str() bool {
 				case 'u':
 					c.i++
 					for range 4 {
-						if c.i == len(c.b) || !isJSONHex(c.b[c.i]) {
+						if c.i == len(c.b) || !jsonlite.IsHex(c.b[c.i]) {
 							return c.fail(`in \u hexadecimal character escape`)
 						}
 						c.i++
@@ -250,10 +251,6 @@ func (c *jsonChecker) str() bool {
 		c.i++
 	}
 	return c.eof()
-}
-
-func isJSONHex(ch byte) bool {
-	return ch >= '0' && ch <= '9' || ch >= 'a' && ch <= 'f' || ch >= 'A' && ch <= 'F'
 }
 
 // number reads a number; the byte after it is the caller's to judge.

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/jsonlite"
 )
 
 // DefaultContinueHint is the end of the continue line when a host names no
@@ -65,7 +67,7 @@ func pageIndex(doc string) ([]int32, int) {
 		if n%pageStride == 0 {
 			index = append(index, int32(i))
 		}
-		if n%pageStride <= pageStride-8 && i+8 <= len(doc) && load8(doc[i:])&0x8080808080808080 == 0 {
+		if n%pageStride <= pageStride-8 && i+8 <= len(doc) && jsonlite.Load8(doc[i:])&0x8080808080808080 == 0 {
 			i += 8
 			n += 7
 		} else if doc[i] < utf8.RuneSelf {

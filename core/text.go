@@ -4,6 +4,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/jsonlite"
 )
 
 // clip cuts s to at most n code points, never splitting one.
@@ -102,7 +104,7 @@ func collapseN(s string, n int) string {
 				stop = min(stop, i+n-count)
 			}
 			for j < stop {
-				if j+8 <= stop && plain8(load8(s[j:])) {
+				if j+8 <= stop && plain8(jsonlite.Load8(s[j:])) {
 					j += 8 // eight bytes that are already collapsed
 				} else if c := s[j]; c > ' ' && c < utf8.RuneSelf {
 					j++
@@ -151,14 +153,6 @@ func plain8(x uint64) bool {
 	t := x ^ ones*' '
 	sp := ^(t&lows + lows | t) & highs
 	return sp&(sp>>8) == 0
-}
-
-// load8 reads eight bytes of s little-endian; the compiler makes it one
-// load, also in WebAssembly.
-func load8(s string) uint64 {
-	_ = s[7]
-	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
-		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }
 
 // startCopy starts collapseN's copy of its result with head, sized for

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"strconv"
 	"strings"
-	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -341,110 +340,53 @@ func (d *Decoder) number() error {
 	return nil
 }
 
-// stringValue decodes a string starting at its opening quote.
+// stringValue decodes a string starting at its opening quote: one pass
+// checks it (encoding/json's grammar: no control byte, every escape well
+// formed) and finds its end, and Unescape decodes what needs decoding.
 func (d *Decoder) stringValue() (string, error) {
 	d.pos++ // the quote
 	start := d.pos
-	// Fast path: no escapes, only printable ASCII.
-	for d.pos < len(d.data) {
-		c := d.data[d.pos]
-		if c == '"' {
-			s := string(d.data[start:d.pos])
-			d.pos++
-			return s, nil
-		}
-		if c == '\\' || c < 0x20 || c >= utf8.RuneSelf {
-			break
-		}
-		d.pos++
-	}
-	var b strings.Builder
-	b.Write(d.data[start:d.pos])
+	plain := true // no escape, only ASCII: the text is the value
 	for d.pos < len(d.data) {
 		c := d.data[d.pos]
 		switch {
 		case c == '"':
+			raw := d.data[start:d.pos]
 			d.pos++
-			return b.String(), nil
+			if plain {
+				return string(raw), nil
+			}
+			return UnescapeString(raw), nil
 		case c < 0x20:
 			return "", d.syntax("in a string")
 		case c == '\\':
+			plain = false
 			d.pos++
 			if d.pos >= len(d.data) {
 				return "", d.syntax("in an escape")
 			}
-			e := d.data[d.pos]
-			d.pos++
-			switch e {
-			case '"', '\\', '/':
-				b.WriteByte(e)
-			case 'b':
-				b.WriteByte('\b')
-			case 'f':
-				b.WriteByte('\f')
-			case 'n':
-				b.WriteByte('\n')
-			case 'r':
-				b.WriteByte('\r')
-			case 't':
-				b.WriteByte('\t')
+			switch d.data[d.pos] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				d.pos++
 			case 'u':
-				r, ok := d.hex4()
-				if !ok {
-					return "", d.syntax("in a \\u escape")
-				}
-				if utf16.IsSurrogate(r) {
-					// A pair makes one rune; anything else is U+FFFD, as encoding/json has it.
-					save := d.pos
-					if d.pos+1 < len(d.data) && d.data[d.pos] == '\\' && d.data[d.pos+1] == 'u' {
-						d.pos += 2
-						if r2, ok := d.hex4(); ok {
-							if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
-								b.WriteRune(dec)
-								continue
-							}
-						}
+				d.pos++
+				for k := 0; k < 4; k++ {
+					if d.pos+k >= len(d.data) || !IsHex(d.data[d.pos+k]) {
+						return "", d.syntax(`in a \u escape`) // at the escape's first digit
 					}
-					d.pos = save
-					r = utf8.RuneError
 				}
-				b.WriteRune(r)
+				d.pos += 4
 			default:
-				d.pos--
 				return "", d.syntax("in an escape")
 			}
-		case c < utf8.RuneSelf:
-			b.WriteByte(c)
-			d.pos++
 		default:
-			r, size := utf8.DecodeRune(d.data[d.pos:])
-			d.pos += size
-			b.WriteRune(r) // an invalid byte is U+FFFD
+			if c >= utf8.RuneSelf {
+				plain = false
+			}
+			d.pos++
 		}
 	}
 	return "", d.syntax("in a string")
-}
-
-func (d *Decoder) hex4() (rune, bool) {
-	if d.pos+4 > len(d.data) {
-		return 0, false
-	}
-	var r rune
-	for _, c := range d.data[d.pos : d.pos+4] {
-		r <<= 4
-		switch {
-		case c >= '0' && c <= '9':
-			r |= rune(c - '0')
-		case c >= 'a' && c <= 'f':
-			r |= rune(c - 'a' + 10)
-		case c >= 'A' && c <= 'F':
-			r |= rune(c - 'A' + 10)
-		default:
-			return 0, false
-		}
-	}
-	d.pos += 4
-	return r, true
 }
 
 // Unquote decodes raw, one JSON value with optional white space around

@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"strconv"
 	"strings"
-	"unicode"
-	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/jsonlite"
 )
 
 // Limits of the streaming decoders. They bound memory and work by what a
@@ -232,7 +232,7 @@ func (d *dec) name() ([]byte, bool) {
 	if limit := d.nameLimit; len(raw) > 64 && (limit == 0 || len(raw) > limit) {
 		return nil, true
 	}
-	d.key = append(d.key[:0], unquoteString(raw)...)
+	d.key = append(d.key[:0], jsonlite.UnescapeString(raw)...)
 	return d.key, true
 }
 
@@ -247,7 +247,7 @@ func (d *dec) scanString() (end int, escaped, ok bool) {
 	for i < len(d.b) {
 		// Eight plain bytes at a time: no quote, backslash or control.
 		for i+8 <= len(d.b) {
-			x := load8(d.b[i:])
+			x := jsonlite.Load8(d.b[i:])
 			if !plain8(x) {
 				break
 			}
@@ -278,7 +278,7 @@ func (d *dec) scanString() (end int, escaped, ok bool) {
 						d.i = len(d.b)
 						return 0, false, d.broken()
 					}
-					if !isHex(d.b[i+k]) {
+					if !jsonlite.IsHex(d.b[i+k]) {
 						d.i = i + k
 						return 0, false, d.broken()
 					}
@@ -314,22 +314,6 @@ func plain8(x uint64) bool {
 	return less20|quote|back == 0
 }
 
-// ascii8 reports whether the eight bytes in x are ASCII without a
-// backslash (SWAR, as plain8).
-func ascii8(x uint64) bool {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	bs := x ^ ones*'\\'
-	return (x|(bs-ones)&^bs)&highs == 0
-}
-
-// load8 reads eight bytes little-endian (encoding/binary would add 100 KB
-// to the module).
-func load8(b []byte) uint64 {
-	_ = b[7]
-	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
-		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
-}
-
 // str reads the string at d.i and returns its value, or "" with kept false
 // when its JSON text is longer than limit bytes (the value is then not
 // decoded at all).
@@ -346,117 +330,7 @@ func (d *dec) str(limit int) (s string, kept, ok bool) {
 	if !escaped && (d.ascii || utf8.Valid(raw)) {
 		return string(raw), true, true
 	}
-	return unquoteString(raw), true, true
-}
-
-// unquote writes the value of a validated string's raw text to b, the way
-// encoding/json decodes it: invalid UTF-8 and unpaired surrogates become
-// U+FFFD. A strings.Builder, so that a decoded value becomes a string
-// without a copy.
-func unquote(b *strings.Builder, raw []byte) {
-	for r := 0; r < len(raw); {
-		// A run of plain ASCII is copied at once, found eight bytes at a
-		// time where it can be.
-		k := r
-		for k+8 <= len(raw) && ascii8(load8(raw[k:])) {
-			k += 8
-		}
-		for k < len(raw) && raw[k] != '\\' && raw[k] < utf8.RuneSelf {
-			k++
-		}
-		if k > r {
-			b.Write(raw[r:k])
-			r = k
-			continue
-		}
-		c := raw[r]
-		switch {
-		case c == '\\':
-			switch e := raw[r+1]; e {
-			case 'b':
-				b.WriteByte('\b')
-			case 'f':
-				b.WriteByte('\f')
-			case 'n':
-				b.WriteByte('\n')
-			case 'r':
-				b.WriteByte('\r')
-			case 't':
-				b.WriteByte('\t')
-			case 'u':
-				rr := hex4(raw[r+2 : r+6])
-				r += 6
-				if utf16.IsSurrogate(rr) {
-					if r+6 <= len(raw) && raw[r] == '\\' && raw[r+1] == 'u' {
-						if dec := utf16.DecodeRune(rr, hex4(raw[r+2:r+6])); dec != unicode.ReplacementChar {
-							b.WriteRune(dec)
-							r += 6
-							continue
-						}
-					}
-					rr = unicode.ReplacementChar
-				}
-				switch {
-				case rr < 0x80:
-					b.WriteByte(byte(rr))
-				case rr < 0x800:
-					// Two bytes, the common case, without a call.
-					two := [2]byte{0xc0 | byte(rr>>6), 0x80 | byte(rr)&0x3f}
-					b.Write(two[:])
-				default:
-					b.WriteRune(rr)
-				}
-				continue
-			default: // '"', '\\', '/'
-				b.WriteByte(e)
-			}
-			r += 2
-		case c < utf8.RuneSelf:
-			b.WriteByte(c)
-			r++
-		default:
-			// A valid encoding is kept as it is; an invalid byte is U+FFFD.
-			if _, size := utf8.DecodeRune(raw[r:]); size > 1 {
-				b.Write(raw[r : r+size])
-				r += size
-			} else {
-				b.WriteString("\uFFFD")
-				r++
-			}
-		}
-	}
-}
-
-// unquoteString returns the value of a validated string's raw text.
-func unquoteString(raw []byte) string {
-	var b strings.Builder
-	b.Grow(len(raw))
-	unquote(&b, raw)
-	return b.String()
-}
-
-func isHex(c byte) bool {
-	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
-}
-
-// hexValue maps a hex digit to its value; scanString has validated every
-// \u escape, so other bytes never reach it.
-var hexValue = func() (t [256]rune) {
-	for i := range 10 {
-		t['0'+i] = rune(i)
-	}
-	for i := range 6 {
-		t['a'+i], t['A'+i] = rune(10+i), rune(10+i)
-	}
-	return t
-}()
-
-// hex4 reads four validated hex digits. Table lookups rather than a loop:
-// in WebAssembly every call costs, and text in some languages is all
-// \u escapes.
-func hex4(b []byte) rune {
-	_ = b[3]
-	return hexValue[b[0]]<<12 | hexValue[b[1]]<<8 | hexValue[b[2]]<<4 | hexValue[b[3]]
+	return jsonlite.UnescapeString(raw), true, true
 }
 
 // number validates the number at d.i (JSON grammar) and returns its text.
@@ -763,7 +637,7 @@ func shortString(b []byte, i int) int {
 		return 0
 	}
 	k, end := i+1, min(len(b), i+34)
-	for k+8 <= end && plain8(load8(b[k:])) {
+	for k+8 <= end && plain8(jsonlite.Load8(b[k:])) {
 		k += 8
 	}
 	for ; k < end; k++ {
@@ -1005,7 +879,7 @@ func (d *dec) packedField(f *string, n, k int, slot *int32) bool {
 		if !escaped && (d.ascii || utf8.Valid(raw)) {
 			*f = string(raw)
 		} else {
-			*f = unquoteString(raw)
+			*f = jsonlite.UnescapeString(raw)
 		}
 		return true
 	}
@@ -1017,7 +891,7 @@ func (d *dec) packedField(f *string, n, k int, slot *int32) bool {
 	if !escaped && (d.ascii || utf8.Valid(raw)) {
 		p.buf.Write(raw)
 	} else {
-		unquote(&p.buf, raw)
+		jsonlite.Unescape(&p.buf, raw)
 	}
 	*slot = int32(len(p.spans))
 	p.spans = append(p.spans, span{item: int32(n), field: int8(k), start: int32(from), end: int32(p.buf.Len())})

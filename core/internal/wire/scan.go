@@ -3,6 +3,8 @@ package wire
 import (
 	"bytes"
 	"unicode/utf8"
+
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/jsonlite"
 )
 
 // maxScannerName bounds the JSON text of an escaped member name a Scanner
@@ -117,7 +119,7 @@ func StringValue(text []byte) string {
 	if bytes.IndexByte(raw, '\\') < 0 && utf8.Valid(raw) {
 		return string(raw)
 	}
-	return unquoteString(raw)
+	return jsonlite.UnescapeString(raw)
 }
 
 // list reads the list at d.i, calling elem with d.i at each element.

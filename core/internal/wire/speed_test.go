@@ -2,7 +2,6 @@ package wire
 
 import (
 	"bytes"
-	"encoding/json"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -73,19 +72,6 @@ func BenchmarkDecodeFetch4K(b *testing.B) {
 	for b.Loop() {
 		if _, err := DecodeFetch(body); err != nil {
 			b.Fatal(err)
-		}
-	}
-}
-
-// ascii8 is true exactly for eight ASCII bytes without a backslash.
-func TestASCII8(t *testing.T) {
-	for c := range 256 {
-		for pos := range 8 {
-			b := []byte("abcdefgh")
-			b[pos] = byte(c)
-			require.Equal(t, c < 0x80 && c != '\\', ascii8(load8(b)), "byte %#x at %d", c, pos)
-			b[(pos+3)%8] = '\\'
-			require.False(t, ascii8(load8(b)), "backslash with %#x at %d", c, pos)
 		}
 	}
 }
@@ -256,21 +242,4 @@ func TestDecodeSearchUnchanged(t *testing.T) {
 		require.Equal(t, werr, err, "body %q", bodies[0][:n])
 		require.Equal(t, want, got, "body %q", bodies[0][:n])
 	}
-}
-
-// unquoteString decodes any valid JSON string's text as encoding/json does.
-func FuzzUnquoteEquivalence(f *testing.F) {
-	for _, s := range []string{`a`, `\n\t\"\\\/`, `\u00e9\u4e2d\ud83d\ude00`, `\ud800x`, "\xff\xfe", "é中😀", `\u0000`, "ab\xc3"} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, raw []byte) {
-		text := append(append([]byte{'"'}, raw...), '"')
-		var want string
-		if json.Unmarshal(text, &want) != nil {
-			return
-		}
-		if got := unquoteString(raw); got != want {
-			t.Fatalf("unquoteString(%q) = %q, want %q", raw, got, want)
-		}
-	})
 }

@@ -1,0 +1,140 @@
+package jsonlite
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// Unescape writes the value of a string's raw text (between its quotes,
+// already validated: every escape well formed, no control byte) to b, the
+// way encoding/json decodes it: invalid UTF-8 and unpaired surrogates become
+// U+FFFD. A strings.Builder, so that a decoded value becomes a string without
+// a copy. Both this package's Decoder and core/internal/wire's body decoder
+// decode strings with it.
+func Unescape(b *strings.Builder, raw []byte) {
+	for r := 0; r < len(raw); {
+		// A run of plain ASCII is copied at once, found eight bytes at a
+		// time where it can be.
+		k := r
+		for k+8 <= len(raw) && ascii8(Load8(raw[k:])) {
+			k += 8
+		}
+		for k < len(raw) && raw[k] != '\\' && raw[k] < utf8.RuneSelf {
+			k++
+		}
+		if k > r {
+			b.Write(raw[r:k])
+			r = k
+			continue
+		}
+		c := raw[r]
+		switch {
+		case c == '\\':
+			switch e := raw[r+1]; e {
+			case 'b':
+				b.WriteByte('\b')
+			case 'f':
+				b.WriteByte('\f')
+			case 'n':
+				b.WriteByte('\n')
+			case 'r':
+				b.WriteByte('\r')
+			case 't':
+				b.WriteByte('\t')
+			case 'u':
+				rr := hex4(raw[r+2 : r+6])
+				r += 6
+				if utf16.IsSurrogate(rr) {
+					if r+6 <= len(raw) && raw[r] == '\\' && raw[r+1] == 'u' {
+						if dec := utf16.DecodeRune(rr, hex4(raw[r+2:r+6])); dec != unicode.ReplacementChar {
+							b.WriteRune(dec)
+							r += 6
+							continue
+						}
+					}
+					rr = unicode.ReplacementChar
+				}
+				switch {
+				case rr < 0x80:
+					b.WriteByte(byte(rr))
+				case rr < 0x800:
+					// Two bytes, the common case, without a call.
+					two := [2]byte{0xc0 | byte(rr>>6), 0x80 | byte(rr)&0x3f}
+					b.Write(two[:])
+				default:
+					b.WriteRune(rr)
+				}
+				continue
+			default: // '"', '\\', '/'
+				b.WriteByte(e)
+			}
+			r += 2
+		case c < utf8.RuneSelf:
+			b.WriteByte(c)
+			r++
+		default:
+			// A valid encoding is kept as it is; an invalid byte is U+FFFD.
+			if _, size := utf8.DecodeRune(raw[r:]); size > 1 {
+				b.Write(raw[r : r+size])
+				r += size
+			} else {
+				b.WriteString("\uFFFD")
+				r++
+			}
+		}
+	}
+}
+
+// UnescapeString returns the value of a validated string's raw text (see
+// Unescape).
+func UnescapeString(raw []byte) string {
+	var b strings.Builder
+	b.Grow(len(raw))
+	Unescape(&b, raw)
+	return b.String()
+}
+
+// IsHex reports whether c is a hex digit.
+func IsHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+// hexValue maps a hex digit to its value; Unescape's callers have
+// validated every \u escape, so other bytes never reach it.
+var hexValue = func() (t [256]rune) {
+	for i := range 10 {
+		t['0'+i] = rune(i)
+	}
+	for i := range 6 {
+		t['a'+i], t['A'+i] = rune(10+i), rune(10+i)
+	}
+	return t
+}()
+
+// hex4 reads four validated hex digits. Table lookups rather than a loop:
+// in WebAssembly every call costs, and text in some languages is all
+// \u escapes.
+func hex4(b []byte) rune {
+	_ = b[3]
+	return hexValue[b[0]]<<12 | hexValue[b[1]]<<8 | hexValue[b[2]]<<4 | hexValue[b[3]]
+}
+
+// ascii8 reports whether the eight bytes in x are ASCII without a
+// backslash (SWAR: a byte's high bit is set in the result when it is
+// non-ASCII or a backslash).
+func ascii8(x uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	bs := x ^ ones*'\\'
+	return (x|(bs-ones)&^bs)&highs == 0
+}
+
+// Load8 reads the first eight bytes of s little-endian; the compiler makes
+// it one load, also in WebAssembly (encoding/binary would add 100 KB to the
+// module).
+func Load8[T string | []byte](s T) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
