@@ -335,7 +335,7 @@ func parsePrefix(s string) (Prefix, bool) {
 		}
 		n = n*10 + int(bits[i]-'0')
 	}
-	if max := 128; n > max || (a.fam == 4 && n > 32) {
+	if n > 128 || (a.fam == 4 && n > 32) {
 		return Prefix{}, false
 	}
 	return Prefix{addr: a, bits: n}, true
