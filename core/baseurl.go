@@ -2,9 +2,9 @@ package core
 
 import (
 	"errors"
-	"net/netip"
 	"strings"
 
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core/internal/ipaddr"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core/internal/weburl"
 )
 
@@ -40,6 +40,6 @@ func isLoopbackHost(h string) bool {
 	if h == "localhost" || strings.HasSuffix(h, ".localhost") {
 		return true
 	}
-	a, err := netip.ParseAddr(h)
-	return err == nil && a.Unmap().IsLoopback()
+	a, ok := ipaddr.Parse(h)
+	return ok && a.IsLoopback()
 }

@@ -2,11 +2,11 @@ package core
 
 import (
 	"errors"
-	"net/netip"
 	"strconv"
 	"strings"
 
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core/internal/host"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core/internal/ipaddr"
 )
 
 // normalizeDomain turns one user-configured domain list entry
@@ -24,7 +24,7 @@ func normalizeDomain(s string) (string, error) {
 	if d == "" {
 		return "", errors.New("domain " + strconv.Quote(s) + " is empty")
 	}
-	if a, err := netip.ParseAddr(strings.TrimSuffix(strings.TrimPrefix(d, "["), "]")); err == nil && a.Is6() {
+	if a, ok := ipaddr.Parse(strings.TrimSuffix(strings.TrimPrefix(d, "["), "]")); ok && a.Is6() {
 		if a.Zone() != "" {
 			return "", errors.New("domain " + shownEntry(s) + " has an IPv6 zone, which cannot appear in a URL")
 		}
@@ -110,7 +110,7 @@ func matchDomain(host, domain string) bool {
 	if !strings.HasSuffix(host, domain) || host[len(host)-len(domain)-1] != '.' {
 		return false
 	}
-	if _, err := netip.ParseAddr(host); err == nil {
+	if _, ok := ipaddr.Parse(host); ok {
 		return false
 	}
 	return true

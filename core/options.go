@@ -4,11 +4,12 @@ import (
 	"bytes"
 	"errors"
 	"math"
-	"net/netip"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core/internal/ipaddr"
 )
 
 // Tier says how strongly a capability (search or fetch) is offered to the
@@ -559,7 +560,7 @@ func NewConfig(o Options) (*Config, []string, error) {
 		c.Language = lang
 	}
 	if loc := strings.TrimSpace(o.Localization); loc != "" {
-		if a, err := netip.ParseAddr(loc); err == nil && a.Zone() == "" {
+		if a, ok := ipaddr.Parse(loc); ok && a.Zone() == "" {
 			c.Localization = a.String()
 		} else {
 			warnings = append(warnings, "option \"localization\": "+shown(loc, 60)+" is not an IPv4 or IPv6 address; it is not sent")

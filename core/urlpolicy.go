@@ -2,12 +2,12 @@ package core
 
 import (
 	"errors"
-	"net/netip"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core/internal/host"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core/internal/ipaddr"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core/internal/weburl"
 )
 
@@ -258,66 +258,66 @@ func privateHost(name string) string {
 // addrRange is one block of addresses that must not be fetched; what reads
 // "is <what> <address>".
 type addrRange struct {
-	prefix netip.Prefix
+	prefix ipaddr.Prefix
 	what   string
 }
 
 var (
 	privateV4 = []addrRange{
-		{netip.MustParsePrefix("255.255.255.255/32"), "the broadcast address"},
-		{netip.MustParsePrefix("169.254.169.254/32"), "the link-local cloud metadata address"},
-		{netip.MustParsePrefix("127.0.0.1/32"), "the loopback address"},
-		{netip.MustParsePrefix("0.0.0.0/32"), "the unspecified address"},
-		{netip.MustParsePrefix("0.0.0.0/8"), "a \"this network\" address"},
-		{netip.MustParsePrefix("10.0.0.0/8"), "a private-network (RFC 1918) address"},
-		{netip.MustParsePrefix("100.64.0.0/10"), "a carrier-grade NAT (shared) address"},
-		{netip.MustParsePrefix("127.0.0.0/8"), "a loopback address"},
-		{netip.MustParsePrefix("169.254.0.0/16"), "a link-local address"},
-		{netip.MustParsePrefix("172.16.0.0/12"), "a private-network (RFC 1918) address"},
-		{netip.MustParsePrefix("192.0.0.0/24"), "an IETF protocol assignment address"},
-		{netip.MustParsePrefix("192.0.2.0/24"), "a documentation address"},
-		{netip.MustParsePrefix("192.88.99.0/24"), "a 6to4 relay anycast address"},
-		{netip.MustParsePrefix("192.168.0.0/16"), "a private-network (RFC 1918) address"},
-		{netip.MustParsePrefix("198.18.0.0/15"), "a benchmarking address"},
-		{netip.MustParsePrefix("198.51.100.0/24"), "a documentation address"},
-		{netip.MustParsePrefix("203.0.113.0/24"), "a documentation address"},
-		{netip.MustParsePrefix("224.0.0.0/4"), "a multicast address"},
-		{netip.MustParsePrefix("240.0.0.0/4"), "a reserved address"},
+		{ipaddr.MustParsePrefix("255.255.255.255/32"), "the broadcast address"},
+		{ipaddr.MustParsePrefix("169.254.169.254/32"), "the link-local cloud metadata address"},
+		{ipaddr.MustParsePrefix("127.0.0.1/32"), "the loopback address"},
+		{ipaddr.MustParsePrefix("0.0.0.0/32"), "the unspecified address"},
+		{ipaddr.MustParsePrefix("0.0.0.0/8"), "a \"this network\" address"},
+		{ipaddr.MustParsePrefix("10.0.0.0/8"), "a private-network (RFC 1918) address"},
+		{ipaddr.MustParsePrefix("100.64.0.0/10"), "a carrier-grade NAT (shared) address"},
+		{ipaddr.MustParsePrefix("127.0.0.0/8"), "a loopback address"},
+		{ipaddr.MustParsePrefix("169.254.0.0/16"), "a link-local address"},
+		{ipaddr.MustParsePrefix("172.16.0.0/12"), "a private-network (RFC 1918) address"},
+		{ipaddr.MustParsePrefix("192.0.0.0/24"), "an IETF protocol assignment address"},
+		{ipaddr.MustParsePrefix("192.0.2.0/24"), "a documentation address"},
+		{ipaddr.MustParsePrefix("192.88.99.0/24"), "a 6to4 relay anycast address"},
+		{ipaddr.MustParsePrefix("192.168.0.0/16"), "a private-network (RFC 1918) address"},
+		{ipaddr.MustParsePrefix("198.18.0.0/15"), "a benchmarking address"},
+		{ipaddr.MustParsePrefix("198.51.100.0/24"), "a documentation address"},
+		{ipaddr.MustParsePrefix("203.0.113.0/24"), "a documentation address"},
+		{ipaddr.MustParsePrefix("224.0.0.0/4"), "a multicast address"},
+		{ipaddr.MustParsePrefix("240.0.0.0/4"), "a reserved address"},
 	}
 	// privateV6 is checked after the forms that embed IPv4 (see privateAddr).
 	privateV6 = []addrRange{
-		{netip.MustParsePrefix("::/128"), "the unspecified address"},
-		{netip.MustParsePrefix("::1/128"), "the loopback address"},
-		{netip.MustParsePrefix("64:ff9b:1::/48"), "a local-use NAT64 address"},
-		{netip.MustParsePrefix("100::/64"), "a discard-only address"},
-		{netip.MustParsePrefix("2001::/32"), "a Teredo address"},
-		{netip.MustParsePrefix("2001:db8::/32"), "a documentation address"},
-		{netip.MustParsePrefix("2001::/23"), "an IETF protocol assignment address"},
-		{netip.MustParsePrefix("3fff::/20"), "a documentation address"},
-		{netip.MustParsePrefix("fc00::/7"), "a unique local (private) address"},
-		{netip.MustParsePrefix("fe80::/10"), "a link-local address"},
-		{netip.MustParsePrefix("fec0::/10"), "a site-local address"},
-		{netip.MustParsePrefix("ff00::/8"), "a multicast address"},
+		{ipaddr.MustParsePrefix("::/128"), "the unspecified address"},
+		{ipaddr.MustParsePrefix("::1/128"), "the loopback address"},
+		{ipaddr.MustParsePrefix("64:ff9b:1::/48"), "a local-use NAT64 address"},
+		{ipaddr.MustParsePrefix("100::/64"), "a discard-only address"},
+		{ipaddr.MustParsePrefix("2001::/32"), "a Teredo address"},
+		{ipaddr.MustParsePrefix("2001:db8::/32"), "a documentation address"},
+		{ipaddr.MustParsePrefix("2001::/23"), "an IETF protocol assignment address"},
+		{ipaddr.MustParsePrefix("3fff::/20"), "a documentation address"},
+		{ipaddr.MustParsePrefix("fc00::/7"), "a unique local (private) address"},
+		{ipaddr.MustParsePrefix("fe80::/10"), "a link-local address"},
+		{ipaddr.MustParsePrefix("fec0::/10"), "a site-local address"},
+		{ipaddr.MustParsePrefix("ff00::/8"), "a multicast address"},
 	}
 	// embedsV4 lists IPv6 forms judged by the IPv4 address they carry.
 	embedsV4 = []struct {
-		prefix netip.Prefix
+		prefix ipaddr.Prefix
 		what   string
 		at     int // byte offset of the IPv4 address
 	}{
-		{netip.MustParsePrefix("::ffff:0:0/96"), "an IPv4-mapped address", 12},
-		{netip.MustParsePrefix("::/96"), "an IPv4-compatible address", 12},
-		{netip.MustParsePrefix("64:ff9b::/96"), "a NAT64 address", 12},
-		{netip.MustParsePrefix("2002::/16"), "a 6to4 address", 2},
+		{ipaddr.MustParsePrefix("::ffff:0:0/96"), "an IPv4-mapped address", 12},
+		{ipaddr.MustParsePrefix("::/96"), "an IPv4-compatible address", 12},
+		{ipaddr.MustParsePrefix("64:ff9b::/96"), "a NAT64 address", 12},
+		{ipaddr.MustParsePrefix("2002::/16"), "a 6to4 address", 2},
 	}
-	globalUnicastV6 = netip.MustParsePrefix("2000::/3")
+	globalUnicastV6 = ipaddr.MustParsePrefix("2000::/3")
 )
 
 // privateAddr explains why a is not a globally routable address, as
 // "<what> <address>", or returns "". IPv6 forms that carry an IPv4 address
 // (mapped, compatible, NAT64, 6to4) are judged by that address; other IPv6
 // addresses outside 2000::/3 are all refused.
-func privateAddr(a netip.Addr) string {
+func privateAddr(a ipaddr.Addr) string {
 	if a.Is4() {
 		return privateV4Addr(a)
 	}
@@ -329,7 +329,7 @@ func privateAddr(a netip.Addr) string {
 	for _, e := range embedsV4 {
 		if e.prefix.Contains(a) {
 			b := a.As16()
-			v4 := netip.AddrFrom4([4]byte(b[e.at : e.at+4]))
+			v4 := ipaddr.From4([4]byte(b[e.at : e.at+4]))
 			if why := privateV4Addr(v4); why != "" {
 				return e.what + " " + a.String() + " that embeds " + why
 			}
@@ -347,7 +347,7 @@ func privateAddr(a netip.Addr) string {
 	return ""
 }
 
-func privateV4Addr(a netip.Addr) string {
+func privateV4Addr(a ipaddr.Addr) string {
 	for _, r := range privateV4 {
 		if r.prefix.Contains(a) {
 			return r.what + " " + a.String()

@@ -74,7 +74,7 @@ func FuzzCheckFetchURL(f *testing.F) {
 			t.Fatalf("%q: accepted a host host.Parse rejects: %v", raw, err)
 		}
 		if h.IsAddr() {
-			if privateAddrOracle(h.Addr()) {
+			if privateAddrOracle(asNetip(h.Addr())) {
 				t.Fatalf("%q: accepted private address %v", raw, h.Addr())
 			}
 			return

@@ -37,19 +37,20 @@ package host
 
 import (
 	"errors"
-	"net/netip"
 	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core/internal/ipaddr"
 )
 
 // Host is a parsed URL host: either a domain name or an IP address. It is a
 // small comparable value, so it can be compared with == and used as a map
 // key. The zero Host is invalid; [Parse] never returns it.
 type Host struct {
-	name string     // lower-case ASCII (Punycode) without a trailing dot
-	addr netip.Addr // valid when the host is an IP address
+	name string      // lower-case ASCII (Punycode) without a trailing dot
+	addr ipaddr.Addr // valid when the host is an IP address
 }
 
 // IsAddr reports whether h is an IP address rather than a domain name.
@@ -57,8 +58,8 @@ func (h Host) IsAddr() bool { return h.addr.IsValid() }
 
 // Addr returns the address of an IP host as parsed: IPv4 for IPv4 hosts and
 // IPv6 (possibly IPv4-mapped, never unmapped) for bracketed hosts. It is the
-// zero netip.Addr for a domain name.
-func (h Host) Addr() netip.Addr { return h.addr }
+// zero ipaddr.Addr for a domain name.
+func (h Host) Addr() ipaddr.Addr { return h.addr }
 
 // Name returns the domain name of a name host: lower-case ASCII, non-ASCII
 // labels in Punycode, without a trailing dot. It is "" for an IP address.
@@ -362,36 +363,36 @@ func endsInNumber(s string) bool {
 }
 
 // parseIPv4 is WHATWG's IPv4 parser.
-func parseIPv4(s string) (netip.Addr, error) {
+func parseIPv4(s string) (ipaddr.Addr, error) {
 	parts := strings.Split(s, ".")
 	if parts[len(parts)-1] == "" && len(parts) > 1 {
 		parts = parts[:len(parts)-1]
 	}
 	if len(parts) > 4 {
-		return netip.Addr{}, invalid("the IPv4 address has more than four parts")
+		return ipaddr.Addr{}, invalid("the IPv4 address has more than four parts")
 	}
 	var nums [4]uint64
 	for i, p := range parts {
 		n, err := parseIPv4Number(p)
 		if err != nil {
-			return netip.Addr{}, invalid("it ends in a number, so it is an IPv4 address, but a part is not a number")
+			return ipaddr.Addr{}, invalid("it ends in a number, so it is an IPv4 address, but a part is not a number")
 		}
 		nums[i] = n
 	}
 	last := len(parts) - 1
 	for i := 0; i < last; i++ {
 		if nums[i] > 255 {
-			return netip.Addr{}, invalid("an IPv4 part before the last is over 255")
+			return ipaddr.Addr{}, invalid("an IPv4 part before the last is over 255")
 		}
 	}
 	if nums[last] >= 1<<(8*(4-last)) {
-		return netip.Addr{}, invalid("the IPv4 address is out of range")
+		return ipaddr.Addr{}, invalid("the IPv4 address is out of range")
 	}
 	v := nums[last]
 	for i := 0; i < last; i++ {
 		v += nums[i] << (8 * (3 - i))
 	}
-	return netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)}), nil
+	return ipaddr.From4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)}), nil
 }
 
 var errNotNumber = errors.New("not an IPv4 number")
@@ -438,9 +439,9 @@ func parseIPv4Number(s string) (uint64, error) {
 }
 
 // parseIPv6 is WHATWG's IPv6 parser (no zone identifiers).
-func parseIPv6(s string) (netip.Addr, error) {
-	bad := func(why string) (netip.Addr, error) {
-		return netip.Addr{}, invalid("the IPv6 address " + why)
+func parseIPv6(s string) (ipaddr.Addr, error) {
+	bad := func(why string) (ipaddr.Addr, error) {
+		return ipaddr.Addr{}, invalid("the IPv6 address " + why)
 	}
 	var address [8]uint16
 	pieceIndex, compress, p := 0, -1, 0
@@ -549,7 +550,7 @@ func parseIPv6(s string) (netip.Addr, error) {
 	for i, v := range address {
 		b[2*i], b[2*i+1] = byte(v>>8), byte(v)
 	}
-	return netip.AddrFrom16(b), nil
+	return ipaddr.From16(b), nil
 }
 
 // punycode encodes one non-ASCII label as "xn--" + RFC 3492 Punycode.

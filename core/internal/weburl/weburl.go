@@ -15,8 +15,9 @@
 package weburl
 
 import (
-	"net/netip"
 	"strings"
+
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core/internal/ipaddr"
 )
 
 // URL is a parsed URL reference, as net/url.URL.
@@ -225,7 +226,7 @@ func parseHost(scheme, h string) (string, bool) {
 				return "", false
 			}
 		}
-		if a, err := netip.ParseAddr(addr); err != nil || a.Is4() {
+		if a, ok := ipaddr.Parse(addr); !ok || a.Is4() {
 			return "", false
 		}
 		return "[" + addr + "]" + port, true
