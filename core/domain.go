@@ -52,8 +52,7 @@ func normalizeDomain(s string) (string, error) {
 	}
 	h, err := host.Parse(d)
 	if err != nil {
-		var he *host.Error
-		if errors.As(err, &he) {
+		if he, ok := errors.AsType[*host.Error](err); ok {
 			return "", errors.New("domain " + shownEntry(s) + " is not a valid host name: " + he.Reason)
 		}
 		return "", errors.New("domain " + shownEntry(s) + " is not a valid host name")

@@ -54,8 +54,7 @@ func (e *Error) Is(target error) bool {
 	if target == ErrURLRefused {
 		return e.Code == CodeURLRefused
 	}
-	var t *Error
-	if errors.As(target, &t) {
+	if t, ok := errors.AsType[*Error](target); ok {
 		return t.Message == "" && t.Code == e.Code
 	}
 	return false

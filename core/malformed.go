@@ -23,8 +23,8 @@ const maxFormBytes = 6 * 1024
 // used, in terms a user can act on, quoting its first bytes (masked, then
 // cut). name is the operation ("DeepSeek Search").
 func malformedMessage(name string, err error, body []byte, cfg *Config, redact func(string) string) string {
-	var we *wire.Error
-	if !errors.As(err, &we) {
+	we, ok := errors.AsType[*wire.Error](err)
+	if !ok {
 		return name + " failed: DeepSeek returned a response that could not be read"
 	}
 	first := " (first bytes: " + excerpt(body, excerptChars, redact) + ")"

@@ -412,8 +412,7 @@ func (t *messagesTurn) body(cfg *Config) ([]byte, error) {
 // that is not a JSON object is classified by the wire decoder; a JSON
 // object of the wrong shape names the member.
 func messagesMalformed(o *operation, err error, body []byte) string {
-	var le *anthropic.LimitError
-	if errors.As(err, &le) {
+	if le, ok := errors.AsType[*anthropic.LimitError](err); ok {
 		return o.name + " failed: DeepSeek returned " + le.Error() + " (a real turn holds far fewer), so the response was not used"
 	}
 	if _, werr := wire.DecodeFetch(body); werr != nil {

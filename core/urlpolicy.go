@@ -103,8 +103,7 @@ func CheckFetchURL(raw string, allowed, blocked []string) (string, error) {
 	h, err := host.Parse(hostPart)
 	if err != nil {
 		reason := "it cannot be parsed"
-		var he *host.Error
-		if errors.As(err, &he) {
+		if he, ok := errors.AsType[*host.Error](err); ok {
 			reason = he.Reason
 		}
 		return "", refuse("host " + quoted + " is not a valid host: " + reason)
