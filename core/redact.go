@@ -66,7 +66,14 @@ func NewRedactor(key string) *Redactor {
 			}
 		}
 	}
-	slices.SortFunc(r.coded, func(a, b string) int { return len(b) - len(a) })
+	// Longest first, ties in the order found (at most ten forms, so an
+	// insertion sort: slices.SortFunc's generic sorter would cost the module
+	// more code than the sort is worth).
+	for i := 1; i < len(r.coded); i++ {
+		for j := i; j > 0 && len(r.coded[j]) > len(r.coded[j-1]); j-- {
+			r.coded[j], r.coded[j-1] = r.coded[j-1], r.coded[j]
+		}
+	}
 	if len(key) >= 2 {
 		r.pairs = new([1 << 16 / 64]uint64)
 		set := func(a, b byte) {
