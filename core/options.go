@@ -8,7 +8,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 )
 
 // Tier says how strongly a capability (search or fetch) is offered to the
@@ -395,9 +394,9 @@ type Config struct {
 	FetchMaxChars         int
 	TimeoutMs             int
 	MaxRetries            int
-	// CacheTTL is how long a cached page lives after its last use; 0 when
-	// caching is off.
-	CacheTTL time.Duration
+	// CacheTTLMinutes is how long a cached page lives after its last use,
+	// in minutes; 0 when caching is off.
+	CacheTTLMinutes int
 	// CacheMaxBytes caps the cache's memory; 0 when caching is off.
 	CacheMaxBytes int64
 
@@ -443,7 +442,7 @@ func NewConfig(o Options) (*Config, []string, error) {
 		FetchMaxChars:         DefaultFetchMaxChars,
 		TimeoutMs:             DefaultTimeoutMs,
 		MaxRetries:            DefaultMaxRetries,
-		CacheTTL:              DefaultCacheTTLMinutes * time.Minute,
+		CacheTTLMinutes:       DefaultCacheTTLMinutes,
 		CacheMaxBytes:         MaxCacheMB << 20,
 	}
 	var warnings []string
