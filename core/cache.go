@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core/internal/weburl"
 )
@@ -17,10 +16,10 @@ const (
 	MaxCachedPages = 64
 	// MaxCachedSearches is the most search answers one engine keeps.
 	MaxCachedSearches = 32
-	// SearchCacheTTL is how long an identical search is answered from the
-	// cache, counted from the request that filled it (never extended by
-	// use); a shorter cacheTTL shortens it.
-	SearchCacheTTL = 5 * time.Minute
+	// SearchCacheTTLMinutes is how long, in minutes, an identical search is
+	// answered from the cache, counted from the request that filled it
+	// (never extended by use); a shorter cacheTTL shortens it.
+	SearchCacheTTLMinutes = 5
 )
 
 // setCache applies the cacheTTL (minutes) and cacheMaxMB (MiB) options;
@@ -30,7 +29,7 @@ func (c *Config) setCache(ttl, maxMB *int) error {
 		if err := checkRange("cacheTTL", *ttl); err != nil {
 			return &OptionError{Option: "cacheTTL", Reason: err.Error()}
 		}
-		c.CacheTTL = time.Duration(*ttl) * time.Minute
+		c.CacheTTLMinutes = *ttl
 	}
 	if maxMB != nil {
 		if err := checkRange("cacheMaxMB", *maxMB); err != nil {
@@ -38,11 +37,14 @@ func (c *Config) setCache(ttl, maxMB *int) error {
 		}
 		c.CacheMaxBytes = int64(*maxMB) << 20
 	}
-	if c.CacheTTL == 0 || c.CacheMaxBytes == 0 {
-		c.CacheTTL, c.CacheMaxBytes = 0, 0
+	if c.CacheTTLMinutes == 0 || c.CacheMaxBytes == 0 {
+		c.CacheTTLMinutes, c.CacheMaxBytes = 0, 0
 	}
 	return nil
 }
+
+// cacheTTLMs is CacheTTLMinutes in milliseconds.
+func (c *Config) cacheTTLMs() int64 { return int64(c.CacheTTLMinutes) * minuteMs }
 
 // CacheStats describes what an engine's cache holds.
 type CacheStats struct {
@@ -127,18 +129,23 @@ type cacheEntry struct {
 	page   *Page         // a fetched page, or
 	search *SearchResult // a search answer
 	size   int64
-	ttl    time.Duration
-	stored time.Time // when the answer arrived (searches expire from here)
-	used   time.Time // last use (pages expire from here)
+	ttl    int64 // ms
+	stored int64 // Unix ms when the answer arrived (searches expire from here)
+	used   int64 // Unix ms of the last use (pages expire from here)
 }
 
-func (e *cacheEntry) expired(now time.Time, ttl time.Duration) bool {
+// expired reports whether e has outlived ttl (ms) or its own, at now (Unix
+// ms).
+func (e *cacheEntry) expired(now, ttl int64) bool {
 	from := e.used
 	if e.search != nil {
-		from, ttl = e.stored, min(ttl, SearchCacheTTL)
+		from, ttl = e.stored, min(ttl, SearchCacheTTLMinutes*minuteMs)
 	}
-	return now.Sub(from) >= min(ttl, e.ttl)
+	return now-from >= min(ttl, e.ttl)
 }
+
+// minuteMs is a minute in milliseconds.
+const minuteMs = 60_000
 
 // cache is an engine's least-recently-used cache of pages and search
 // answers, bounded in entries, bytes and age.
@@ -173,7 +180,7 @@ func (c *cache) remove(el *list.Element) {
 }
 
 // expire drops every entry past its own lifetime.
-func (c *cache) expire(now time.Time) {
+func (c *cache) expire(now int64) {
 	for el := c.lru.Front(); el != nil; {
 		next := el.Next()
 		if e := el.Value.(*cacheEntry); e.expired(now, e.ttl) {
@@ -183,8 +190,9 @@ func (c *cache) expire(now time.Time) {
 	}
 }
 
-// get returns the live entry for k, marking it used, or nil.
-func (c *cache) get(k cacheKey, now time.Time, ttl time.Duration) *cacheEntry {
+// get returns the live entry for k, marking it used at now (Unix ms), or
+// nil. ttl is in milliseconds.
+func (c *cache) get(k cacheKey, now, ttl int64) *cacheEntry {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.expire(now)
@@ -236,7 +244,7 @@ func (c *cache) put(e *cacheEntry, maxBytes int64) {
 
 // caching reports whether o may use the cache.
 func (e *Engine) caching(o *operation) bool {
-	return e.env.Now != nil && o.cfg.CacheTTL > 0 && o.cfg.CacheMaxBytes > 0
+	return e.env.Now != nil && o.cfg.CacheTTLMinutes > 0 && o.cfg.CacheMaxBytes > 0
 }
 
 // fromCache answers o from the cache when it can: a done step, and true.
@@ -247,7 +255,7 @@ func (e *Engine) fromCache(o *operation) (Step, bool) {
 	now := e.env.Now()
 	switch o.kind {
 	case KindFetch:
-		ent := e.cache.get(fetchKey(o), now, o.cfg.CacheTTL)
+		ent := e.cache.get(fetchKey(o), now, o.cfg.cacheTTLMs())
 		if ent == nil {
 			return Step{}, false
 		}
@@ -258,7 +266,7 @@ func (e *Engine) fromCache(o *operation) (Step, bool) {
 		r.Cached = true
 		return Step{Done: true, Result: &Result{Fetch: r}}, true
 	case KindSearch:
-		ent := e.cache.get(searchKey(o), now, o.cfg.CacheTTL)
+		ent := e.cache.get(searchKey(o), now, o.cfg.cacheTTLMs())
 		if ent == nil {
 			return Step{}, false
 		}
@@ -279,7 +287,7 @@ func (o *operation) remember(page *Page, search *SearchResult, env Env) {
 		return
 	}
 	now := env.Now()
-	e := &cacheEntry{page: page, search: search, ttl: o.cfg.CacheTTL, stored: now, used: now}
+	e := &cacheEntry{page: page, search: search, ttl: o.cfg.cacheTTLMs(), stored: now, used: now}
 	if page != nil {
 		e.key = fetchKey(o)
 		e.size = page.size()

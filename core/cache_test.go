@@ -16,10 +16,10 @@ type clock struct {
 	now time.Time
 }
 
-func (c *clock) Now() time.Time {
+func (c *clock) Now() int64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.now
+	return c.now.UnixMilli()
 }
 
 func (c *clock) advance(d time.Duration) {
@@ -202,7 +202,7 @@ func TestCacheOff(t *testing.T) {
 	for _, o := range []Options{{CacheTTL: intPtr(0)}, {CacheMaxMB: intPtr(0)}} {
 		e, _ := cachingEngine()
 		cfg := mustConfig(t, o)
-		require.Zero(t, cfg.CacheTTL)
+		require.Zero(t, cfg.CacheTTLMinutes)
 		require.Zero(t, cfg.CacheMaxBytes)
 		for i := 0; i < 2; i++ {
 			_, n := run(t, e, Operation{Kind: KindFetch, URL: "https://go.dev/a", Config: cfg}, pageReply(t, "", "a"))
@@ -412,7 +412,7 @@ func TestCacheOptions(t *testing.T) {
 	o, _, err := ParseOptions([]byte(`{"cacheTTL": 30, "cacheMaxMB": 8}`))
 	require.NoError(t, err)
 	cfg := mustConfig(t, o)
-	require.Equal(t, 30*time.Minute, cfg.CacheTTL)
+	require.Equal(t, 30, cfg.CacheTTLMinutes)
 	require.Equal(t, int64(8<<20), cfg.CacheMaxBytes)
 	o, _, err = ParseOptions([]byte(`{"cacheTTL": 0}`))
 	require.NoError(t, err)

@@ -7,7 +7,8 @@
 // carries a [Request], the host performs it (after Request.DelayMs) and
 // hands the outcome back with [Engine.Resume], until a step is Done:
 //
-//	eng := core.NewEngine(core.Env{Now: time.Now, Random: rand.Float64})
+//	now := func() int64 { return time.Now().UnixMilli() }
+//	eng := core.NewEngine(core.Env{Now: now, Random: rand.Float64})
 //	cfg, warnings, err := core.NewConfig(opts)
 //	step := eng.Start(core.Operation{Kind: core.KindSearch, Query: "go 1.26", Config: cfg, APIKey: key})
 //	for !step.Done {

@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core/internal/wire"
 )
@@ -21,9 +20,11 @@ const UserAgent = "deepseek-web-retrieval/" + Version
 // Retry-After is ignored in favour of backoff and nothing is cached;
 // without Random, backoff has no jitter (as if Random returned 0.5).
 type Env struct {
-	// Now returns the current time; used to turn an HTTP-date Retry-After
-	// into a delay and to age the cache.
-	Now func() time.Time
+	// Now returns the current wall-clock time in Unix milliseconds; used to
+	// turn an HTTP-date Retry-After into a delay and to age the cache (a
+	// clock that steps ages the cache by the step). Natively:
+	// func() int64 { return time.Now().UnixMilli() }.
+	Now func() int64
 	// Random returns a number in [0, 1); used only for backoff jitter.
 	Random func() float64
 }

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -208,7 +207,7 @@ func TestRetriesGiveUp(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			rnd := tt.random
-			env := Env{Now: func() time.Time { return pinnedNow }, Random: func() float64 {
+			env := Env{Now: func() int64 { return pinnedNow.UnixMilli() }, Random: func() float64 {
 				require.NotEmpty(t, rnd, "Random called more often than expected")
 				v := rnd[0]
 				rnd = rnd[1:]

@@ -11,7 +11,7 @@ import (
 // hands back replies. Here the "host" answers from a script.
 func Example() {
 	eng := core.NewEngine(core.Env{
-		Now:    func() time.Time { return time.Date(2025, 3, 4, 5, 6, 7, 0, time.UTC) },
+		Now:    func() int64 { return time.Date(2025, 3, 4, 5, 6, 7, 0, time.UTC).UnixMilli() },
 		Random: func() float64 { return 0.5 },
 	})
 	cfg, warnings, err := core.NewConfig(core.Options{MaxResults: 5, MinRerank: 1})

@@ -16,7 +16,7 @@ var pinnedNow = time.Date(2025, time.March, 4, 5, 6, 7, 0, time.UTC)
 
 // testEnv pins the clock and makes jitter neutral (factor 1).
 func testEnv() Env {
-	return Env{Now: func() time.Time { return pinnedNow }, Random: func() float64 { return 0.5 }}
+	return Env{Now: func() int64 { return pinnedNow.UnixMilli() }, Random: func() float64 { return 0.5 }}
 }
 
 func intPtr(n int) *int    { return &n }

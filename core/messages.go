@@ -5,9 +5,9 @@ import (
 	"errors"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core/internal/anthropic"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core/internal/date"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core/internal/wire"
 )
 
@@ -575,7 +575,7 @@ func mapMessages(t *messagesTurn, query string, cfg *Config, redact func(string)
 				Date:  strings.TrimSpace(redact(r.PageAge)),
 				Text:  ellipsize(strings.Join(cited[k], "\n"), cfg.MaxSummaryChars),
 			}
-			h.Published = parsePageAge(h.Date)
+			h.Published, h.HasPublished = parsePageAge(h.Date)
 			res.Hits = append(res.Hits, h)
 		}
 	}
@@ -595,17 +595,22 @@ func mapMessages(t *messagesTurn, query string, cfg *Config, redact func(string)
 }
 
 // parsePageAge reads a page_age: the layouts of parseDate, or a written date
-// such as "April 30, 2025". Relative ages ("3 days ago") are not read.
-func parsePageAge(s string) time.Time {
-	if t := parseDate(s); !t.IsZero() {
-		return t
+// such as "April 30, 2025", as Unix milliseconds; false as parseDate
+// says. Relative ages ("3 days ago") are not read.
+func parsePageAge(s string) (int64, bool) {
+	if ms, ok := parseDate(s); ok {
+		return ms, true
 	}
-	for _, layout := range []string{"January 2, 2006", "Jan 2, 2006", "2 January 2006", "2 Jan 2006", time.RFC1123, time.RFC1123Z} {
-		if t, err := time.Parse(layout, s); err == nil {
-			return t
+	// The last two are time.RFC1123 and time.RFC1123Z.
+	for _, layout := range []string{"January 2, 2006", "Jan 2, 2006", "2 January 2006", "2 Jan 2006", "Mon, 02 Jan 2006 15:04:05 MST", "Mon, 02 Jan 2006 15:04:05 -0700"} {
+		if t, ok := date.Parse(layout, s); ok {
+			if t.IsZero() {
+				return 0, false
+			}
+			return t.UnixMilli(), true
 		}
 	}
-	return time.Time{}
+	return 0, false
 }
 
 // decorate adds what a Messages search says beyond its results to the text

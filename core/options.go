@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core/internal/ipaddr"
 )
@@ -396,9 +395,9 @@ type Config struct {
 	FetchMaxChars         int
 	TimeoutMs             int
 	MaxRetries            int
-	// CacheTTL is how long a cached page lives after its last use; 0 when
-	// caching is off.
-	CacheTTL time.Duration
+	// CacheTTLMinutes is how long a cached page lives after its last use,
+	// in minutes; 0 when caching is off.
+	CacheTTLMinutes int
 	// CacheMaxBytes caps the cache's memory; 0 when caching is off.
 	CacheMaxBytes int64
 
@@ -444,7 +443,7 @@ func NewConfig(o Options) (*Config, []string, error) {
 		FetchMaxChars:         DefaultFetchMaxChars,
 		TimeoutMs:             DefaultTimeoutMs,
 		MaxRetries:            DefaultMaxRetries,
-		CacheTTL:              DefaultCacheTTLMinutes * time.Minute,
+		CacheTTLMinutes:       DefaultCacheTTLMinutes,
 		CacheMaxBytes:         MaxCacheMB << 20,
 	}
 	var warnings []string

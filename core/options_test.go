@@ -3,7 +3,6 @@ package core
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -25,7 +24,7 @@ func TestNewConfigDefaults(t *testing.T) {
 		FetchMaxChars:         16000,
 		TimeoutMs:             30000,
 		MaxRetries:            2,
-		CacheTTL:              15 * time.Minute,
+		CacheTTLMinutes:       15,
 		CacheMaxBytes:         64 << 20,
 		Messages: MessagesConfig{
 			Backend:          BackendSearch,

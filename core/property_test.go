@@ -6,7 +6,6 @@ import (
 	"math/rand"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -23,7 +22,7 @@ func TestKeyNeverLeaks(t *testing.T) {
 		key := randomKey(rng)
 		p := &leakProbe{t: t, rng: rng, key: key, it: it}
 		cfg := p.config()
-		e := NewEngine(Env{Now: func() time.Time { return pinnedNow }, Random: rng.Float64})
+		e := NewEngine(Env{Now: func() int64 { return pinnedNow.UnixMilli() }, Random: rng.Float64})
 		op := p.operation(cfg)
 		s := e.Start(op)
 		for steps := 0; ; steps++ {

@@ -3,6 +3,8 @@ package core
 import (
 	"strconv"
 	"strings"
+
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core/internal/date"
 )
 
 // Marker returns the hit's quality marker (SPEC §2.6), e.g.
@@ -56,10 +58,7 @@ func (h Hit) writeMarker(b *strings.Builder) {
 // PublishedMs returns the publication time as Unix epoch milliseconds, and
 // false when the date is missing or does not parse.
 func (h Hit) PublishedMs() (int64, bool) {
-	if h.Published.IsZero() {
-		return 0, false
-	}
-	return h.Published.UnixMilli(), true
+	return h.Published, h.HasPublished
 }
 
 // ProviderContent is the content of a websearch provider result (SPEC §6):
@@ -97,12 +96,12 @@ func (r *SearchResult) Text() string {
 		}
 		b.WriteString(strconv.Itoa(i+1) + ". " + title + "\n" + h.URL)
 		meta := h.Marker()
-		if !h.Published.IsZero() {
-			date := "published " + h.Published.UTC().Format("2006-01-02")
+		if h.HasPublished {
+			published := "published " + date.FormatDay(h.Published)
 			if meta != "" {
-				meta += " · " + date
+				meta += " · " + published
 			} else {
-				meta = date
+				meta = published
 			}
 		}
 		if meta != "" {

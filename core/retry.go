@@ -4,7 +4,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"time"
+
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core/internal/date"
 )
 
 // retryDelay returns the wait before the next attempt, in milliseconds,
@@ -12,11 +13,7 @@ import (
 // Retry-After (seconds or HTTP-date) when present and valid, otherwise
 // exponential backoff from 500 ms with jitter; never more than 10 s.
 func retryDelay(attempt int, retryAfter string, env Env) int64 {
-	var now time.Time
-	if env.Now != nil {
-		now = env.Now()
-	}
-	if ms, ok := ParseRetryAfter(retryAfter, now); ok {
+	if ms, ok := ParseRetryAfter(retryAfter, env.Now); ok {
 		return ms
 	}
 	r := 0.5
@@ -41,11 +38,13 @@ func Backoff(attempt int, r float64) int64 {
 	return min(int64(d), MaxRetryAfterMs)
 }
 
-// ParseRetryAfter reads a Retry-After value: delay-seconds or an HTTP-date
-// (relative to now; a zero now disables dates). It returns the delay in
+// ParseRetryAfter reads a Retry-After value: delay-seconds or an HTTP-date,
+// measured from now(), the current time in Unix milliseconds (a nil now
+// disables dates; it is called only for a date). It returns the delay in
 // milliseconds capped at 10 s, and false when the value is absent or
-// invalid. A date in the past means no delay.
-func ParseRetryAfter(v string, now time.Time) (int64, bool) {
+// invalid. A date in the past means no delay; one less than a millisecond
+// ahead means 1 ms.
+func ParseRetryAfter(v string, now func() int64) (int64, bool) {
 	v = strings.TrimSpace(v)
 	if v == "" {
 		return 0, false
@@ -62,19 +61,33 @@ func ParseRetryAfter(v string, now time.Time) (int64, bool) {
 		}
 		return secs * 1000, true
 	}
-	if now.IsZero() || len(v) > 64 {
+	if now == nil || len(v) > 64 {
 		return 0, false
 	}
-	for _, layout := range []string{"Mon, 02 Jan 2006 15:04:05 GMT", "Monday, 02-Jan-06 15:04:05 GMT", time.ANSIC} {
-		t, err := time.Parse(layout, v)
-		if err != nil {
-			continue
+	// The last layout is time.ANSIC.
+	for _, layout := range []string{"Mon, 02 Jan 2006 15:04:05 GMT", "Monday, 02-Jan-06 15:04:05 GMT", "Mon Jan _2 15:04:05 2006"} {
+		if t, ok := date.Parse(layout, v); ok {
+			return delayUntil(t, now()), true
 		}
-		d := t.Sub(now).Milliseconds()
-		if t.Sub(now) > 0 && d == 0 {
-			d = 1
-		}
-		return max(0, min(d, MaxRetryAfterMs)), true
 	}
 	return 0, false
+}
+
+// delayUntil returns the milliseconds from nowMs until t, rounded down but
+// at least 1 when t is later at all, and within [0, MaxRetryAfterMs]. It
+// compares before it subtracts, so no clock reading overflows it.
+func delayUntil(t date.Time, nowMs int64) int64 {
+	ms := t.UnixMilli() // a parsed date is within years 0–9999
+	switch {
+	case nowMs > ms:
+		return 0
+	case nowMs == ms:
+		if t.Nanosecond()%1e6 > 0 {
+			return 1
+		}
+		return 0
+	case nowMs <= ms-MaxRetryAfterMs:
+		return MaxRetryAfterMs
+	}
+	return ms - nowMs
 }

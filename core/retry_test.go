@@ -1,6 +1,7 @@
 package core
 
 import (
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -35,11 +36,12 @@ func TestBackoff(t *testing.T) {
 }
 
 func TestParseRetryAfter(t *testing.T) {
-	now := pinnedNow // Tue, 04 Mar 2025 05:06:07 GMT
+	at := func(t time.Time) func() int64 { return func() int64 { return t.UnixMilli() } }
+	now := at(pinnedNow) // Tue, 04 Mar 2025 05:06:07 GMT
 	tests := []struct {
 		name  string
 		v     string
-		now   time.Time
+		now   func() int64
 		want  int64
 		valid bool
 	}{
@@ -61,10 +63,14 @@ func TestParseRetryAfter(t *testing.T) {
 		{"http-date far future capped", "Wed, 05 Mar 2025 05:06:10 GMT", now, 10000, true},
 		{"http-date now", "Tue, 04 Mar 2025 05:06:07 GMT", now, 0, true},
 		{"http-date in the past", "Mon, 03 Mar 2025 05:06:07 GMT", now, 0, true},
-		{"http-date under a millisecond", "Tue, 04 Mar 2025 05:06:08 GMT", now.Add(999999500 * time.Nanosecond), 1, true},
+		{"http-date a millisecond ahead", "Tue, 04 Mar 2025 05:06:08 GMT", at(pinnedNow.Add(999 * time.Millisecond)), 1, true},
+		{"http-date under a millisecond", "Tue, 04 Mar 2025 05:06:08.0005 GMT", at(pinnedNow.Add(time.Second)), 1, true},
+		{"http-date a fraction behind", "Tue, 04 Mar 2025 05:06:07.9995 GMT", at(pinnedNow.Add(time.Second)), 0, true},
+		{"http-date with any clock reading", "Tue, 04 Mar 2025 05:06:08 GMT", func() int64 { return math.MinInt64 }, 10000, true},
+		{"http-date behind any clock reading", "Tue, 04 Mar 2025 05:06:08 GMT", func() int64 { return math.MaxInt64 }, 0, true},
 		{"rfc 850 date", "Tuesday, 04-Mar-25 05:06:12 GMT", now, 5000, true},
 		{"asctime date", "Tue Mar  4 05:06:09 2025", now, 2000, true},
-		{"http-date without clock", "Tue, 04 Mar 2025 05:06:10 GMT", time.Time{}, 0, false},
+		{"http-date without clock", "Tue, 04 Mar 2025 05:06:10 GMT", nil, 0, false},
 		{"garbage", "soon", now, 0, false},
 		{"wrong zone", "Tue, 04 Mar 2025 05:06:10 PST", now, 0, false},
 	}
@@ -81,7 +87,7 @@ func TestRetryDelay(t *testing.T) {
 	seq := func(vals ...float64) func() float64 {
 		return func() float64 { v := vals[0]; vals = vals[1:]; return v }
 	}
-	env := Env{Now: func() time.Time { return pinnedNow }, Random: seq(0.25)}
+	env := Env{Now: func() int64 { return pinnedNow.UnixMilli() }, Random: seq(0.25)}
 	require.Equal(t, int64(375), retryDelay(1, "", env))
 	// Retry-After wins over backoff and draws no randomness.
 	env.Random = func() float64 { panic("no jitter with Retry-After") }

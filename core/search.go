@@ -2,8 +2,8 @@ package core
 
 import (
 	"strings"
-	"time"
 
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core/internal/date"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core/internal/host"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core/internal/weburl"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core/internal/wire"
@@ -65,7 +65,7 @@ func processSearch(body []byte, query string, cfg *Config, redact func(string) s
 			scores = append(scores, it.Authority)
 			h.Authority = &scores[len(scores)-1]
 		}
-		h.Published = parseDate(h.Date)
+		h.Published, h.HasPublished = parseDate(h.Date)
 		res.Hits = append(res.Hits, h)
 	}
 	return res, nil
@@ -153,15 +153,22 @@ func passesThresholds(it wire.SearchItem, cfg *Config) bool {
 }
 
 // parseDate reads an RFC 3339 date, also accepting a bare date or a
-// space instead of the T. It returns the zero time when nothing parses.
-func parseDate(s string) time.Time {
+// space instead of the T, as Unix milliseconds. It returns false when
+// nothing parses, or when the first layout that parses gives January 1 of
+// year 1, 00:00 UTC (the zero time.Time that meant "no date" before
+// core/internal/date replaced package time; kept so results do not move).
+func parseDate(s string) (int64, bool) {
 	if s == "" {
-		return time.Time{}
+		return 0, false
 	}
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02 15:04:05Z07:00", "2006-01-02 15:04:05", "2006-01-02"} {
-		if t, err := time.Parse(layout, s); err == nil {
-			return t
+	// The first layout is time.RFC3339Nano.
+	for _, layout := range []string{"2006-01-02T15:04:05.999999999Z07:00", "2006-01-02T15:04:05", "2006-01-02 15:04:05Z07:00", "2006-01-02 15:04:05", "2006-01-02"} {
+		if t, ok := date.Parse(layout, s); ok {
+			if t.IsZero() {
+				return 0, false
+			}
+			return t.UnixMilli(), true
 		}
 	}
-	return time.Time{}
+	return 0, false
 }

@@ -1,9 +1,6 @@
 package core
 
-import (
-	"strings"
-	"time"
-)
+import "strings"
 
 // Kind names an operation.
 type Kind string
@@ -166,10 +163,13 @@ type Hit struct {
 	Authority *float64
 	// Site is site_name; "" when missing.
 	Site string
-	// Date is the raw date string; Published its parsed value (zero when it
-	// does not parse).
-	Date      string
-	Published time.Time
+	// Date is the raw date string.
+	Date string
+	// Published is Date's instant in Unix milliseconds when HasPublished
+	// is true; HasPublished is false when Date is missing or does not
+	// parse. See [Hit.PublishedMs].
+	Published    int64
+	HasPublished bool
 }
 
 // FetchResult is a fetched page, formatted for the model.

@@ -72,8 +72,8 @@ type Options struct {
 	Getenv func(string) string
 	// Client performs the HTTP requests. Nil means httpdriver.NewClient().
 	Client *http.Client
-	// Env is the engine's clock and randomness. A zero Env means time.Now
-	// and math/rand/v2.
+	// Env is the engine's clock and randomness. A zero Env means the wall
+	// clock (time.Now in Unix milliseconds) and math/rand/v2.
 	Env core.Env
 	// Version is the serverInfo version. Empty means core.Version.
 	Version string
@@ -170,7 +170,7 @@ func newHandler(o Options) *handler {
 	}
 	env := o.Env
 	if env.Now == nil {
-		env.Now = time.Now
+		env.Now = func() int64 { return time.Now().UnixMilli() }
 	}
 	if env.Random == nil {
 		env.Random = rand.Float64

@@ -14,8 +14,8 @@ import (
 // later parts are free).
 func pagingHelp(cfg *core.Config) string {
 	s := "A longer page ends with a line \"[content truncated: showing A–B of N characters; call deepseek_fetch with offset B for more]\": call again with the same url and that offset to read the next part"
-	if cfg.CacheTTL > 0 {
-		s += " (the page is kept for " + strconv.Itoa(int(cfg.CacheTTL.Minutes())) + " minutes after its last use, so later parts cost no new request)"
+	if cfg.CacheTTLMinutes > 0 {
+		s += " (the page is kept for " + strconv.Itoa(cfg.CacheTTLMinutes) + " minutes after its last use, so later parts cost no new request)"
 	}
 	return s + ". "
 }

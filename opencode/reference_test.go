@@ -89,8 +89,8 @@ func refSearchDescription(cfg *core.Config, builtin string) string {
 
 func refPagingHelp(cfg *core.Config) string {
 	s := "A longer page ends with a line \"[content truncated: showing A–B of N characters; call deepseek_fetch with offset B for more]\": call again with the same url and that offset to read the next part"
-	if cfg.CacheTTL > 0 {
-		s += fmt.Sprintf(" (the page is kept for %d minutes after its last use, so later parts cost no new request)", int(cfg.CacheTTL.Minutes()))
+	if cfg.CacheTTLMinutes > 0 {
+		s += fmt.Sprintf(" (the page is kept for %d minutes after its last use, so later parts cost no new request)", cfg.CacheTTLMinutes)
 	}
 	return s + ". "
 }

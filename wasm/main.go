@@ -4,9 +4,7 @@ package main
 
 import (
 	"errors"
-	"math/rand/v2"
 	"strconv"
-	"time"
 	"unsafe"
 
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
@@ -21,7 +19,7 @@ func main() {}
 const maxAlloc = 64 << 20
 
 var (
-	engine = core.NewEngine(core.Env{Now: time.Now, Random: rand.Float64})
+	engine = core.NewEngine(newEnv())
 	// buffers keeps host input buffers alive (Go's GC does not move them)
 	// until start or resume consumes them or the host frees them.
 	buffers = map[uint32][]byte{}

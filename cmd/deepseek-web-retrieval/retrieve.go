@@ -162,7 +162,7 @@ func retrieve(ctx context.Context, name string, args []string, usage func(io.Wri
 		fmt.Fprintln(stderr, "deepseek-web-retrieval: warning: "+w)
 	}
 
-	eng := core.NewEngine(core.Env{Now: time.Now, Random: rand.Float64})
+	eng := core.NewEngine(core.Env{Now: func() int64 { return time.Now().UnixMilli() }, Random: rand.Float64})
 	step := httpdriver.Run(ctx, httpdriver.NewClient(), eng, op)
 	if step.Err != nil {
 		fmt.Fprintf(stderr, "deepseek-web-retrieval %s: %s\n", name, step.Err.Message)

@@ -4,7 +4,7 @@
 import { test, before, after, beforeEach } from "node:test"
 import assert from "node:assert/strict"
 import { createFakeHostV2 } from "./lib/fake-host-v2.js"
-import { startEnv, startStallServer, plugin, runtime, captureLogs, waitFor, sleep, inFlightSettles } from "./lib/plugin-helpers.js"
+import { startEnv, startStallServer, plugin, runtime, captureLogs, waitFor, sleep, inFlightSettles, warmed } from "./lib/plugin-helpers.js"
 
 let env
 let stall
@@ -21,10 +21,14 @@ beforeEach(() => {
   stall.requests.length = 0
 })
 
-/** A 2.x host whose plugin talks to the stall server (never answers). */
+/**
+ * A 2.x host whose plugin talks to the stall server (never answers), once its warm-up is
+ * over: the tests count the operations in flight, and a warm-up search is one while it runs.
+ */
 async function stalledHost(extra = {}) {
   const host = createFakeHostV2()
   await host.load(plugin, { ...env.options(extra), baseURL: stall.baseURL })
+  await warmed()
   return host
 }
 
