@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core/internal/ipaddr"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core/internal/ipaddr/ipaddrtest"
 	"github.com/stretchr/testify/require"
 )
 
@@ -13,18 +14,6 @@ import (
 // (RATIONALE.md, "Why does the module carry its own JSON, URL and text
 // code?"). The netip-based code is kept here as the reference that
 // privateAddr and isLoopbackHost must still match.
-
-// asNetip is the netip.Addr that a stands for.
-func asNetip(a ipaddr.Addr) netip.Addr {
-	b := a.As16()
-	switch {
-	case a.Is4():
-		return netip.AddrFrom4([4]byte(b[12:]))
-	case a.Is6():
-		return netip.AddrFrom16(b).WithZone(a.Zone())
-	}
-	return netip.Addr{}
-}
 
 type netipRange struct {
 	prefix netip.Prefix
@@ -193,7 +182,7 @@ func FuzzPrivateAddrMatchesNetip(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string, raw []byte) {
 		if a, ok := ipaddr.Parse(s); ok {
-			if got, want := privateAddr(a), privateAddrNetip(asNetip(a)); got != want {
+			if got, want := privateAddr(a), privateAddrNetip(ipaddrtest.Netip(a)); got != want {
 				t.Fatalf("privateAddr(%q) = %q, netip version %q", s, got, want)
 			}
 		}

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core/internal/host"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core/internal/ipaddr/ipaddrtest"
 )
 
 // FuzzCheckFetchURL checks CheckFetchURL against an independent oracle:
@@ -74,7 +75,7 @@ func FuzzCheckFetchURL(f *testing.F) {
 			t.Fatalf("%q: accepted a host host.Parse rejects: %v", raw, err)
 		}
 		if h.IsAddr() {
-			if privateAddrOracle(asNetip(h.Addr())) {
+			if privateAddrOracle(ipaddrtest.Netip(h.Addr())) {
 				t.Fatalf("%q: accepted private address %v", raw, h.Addr())
 			}
 			return

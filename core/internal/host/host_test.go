@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core/internal/ipaddr"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core/internal/ipaddr/ipaddrtest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -78,7 +78,7 @@ func TestParseAddr(t *testing.T) {
 			h, err := Parse(tt.in)
 			require.NoError(t, err)
 			require.True(t, h.IsAddr())
-			require.Equal(t, netip.MustParseAddr(tt.want), asNetip(h.Addr()))
+			require.Equal(t, netip.MustParseAddr(tt.want), ipaddrtest.Netip(h.Addr()))
 			require.Empty(t, h.Name())
 		})
 	}
@@ -326,7 +326,7 @@ func TestWHATWGConformance(t *testing.T) {
 			lenient++
 		case wantAddr:
 			assert.True(t, h.IsAddr(), "%q: WHATWG reads %s, Parse reads name %q", c.In, *c.WHATWG, h.Name())
-			assert.Equal(t, want, asNetip(h.Addr()), c.In)
+			assert.Equal(t, want, ipaddrtest.Netip(h.Addr()), c.In)
 			agree++
 		default:
 			assert.False(t, h.IsAddr(), "%q: WHATWG reads name %s, Parse reads %v", c.In, *c.WHATWG, h.Addr())
@@ -340,17 +340,4 @@ func TestWHATWGConformance(t *testing.T) {
 		}
 	}
 	t.Logf("%d cases: %d agree, %d rejected here only, %d names accepted or spelled differently here", len(lines), agree, stricter, lenient)
-}
-
-// asNetip is the netip.Addr that a stands for, so that tests can compare
-// with addresses net/netip parses.
-func asNetip(a ipaddr.Addr) netip.Addr {
-	b := a.As16()
-	switch {
-	case a.Is4():
-		return netip.AddrFrom4([4]byte(b[12:]))
-	case a.Is6():
-		return netip.AddrFrom16(b).WithZone(a.Zone())
-	}
-	return netip.Addr{}
 }
