@@ -102,6 +102,20 @@ func fetchKey(o *operation) cacheKey {
 	return newCacheKey("fetch "+o.request.URL+" "+page, o.key)
 }
 
+// cacheKey is o's key in the cache, built once: Start looks the answer up
+// under it and remember stores it there (what it is built from is all set
+// by prepare, before either).
+func (o *operation) cacheKey() cacheKey {
+	if o.ckey.text == "" {
+		if o.kind == KindFetch {
+			o.ckey = fetchKey(o)
+		} else {
+			o.ckey = searchKey(o)
+		}
+	}
+	return o.ckey
+}
+
 // searchKey keys a search answer by the endpoint, the request body (final
 // query, count, ori_question, localization) and the options applied to
 // the results afterwards.
@@ -255,7 +269,7 @@ func (e *Engine) fromCache(o *operation) (Step, bool) {
 	now := e.env.Now()
 	switch o.kind {
 	case KindFetch:
-		ent := e.cache.get(fetchKey(o), now, o.cfg.cacheTTLMs())
+		ent := e.cache.get(o.cacheKey(), now, o.cfg.cacheTTLMs())
 		if ent == nil {
 			return Step{}, false
 		}
@@ -266,7 +280,7 @@ func (e *Engine) fromCache(o *operation) (Step, bool) {
 		r.Cached = true
 		return Step{Done: true, Result: &Result{Fetch: r}}, true
 	case KindSearch:
-		ent := e.cache.get(searchKey(o), now, o.cfg.cacheTTLMs())
+		ent := e.cache.get(o.cacheKey(), now, o.cfg.cacheTTLMs())
 		if ent == nil {
 			return Step{}, false
 		}
@@ -289,14 +303,14 @@ func (o *operation) remember(page *Page, search *SearchResult, env Env) {
 	now := env.Now()
 	e := &cacheEntry{page: page, search: search, ttl: o.cfg.cacheTTLMs(), stored: now, used: now}
 	if page != nil {
-		e.key = fetchKey(o)
+		e.key = o.cacheKey()
 		e.size = page.size()
 	} else {
 		// The caller gets res itself: keep a copy it cannot edit.
 		cp := *search
 		cp.Hits = append([]Hit(nil), search.Hits...)
 		cp.Notes = append([]string(nil), search.Notes...)
-		e.search, e.key, e.size = &cp, searchKey(o), searchSize(search)
+		e.search, e.key, e.size = &cp, o.cacheKey(), searchSize(search)
 	}
 	e.size += int64(len(e.key.text)) + 128
 	o.cache.put(e, o.cfg.CacheMaxBytes)

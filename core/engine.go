@@ -66,6 +66,7 @@ type operation struct {
 	offset  int       // first code point of the part to return (fetch)
 	hint    string    // Operation.ContinueHint (fetch)
 	cache   *cache    // where to keep the answer; nil when not caching
+	ckey    cacheKey  // the answer's key in the cache, once built (cacheKey)
 	// messages is the turn of a search on the Messages backend, nil on
 	// the Search API (messages.go).
 	messages *messagesTurn

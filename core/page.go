@@ -46,7 +46,10 @@ func NewPage(title, content string) *Page {
 		}
 	}
 	addTitle := title != "" && !opensWithHeading(content, title)
-	content = strings.TrimRightFunc(strings.ReplaceAll(content, "\r\n", "\n"), unicode.IsSpace)
+	if hasByte(content, '\r') {
+		content = strings.ReplaceAll(content, "\r\n", "\n")
+	}
+	content = strings.TrimRightFunc(content, unicode.IsSpace)
 	doc := content
 	if addTitle {
 		doc = "# " + title + "\n\n" + content
@@ -54,6 +57,26 @@ func NewPage(title, content string) *Page {
 	p := &Page{title: title, doc: doc}
 	p.index, p.chars = pageIndex(doc)
 	return p
+}
+
+// hasByte reports whether s holds c, looking at eight bytes at a time
+// (strings.IndexByte, which ReplaceAll starts with, is a byte loop in
+// WebAssembly). SWAR: (y - ones) &^ y has a high bit set iff some byte of
+// y = x ^ c·ones is zero, that is some byte of x is c.
+func hasByte(s string, c byte) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		if y := jsonlite.Load8(s[i:]) ^ ones*uint64(c); (y-ones)&^y&highs != 0 {
+			return true
+		}
+	}
+	for ; i < len(s); i++ {
+		if s[i] == c {
+			return true
+		}
+	}
+	return false
 }
 
 // pageIndex returns the byte offset of every pageStride-th code point of

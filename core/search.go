@@ -161,14 +161,15 @@ func parseDate(s string) (int64, bool) {
 	if s == "" {
 		return 0, false
 	}
-	// The first layout is time.RFC3339Nano.
-	for _, layout := range []string{"2006-01-02T15:04:05.999999999Z07:00", "2006-01-02T15:04:05", "2006-01-02 15:04:05Z07:00", "2006-01-02 15:04:05", "2006-01-02"} {
-		if t, ok := date.Parse(layout, s); ok {
-			if t.IsZero() {
-				return 0, false
-			}
-			return t.UnixMilli(), true
+	t, ok := date.ParseRFC3339(s)
+	for _, layout := range []string{"2006-01-02T15:04:05", "2006-01-02 15:04:05Z07:00", "2006-01-02 15:04:05", "2006-01-02"} {
+		if ok {
+			break
 		}
+		t, ok = date.Parse(layout, s)
 	}
-	return 0, false
+	if !ok || t.IsZero() {
+		return 0, false
+	}
+	return t.UnixMilli(), true
 }

@@ -388,3 +388,16 @@ func BenchmarkProviderContent(b *testing.B) {
 		})
 	}
 }
+
+// FuzzHasByteEquivalence holds hasByte to strings.IndexByte, for any byte
+// at any offset.
+func FuzzHasByteEquivalence(f *testing.F) {
+	f.Add("", byte('\r'))
+	f.Add("line\r\nline", byte('\r'))
+	f.Add("eight b.\rsixteen bytes, then \x8d\x0d\x00 more", byte('\r'))
+	f.Add("\xff\xfe\x0c\x0e\x0d", byte('\r'))
+	f.Add("no carriage returns in these thirty-two bytes..", byte(0))
+	f.Fuzz(func(t *testing.T, s string, c byte) {
+		require.Equal(t, strings.IndexByte(s, c) >= 0, hasByte(s, c), "%q %#x", s, c)
+	})
+}

@@ -179,10 +179,10 @@ func cancel(handle uint32) (packed uint64) {
 
 // resolve parses and validates options, caching by their text.
 func resolve(raw []byte) resolved {
-	k := string(raw)
-	if r, ok := configs[k]; ok {
+	if r, ok := configs[string(raw)]; ok { // no copy of raw for a lookup
 		return r
 	}
+	k := string(raw)
 	o, warnings, err := core.ParseOptions(raw)
 	r := resolved{err: err}
 	if err == nil {

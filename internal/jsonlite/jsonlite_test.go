@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
 )
@@ -17,12 +18,30 @@ func FuzzAppendString(f *testing.F) {
 	for _, s := range hostile {
 		f.Add(s)
 	}
+	// Runs of plain bytes that AppendString takes eight at a time.
+	f.Add("eight b.sixteen bytes, &then <more> \"quoted\" text\x7f\x1f. And é中 after\u2028 seven")
 	f.Fuzz(func(t *testing.T, s string) {
 		want, err := json.Marshal(s)
 		require.NoError(t, err)
 		require.Equal(t, string(want), string(AppendString(nil, s)))
 		require.Equal(t, "x"+string(want), string(AppendString([]byte("x"), s)))
 	})
+}
+
+// plain8 is true exactly for eight bytes that plain says stand for
+// themselves, wherever the odd byte is and whatever its neighbours.
+func TestPlain8(t *testing.T) {
+	for c := range 256 {
+		for pos := range 8 {
+			for _, bg := range []string{"abcdefgh", "  ~~!!\x7f?", "%'=;:?@!"} {
+				b := []byte(bg)
+				b[pos] = byte(c)
+				require.Equal(t, c < utf8.RuneSelf && plain[c], plain8(Load8(b)), "byte %#x at %d in %q", c, pos, bg)
+				b[(pos+5)%8] = 0x1f
+				require.False(t, plain8(Load8(b)), "control byte with %#x at %d", c, pos)
+			}
+		}
+	}
 }
 
 func FuzzAppendFloat(f *testing.F) {

@@ -174,6 +174,29 @@ func Parse(layout, s string) (Time, bool) {
 	return Time{sec: secs, nsec: int32(nsec)}, true
 }
 
+// RFC3339Nano is time.RFC3339Nano, the layout of DeepSeek's result dates.
+const RFC3339Nano = "2006-01-02T15:04:05.999999999Z07:00"
+
+// ParseRFC3339 is Parse(RFC3339Nano, s), sooner for the form nearly every
+// result date has, "2024-05-01T10:00:00Z" (twenty bytes, no fraction, in
+// UTC): Parse interprets its layout element by element, and a search
+// parses ten dates.
+func ParseRFC3339(s string) (Time, bool) {
+	if len(s) == 20 && s[4] == '-' && s[7] == '-' && s[10] == 'T' && s[13] == ':' && s[16] == ':' && s[19] == 'Z' {
+		year, ok1 := digits(s[0:4])
+		month, ok2 := digits(s[5:7])
+		day, ok3 := digits(s[8:10])
+		hour, ok4 := digits(s[11:13])
+		minute, ok5 := digits(s[14:16])
+		sec, ok6 := digits(s[17:19])
+		if ok1 && ok2 && ok3 && ok4 && ok5 && ok6 && month >= 1 && month <= 12 && hour < 24 && minute < 60 && sec < 60 &&
+			day >= 1 && day <= daysIn(month, year) {
+			return Time{sec: daysFromCivil(int64(year), month, day)*86400 + int64(hour*3600+minute*60+sec)}, true
+		}
+	}
+	return Parse(RFC3339Nano, s)
+}
+
 // FormatDay writes the UTC day of an instant given in Unix milliseconds as
 // "2006-01-02", as time.Time.Format does: a year before 0 or after 9999
 // has a '-' sign or more digits ("-0001-12-31", "10000-01-01").

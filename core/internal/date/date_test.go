@@ -178,6 +178,27 @@ func FuzzParse(f *testing.F) {
 	})
 }
 
+// FuzzParseRFC3339 holds ParseRFC3339's fast path to Parse: the same
+// verdict and instant for any text.
+func FuzzParseRFC3339(f *testing.F) {
+	require.Equal(f, time.RFC3339Nano, RFC3339Nano)
+	for _, s := range seeds() {
+		f.Add(s)
+	}
+	for _, s := range []string{"2024-01-15T00:00:00Z", "2024-00-15T00:00:00Z", "2024-13-15T00:00:00Z", "2024-02-30T00:00:00Z",
+		"2024-01-00T00:00:00Z", "2024-01-15T23:59:59Z", "2024-01-15T24:00:00Z", "0001-01-01T00:00:00Z", "0000-02-29T00:00:00Z",
+		"2024-0a-15T00:00:00Z", "+024-01-15T00:00:00Z", "2024-01-15T0 :00:00Z", "2024-01-15t00:00:00Z", "2024-01-15T00:00:00z"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want, wantOK := Parse(RFC3339Nano, s)
+		got, ok := ParseRFC3339(s)
+		if ok != wantOK || got != want {
+			t.Fatalf("%q: got %v %v, Parse gives %v %v", s, got, ok, want, wantOK)
+		}
+	})
+}
+
 // FuzzFormatDay holds FormatDay to time's Format("2006-01-02") in UTC.
 func FuzzFormatDay(f *testing.F) {
 	for _, ms := range []int64{0, -1, 1714557600000, -62135596800000, -62167219200001, 253402300800000, math.MaxInt64, math.MinInt64, 86399999, -86400000} {
