@@ -43,10 +43,13 @@ uninstall: cli
 	$(CLI) uninstall --scope global --yes --host $(HOST)
 	rm -f $(BINDIR)/deepseek-web-retrieval
 
+# lint also vets the tree for macOS and Windows: users build the binary there too.
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	GOOS=wasip1 GOARCH=wasm $(GO) vet ./core/... ./wasm/...
+	GOOS=darwin GOARCH=arm64 $(GO) vet ./...
+	GOOS=windows GOARCH=amd64 $(GO) vet ./...
 	@if $(GO) list -deps ./core/... | grep -qx 'net/http'; then echo "core imports net/http"; exit 1; fi
 
 # The committed module must be exactly what this tree builds.
