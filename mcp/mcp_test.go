@@ -22,69 +22,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/deepseektest"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/mcp"
 )
 
 const testKey = "sk-mcptest0123456789abcdef"
 
-// deepseek plays DeepSeek: one handler per endpoint, the bodies it was sent, and a key check
-// whose 401 echoes the key it got.
-type deepseek struct {
-	*httptest.Server
-	mu     sync.Mutex
-	bodies []map[string]any
-	search http.HandlerFunc
-	fetch  http.HandlerFunc
-}
-
-func newDeepSeek(t *testing.T) *deepseek {
-	d := &deepseek{}
-	d.Server = httptest.NewServer(http.HandlerFunc(d.serve))
-	t.Cleanup(d.Close)
-	return d
-}
-
-func (d *deepseek) serve(w http.ResponseWriter, r *http.Request) {
-	raw, _ := io.ReadAll(r.Body)
-	var body map[string]any
-	_ = json.Unmarshal(raw, &body)
-	d.mu.Lock()
-	d.bodies = append(d.bodies, body)
-	search, fetch := d.search, d.fetch
-	d.mu.Unlock()
-	if got := r.Header.Get("Authorization"); got != "Bearer "+testKey {
-		writeJSON(w, 401, apiError("Authentication Fails: bad key "+strings.TrimPrefix(got, "Bearer ")))
-		return
-	}
-	switch {
-	case r.URL.Path == "/v1/tools/search" && search != nil:
-		search(w, r)
-	case r.URL.Path == "/v1/tools/fetch" && fetch != nil:
-		fetch(w, r)
-	default:
-		writeJSON(w, 404, apiError("no route "+r.URL.Path))
-	}
-}
-
-func (d *deepseek) seen() []map[string]any {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return append([]map[string]any(nil), d.bodies...)
-}
-
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(v)
-}
-
-func answer(status int, v any) http.HandlerFunc {
-	return func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, status, v) }
-}
-
-func apiError(msg string) map[string]any {
-	return map[string]any{"error": map[string]any{"message": msg}}
-}
+// newDeepSeek plays DeepSeek for the tests' key (internal/deepseektest).
+func newDeepSeek(t *testing.T) *deepseektest.Server { return deepseektest.New(t, testKey) }
 
 var searchAnswer = map[string]any{"results": []any{
 	map[string]any{
@@ -156,7 +101,7 @@ func (s *syncBuffer) String() string {
 
 // connect starts a server with options (JSON as a user writes them; baseURL added) and
 // connects a client to it in memory.
-func connect(t *testing.T, d *deepseek, options string) *harness {
+func connect(t *testing.T, d *deepseektest.Server, options string) *harness {
 	t.Helper()
 	var o core.Options
 	if options != "" {
@@ -288,7 +233,7 @@ func TestServerInfo(t *testing.T) {
 
 func TestSearch(t *testing.T) {
 	d := newDeepSeek(t)
-	d.search = answer(200, searchAnswer)
+	d.Search = deepseektest.Answer(200, searchAnswer)
 	h := connect(t, d, `{"maxResults":5}`)
 
 	res := h.call(t, "deepseek_search", map[string]any{"query": "  go idioms "})
@@ -301,12 +246,12 @@ func TestSearch(t *testing.T) {
 	require.Equal(t, []map[string]any{
 		{"query": "go idioms", "count": float64(5), "need_content": false},
 		{"query": "go idioms", "count": float64(5), "need_content": false, "ori_question": "How do I write idiomatic Go?"},
-	}, d.seen())
+	}, d.Bodies())
 }
 
 func TestFetch(t *testing.T) {
 	d := newDeepSeek(t)
-	d.fetch = answer(200, fetchAnswer)
+	d.Fetch = deepseektest.Answer(200, fetchAnswer)
 	h := connect(t, d, ``)
 	for _, args := range []map[string]any{
 		{"url": "https://go.dev/doc/effective_go"},
@@ -317,12 +262,12 @@ func TestFetch(t *testing.T) {
 		require.Nil(t, res.StructuredContent)
 		require.Equal(t, fetchText, text(t, res))
 	}
-	require.Equal(t, map[string]any{"url": "https://go.dev/doc/effective_go"}, d.seen()[0])
+	require.Equal(t, map[string]any{"url": "https://go.dev/doc/effective_go"}, d.Bodies()[0])
 }
 
 func TestFetchTruncated(t *testing.T) {
 	d := newDeepSeek(t)
-	d.fetch = answer(200, map[string]any{"title": "Long", "content": strings.Repeat("word ", 200)})
+	d.Fetch = deepseektest.Answer(200, map[string]any{"title": "Long", "content": strings.Repeat("word ", 200)})
 	h := connect(t, d, `{"fetchMaxChars":200}`)
 	got := text(t, h.call(t, "deepseek_fetch", map[string]any{"url": "https://example.com/long"}))
 	require.LessOrEqual(t, len([]rune(got)), 200)
@@ -332,7 +277,7 @@ func TestFetchTruncated(t *testing.T) {
 	next := text(t, h.call(t, "deepseek_fetch", map[string]any{"url": "https://example.com/long", "offset": 99}))
 	require.True(t, strings.HasPrefix(next, "ord word"), next)
 	require.True(t, strings.HasSuffix(next, "\n[content truncated: showing 99–197 of 1,007 characters; call deepseek_fetch with offset 197 for more]"), next)
-	require.Len(t, d.seen(), 1)
+	require.Len(t, d.Bodies(), 1)
 }
 
 // Every failure is a tool result with isError and our sentence; none sends a request it must not.
@@ -383,16 +328,16 @@ func TestFailures(t *testing.T) {
 		{name: "wrong key, echoed", tool: "deepseek_search", args: map[string]any{"query": "go"}, key: "sk-wrong0123456789abcdefghij",
 			want: "DeepSeek Search failed: HTTP 401: Authentication Fails: bad key [redacted] (check the API key in DEEPSEEK_API_KEY)", requests: 1},
 		{name: "insufficient balance", tool: "deepseek_search", args: map[string]any{"query": "go"},
-			search: answer(402, apiError("Insufficient Balance")),
+			search: deepseektest.Answer(402, deepseektest.APIError("Insufficient Balance")),
 			want:   "DeepSeek Search failed: HTTP 402: Insufficient Balance", requests: 1},
 		{name: "server errors until retries run out", options: `{"maxRetries":1}`, tool: "deepseek_search", args: map[string]any{"query": "go"},
 			search: func(w http.ResponseWriter, _ *http.Request) {
 				w.Header().Set("Retry-After", "0")
-				writeJSON(w, 503, apiError("Service Unavailable"))
+				deepseektest.WriteJSON(w, 503, deepseektest.APIError("Service Unavailable"))
 			},
 			want: "DeepSeek Search failed: HTTP 503: Service Unavailable (gave up after 2 attempts)", requests: 2},
 		{name: "fetch 404", tool: "deepseek_fetch", args: map[string]any{"url": "https://go.dev/missing"},
-			fetch: answer(404, apiError("could not retrieve the page")),
+			fetch: deepseektest.Answer(404, deepseektest.APIError("could not retrieve the page")),
 			want:  "DeepSeek Fetch failed: HTTP 404: could not retrieve the page", requests: 1},
 		{name: "redirect", tool: "deepseek_fetch", args: map[string]any{"url": "https://go.dev/"},
 			fetch: func(w http.ResponseWriter, r *http.Request) {
@@ -403,7 +348,7 @@ func TestFailures(t *testing.T) {
 			search: func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "oops") },
 			want:   "DeepSeek Search failed: DeepSeek returned a response that is not JSON (first bytes: oops); check that baseURL", requests: 1},
 		{name: "no content", tool: "deepseek_fetch", args: map[string]any{"url": "https://go.dev/empty"},
-			fetch: answer(200, map[string]any{"title": "Empty", "content": "  "}),
+			fetch: deepseektest.Answer(200, map[string]any{"title": "Empty", "content": "  "}),
 			want:  "DeepSeek Fetch failed: no readable content at https://go.dev/empty", requests: 1},
 		{name: "body over 5 MiB", tool: "deepseek_fetch", args: map[string]any{"url": "https://go.dev/big"},
 			fetch: func(w http.ResponseWriter, _ *http.Request) {
@@ -422,7 +367,7 @@ func TestFailures(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			d := newDeepSeek(t)
-			d.search, d.fetch = tc.search, tc.fetch
+			d.Search, d.Fetch = tc.search, tc.fetch
 			h := connect(t, d, tc.options)
 			switch tc.key {
 			case "":
@@ -439,7 +384,7 @@ func TestFailures(t *testing.T) {
 			} else {
 				require.Equal(t, tc.want, got)
 			}
-			require.Len(t, d.seen(), tc.requests)
+			require.Len(t, d.Bodies(), tc.requests)
 			if tc.key != "" && tc.key != "-" {
 				require.NotContains(t, h.fromServer(), tc.key)
 			}
@@ -470,7 +415,7 @@ func TestUnknownToolIsAProtocolError(t *testing.T) {
 // The key is read at every call: a host that sets it after start works.
 func TestKeyReadAtCallTime(t *testing.T) {
 	d := newDeepSeek(t)
-	d.search = answer(200, searchAnswer)
+	d.Search = deepseektest.Answer(200, searchAnswer)
 	h := connect(t, d, ``)
 	h.env.set("DEEPSEEK_API_KEY", "")
 	res := h.call(t, "deepseek_search", map[string]any{"query": "go"})
@@ -485,7 +430,7 @@ func TestKeyReadAtCallTime(t *testing.T) {
 func TestCancellation(t *testing.T) {
 	d := newDeepSeek(t)
 	arrived, aborted := make(chan struct{}), make(chan struct{})
-	d.fetch = func(w http.ResponseWriter, r *http.Request) {
+	d.Fetch = func(w http.ResponseWriter, r *http.Request) {
 		close(arrived)
 		select {
 		case <-r.Context().Done():
@@ -512,7 +457,7 @@ func TestCancellation(t *testing.T) {
 	require.ErrorIs(t, <-done, context.Canceled)
 	require.Contains(t, h.wire.String(), `"method":"notifications/cancelled"`)
 	// The session still serves.
-	d.fetch = answer(200, fetchAnswer)
+	d.Fetch = deepseektest.Answer(200, fetchAnswer)
 	require.Equal(t, fetchText, text(t, h.call(t, "deepseek_fetch", map[string]any{"url": "https://go.dev/"})))
 }
 
@@ -524,25 +469,25 @@ func TestConcurrentCalls(t *testing.T) {
 	arrived.Add(n)
 	all := make(chan struct{})
 	go func() { arrived.Wait(); close(all) }()
-	d.search = func(w http.ResponseWriter, r *http.Request) {
+	d.Search = func(w http.ResponseWriter, r *http.Request) {
 		var body struct{ Query string }
 		_ = json.NewDecoder(r.Body).Decode(&body)
 		arrived.Done()
 		select {
 		case <-all:
 		case <-time.After(10 * time.Second):
-			writeJSON(w, 500, apiError("not concurrent"))
+			deepseektest.WriteJSON(w, 500, deepseektest.APIError("not concurrent"))
 			return
 		}
-		writeJSON(w, 200, map[string]any{"results": []any{map[string]any{"url": "https://example.com/" + body.Query, "title": body.Query}}})
+		deepseektest.WriteJSON(w, 200, map[string]any{"results": []any{map[string]any{"url": "https://example.com/" + body.Query, "title": body.Query}}})
 	}
-	// The body is read by the handler, not by deepseek.serve: use a bare server.
+	// The body is read by the handler, not by the shared mock: use a bare server.
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Authorization") != "Bearer "+testKey {
-			writeJSON(w, 401, apiError("bad key"))
+			deepseektest.WriteJSON(w, 401, deepseektest.APIError("bad key"))
 			return
 		}
-		d.search(w, r)
+		d.Search(w, r)
 	}))
 	defer srv.Close()
 	h := connect(t, nil, `{"baseURL":"`+srv.URL+`","maxRetries":0}`)
@@ -569,14 +514,14 @@ func TestConcurrentCalls(t *testing.T) {
 func TestProgressDuringRetries(t *testing.T) {
 	d := newDeepSeek(t)
 	calls := 0
-	d.search = func(w http.ResponseWriter, _ *http.Request) {
+	d.Search = func(w http.ResponseWriter, _ *http.Request) {
 		calls++
 		if calls < 3 {
 			w.Header().Set("Retry-After", "0")
-			writeJSON(w, 503, apiError("busy"))
+			deepseektest.WriteJSON(w, 503, deepseektest.APIError("busy"))
 			return
 		}
-		writeJSON(w, 200, searchAnswer)
+		deepseektest.WriteJSON(w, 200, searchAnswer)
 	}
 	h := connect(t, d, ``)
 	params := &sdk.CallToolParams{Name: "deepseek_search", Arguments: map[string]any{"query": "go"}}

@@ -6,30 +6,32 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/deepseektest"
 )
 
 // The README's shell examples put flags after the argument; they must work as written.
 func TestCLIReadmeExamples(t *testing.T) {
 	m := newMock(t)
-	m.search = answer(200, searchAnswer)
-	m.fetch = answer(200, fetchAnswer)
+	m.Search = deepseektest.Answer(200, searchAnswer)
+	m.Fetch = deepseektest.Answer(200, fetchAnswer)
 
 	r := runBin(t, baseEnv(t), "search", "wasi preview 2 status", "--max-results", "5", "--base-url", m.URL)
 	require.Equal(t, 0, r.code, r.stderr)
 	require.Equal(t, searchText, r.stdout)
-	require.Equal(t, map[string]any{"query": "wasi preview 2 status", "count": float64(5), "need_content": false}, m.seen()[0].Body)
+	require.Equal(t, map[string]any{"query": "wasi preview 2 status", "count": float64(5), "need_content": false}, m.Requests()[0].Body)
 
 	r = runBin(t, baseEnv(t), "fetch", "https://go.dev/doc/go1.26", "--json", "--base-url", m.URL)
 	require.Equal(t, 0, r.code, r.stderr)
 	var got map[string]any
 	require.NoError(t, json.Unmarshal([]byte(r.stdout), &got), r.stdout)
 	require.Equal(t, "https://go.dev/doc/go1.26", got["url"])
-	require.Equal(t, map[string]any{"url": "https://go.dev/doc/go1.26"}, m.seen()[1].Body)
+	require.Equal(t, map[string]any{"url": "https://go.dev/doc/go1.26"}, m.Requests()[1].Body)
 }
 
 func TestCLIFlagsAnywhere(t *testing.T) {
 	m := newMock(t)
-	m.search = answer(200, searchAnswer)
+	m.Search = deepseektest.Answer(200, searchAnswer)
 	tests := []struct {
 		name  string
 		args  []string
@@ -46,10 +48,10 @@ func TestCLIFlagsAnywhere(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			before := len(m.seen())
+			before := len(m.Requests())
 			r := runBin(t, baseEnv(t), append([]string{"search", "--base-url", m.URL}, tc.args...)...)
 			require.Equal(t, 0, r.code, r.stderr)
-			seen := m.seen()
+			seen := m.Requests()
 			require.Len(t, seen, before+1)
 			require.Equal(t, tc.query, seen[before].Body["query"])
 			require.Equal(t, tc.count, seen[before].Body["count"])

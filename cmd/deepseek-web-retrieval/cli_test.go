@@ -13,7 +13,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -24,6 +23,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/deepseektest"
 )
 
 // cliBin is the binary TestMain builds.
@@ -50,71 +51,8 @@ func TestMain(m *testing.M) {
 
 const cliKey = "sk-clitest0123456789abcdef"
 
-// mockDeepSeek plays DeepSeek: per endpoint a handler, the requests it saw, and a key check
-// that echoes the key it got in its 401 message.
-type mockDeepSeek struct {
-	*httptest.Server
-	mu       sync.Mutex
-	requests []recorded
-	search   http.HandlerFunc
-	fetch    http.HandlerFunc
-	arrived  chan struct{} // one value per request, before the handler runs
-}
-
-type recorded struct {
-	Path, Auth, UserAgent string
-	Body                  map[string]any
-}
-
-func newMock(t *testing.T) *mockDeepSeek {
-	m := &mockDeepSeek{arrived: make(chan struct{}, 100)}
-	m.Server = httptest.NewServer(http.HandlerFunc(m.serve))
-	t.Cleanup(m.Close)
-	return m
-}
-
-func (m *mockDeepSeek) serve(w http.ResponseWriter, r *http.Request) {
-	raw, _ := io.ReadAll(r.Body)
-	var body map[string]any
-	_ = json.Unmarshal(raw, &body)
-	m.mu.Lock()
-	m.requests = append(m.requests, recorded{r.URL.Path, r.Header.Get("Authorization"), r.Header.Get("User-Agent"), body})
-	search, fetch := m.search, m.fetch
-	m.mu.Unlock()
-	m.arrived <- struct{}{}
-	if got := r.Header.Get("Authorization"); got != "Bearer "+cliKey {
-		writeJSON(w, 401, map[string]any{"error": map[string]any{"message": "Authentication Fails: bad key " + strings.TrimPrefix(got, "Bearer ")}})
-		return
-	}
-	switch {
-	case r.Method == http.MethodPost && r.URL.Path == "/v1/tools/search" && search != nil:
-		search(w, r)
-	case r.Method == http.MethodPost && r.URL.Path == "/v1/tools/fetch" && fetch != nil:
-		fetch(w, r)
-	default:
-		writeJSON(w, 404, map[string]any{"error": map[string]any{"message": "no route " + r.URL.Path}})
-	}
-}
-
-func (m *mockDeepSeek) seen() []recorded {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return append([]recorded(nil), m.requests...)
-}
-
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(v)
-}
-
-func answer(status int, v any) http.HandlerFunc {
-	return func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, status, v) }
-}
-
-func apiError(msg string) map[string]any {
-	return map[string]any{"error": map[string]any{"message": msg}}
-}
+// newMock plays DeepSeek for the CLI's key (internal/deepseektest).
+func newMock(t *testing.T) *deepseektest.Server { return deepseektest.New(t, cliKey) }
 
 // searchAnswer has a duplicate, a result without a URL, nulls, and the key echoed in a
 // summary (it must not reach the output).
@@ -184,12 +122,12 @@ func checkOutput(t *testing.T, r result) {
 
 func TestCLISearchText(t *testing.T) {
 	m := newMock(t)
-	m.search = answer(200, searchAnswer)
+	m.Search = deepseektest.Answer(200, searchAnswer)
 	r := runBin(t, baseEnv(t), "search", "--base-url", m.URL, "  go idioms ")
 	require.Equal(t, 0, r.code, r.stderr)
 	require.Equal(t, searchText, r.stdout)
 	require.Empty(t, r.stderr)
-	seen := m.seen()
+	seen := m.Requests()
 	require.Len(t, seen, 1)
 	require.Equal(t, "Bearer "+cliKey, seen[0].Auth)
 	require.Contains(t, seen[0].UserAgent, "deepseek-web-retrieval")
@@ -198,7 +136,7 @@ func TestCLISearchText(t *testing.T) {
 
 func TestCLISearchFlagsReachTheRequest(t *testing.T) {
 	m := newMock(t)
-	m.search = answer(200, searchAnswer)
+	m.Search = deepseektest.Answer(200, searchAnswer)
 	r := runBin(t, baseEnv(t), "search", "--base-url", m.URL, "--max-results", "1", "--blocked-domains", "pinterest.com",
 		"--language", "zh,en", "--question", "How do I write idiomatic Go?", "go idioms")
 	require.Equal(t, 0, r.code, r.stderr)
@@ -206,12 +144,12 @@ func TestCLISearchFlagsReachTheRequest(t *testing.T) {
 	require.Equal(t, map[string]any{
 		"query": "go idioms -site:pinterest.com lang:zh,en", "count": float64(1), "need_content": false,
 		"ori_question": "How do I write idiomatic Go?",
-	}, m.seen()[0].Body)
+	}, m.Requests()[0].Body)
 }
 
 func TestCLISearchJSON(t *testing.T) {
 	m := newMock(t)
-	m.search = answer(200, searchAnswer)
+	m.Search = deepseektest.Answer(200, searchAnswer)
 	r := runBin(t, baseEnv(t), "search", "--json", "--base-url", m.URL, "go idioms")
 	require.Equal(t, 0, r.code, r.stderr)
 	var got map[string]any
@@ -237,13 +175,13 @@ func TestCLISearchJSON(t *testing.T) {
 
 func TestCLIFetch(t *testing.T) {
 	m := newMock(t)
-	m.fetch = answer(200, fetchAnswer)
+	m.Fetch = deepseektest.Answer(200, fetchAnswer)
 	const url = "https://go.dev/doc/effective_go"
 	r := runBin(t, baseEnv(t), "fetch", "--base-url", m.URL, url)
 	require.Equal(t, 0, r.code, r.stderr)
 	require.Equal(t, fetchText, r.stdout)
 	require.Empty(t, r.stderr)
-	require.Equal(t, map[string]any{"url": url}, m.seen()[0].Body)
+	require.Equal(t, map[string]any{"url": url}, m.Requests()[0].Body)
 
 	r = runBin(t, baseEnv(t), "fetch", "--json", "--format", "markdown", "--base-url", m.URL, url)
 	require.Equal(t, 0, r.code, r.stderr)
@@ -259,7 +197,7 @@ func TestCLIFetch(t *testing.T) {
 
 func TestCLIFetchTruncated(t *testing.T) {
 	m := newMock(t)
-	m.fetch = answer(200, map[string]any{"title": "Long", "content": strings.Repeat("Löng line of text.\n", 100)})
+	m.Fetch = deepseektest.Answer(200, map[string]any{"title": "Long", "content": strings.Repeat("Löng line of text.\n", 100)})
 	r := runBin(t, baseEnv(t), "fetch", "--fetch-max-chars", "200", "--base-url", m.URL, "https://go.dev/long")
 	require.Equal(t, 0, r.code, r.stderr)
 	text := strings.TrimSuffix(r.stdout, "\n")
@@ -278,7 +216,7 @@ func TestCLIFetchTruncated(t *testing.T) {
 	r = runBin(t, baseEnv(t), "fetch", "--offset", "-5", "--base-url", m.URL, "https://go.dev/long")
 	require.Equal(t, 2, r.code)
 	require.Equal(t, "deepseek-web-retrieval fetch: DeepSeek Fetch: offset -5 is negative; use 0 for the start of the page\n", r.stderr)
-	require.Len(t, m.seen(), 3, "a negative offset sends nothing")
+	require.Len(t, m.Requests(), 3, "a negative offset sends nothing")
 
 	r = runBin(t, baseEnv(t), "fetch", "--json", "--fetch-max-chars", "200", "--base-url", m.URL, "https://go.dev/long")
 	require.Equal(t, 0, r.code, r.stderr)
@@ -294,8 +232,8 @@ func TestCLIFetchTruncated(t *testing.T) {
 
 func TestCLIUsageAndInputErrors(t *testing.T) {
 	m := newMock(t)
-	m.search = answer(200, searchAnswer)
-	m.fetch = answer(200, fetchAnswer)
+	m.Search = deepseektest.Answer(200, searchAnswer)
+	m.Fetch = deepseektest.Answer(200, fetchAnswer)
 	tests := []struct {
 		name   string
 		args   []string
@@ -318,13 +256,13 @@ func TestCLIUsageAndInputErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			before := len(m.seen())
+			before := len(m.Requests())
 			args := append(append([]string{}, tc.args[0], "--base-url", m.URL), tc.args[1:]...)
 			r := runBin(t, baseEnv(t), args...)
 			require.Equal(t, exitUsage, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
 			require.Empty(t, r.stdout)
 			require.Contains(t, r.stderr, tc.stderr)
-			require.Len(t, m.seen(), before, "a request was sent")
+			require.Len(t, m.Requests(), before, "a request was sent")
 		})
 	}
 }
@@ -347,34 +285,34 @@ func TestCLIMissingKey(t *testing.T) {
 	r = runBin(t, append(env, "DEEPSEEK_API_KEY="), "fetch", "--api-key-env", "MY_DS_KEY", "--base-url", m.URL, "https://go.dev/")
 	require.Equal(t, exitMissingKey, r.code)
 	require.Equal(t, "deepseek-web-retrieval fetch: DeepSeek API key not found: set the MY_DS_KEY environment variable\n", r.stderr)
-	require.Empty(t, m.seen())
+	require.Empty(t, m.Requests())
 }
 
 func TestCLIDeepSeekErrors(t *testing.T) {
 	t.Run("402", func(t *testing.T) {
 		m := newMock(t)
-		m.search = answer(402, apiError("Insufficient Balance"))
+		m.Search = deepseektest.Answer(402, deepseektest.APIError("Insufficient Balance"))
 		r := runBin(t, baseEnv(t), "search", "--base-url", m.URL, "go")
 		require.Equal(t, exitAPI, r.code)
 		require.Empty(t, r.stdout)
 		require.Equal(t, "deepseek-web-retrieval search: DeepSeek Search failed: HTTP 402: Insufficient Balance\n", r.stderr)
-		require.Len(t, m.seen(), 1, "402 is not retried")
+		require.Len(t, m.Requests(), 1, "402 is not retried")
 	})
 	t.Run("500 echoing the key, no retries", func(t *testing.T) {
 		m := newMock(t)
-		m.fetch = answer(500, apiError("internal error for key "+cliKey))
+		m.Fetch = deepseektest.Answer(500, deepseektest.APIError("internal error for key "+cliKey))
 		r := runBin(t, baseEnv(t), "fetch", "--max-retries", "0", "--base-url", m.URL, "https://go.dev/")
 		require.Equal(t, exitAPI, r.code)
 		require.Contains(t, r.stderr, "deepseek-web-retrieval fetch: DeepSeek Fetch failed: HTTP 500: internal error for key ")
-		require.Len(t, m.seen(), 1)
+		require.Len(t, m.Requests(), 1)
 	})
 	t.Run("500 after one retry", func(t *testing.T) {
 		m := newMock(t)
-		m.search = answer(500, apiError("busy"))
+		m.Search = deepseektest.Answer(500, deepseektest.APIError("busy"))
 		r := runBin(t, baseEnv(t), "search", "--max-retries", "1", "--base-url", m.URL, "go")
 		require.Equal(t, exitAPI, r.code)
 		require.Contains(t, r.stderr, "DeepSeek Search failed: HTTP 500: busy")
-		require.Len(t, m.seen(), 2)
+		require.Len(t, m.Requests(), 2)
 	})
 	t.Run("401 echoing a wrong key", func(t *testing.T) {
 		m := newMock(t)
@@ -413,7 +351,7 @@ func TestCLIInterrupt(t *testing.T) {
 	m := newMock(t)
 	release := make(chan struct{})
 	t.Cleanup(func() { close(release) })
-	m.search = func(w http.ResponseWriter, r *http.Request) {
+	m.Search = func(w http.ResponseWriter, r *http.Request) {
 		select { // stall until the client goes away
 		case <-r.Context().Done():
 		case <-release:
@@ -425,7 +363,7 @@ func TestCLIInterrupt(t *testing.T) {
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	require.NoError(t, cmd.Start())
 	select {
-	case <-m.arrived:
+	case <-m.Arrived:
 	case <-time.After(10 * time.Second):
 		_ = cmd.Process.Kill()
 		t.Fatal("the search never reached the mock")
@@ -497,11 +435,8 @@ func connectProxy(t *testing.T, target string) (url string, asked func() []strin
 
 func TestCLIHonoursProxyEnvironment(t *testing.T) {
 	// DeepSeek over TLS at a name that does not resolve here; only the proxy knows the way.
-	m := &mockDeepSeek{arrived: make(chan struct{}, 100)}
-	m.Server = httptest.NewUnstartedServer(http.HandlerFunc(m.serve))
-	m.StartTLS()
-	t.Cleanup(m.Close)
-	m.search = answer(200, searchAnswer)
+	m := deepseektest.NewTLS(t, cliKey)
+	m.Search = deepseektest.Answer(200, searchAnswer)
 	certFile := filepath.Join(t.TempDir(), "ca.pem")
 	require.NoError(t, os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: m.Certificate().Raw}), 0o644))
 	proxyURL, asked := connectProxy(t, m.Listener.Addr().String())
@@ -514,7 +449,7 @@ func TestCLIHonoursProxyEnvironment(t *testing.T) {
 		require.Equal(t, 0, r.code, r.stderr)
 		require.Equal(t, searchText, r.stdout)
 		require.Equal(t, []string{"CONNECT example.com:443"}, asked())
-		require.Equal(t, "Bearer "+cliKey, m.seen()[0].Auth)
+		require.Equal(t, "Bearer "+cliKey, m.Requests()[0].Auth)
 	})
 	t.Run("https_proxy (lower case) too", func(t *testing.T) {
 		env := append(baseEnv(t), "SSL_CERT_FILE="+certFile, "https_proxy="+proxyURL)
@@ -532,7 +467,7 @@ func TestCLIHonoursProxyEnvironment(t *testing.T) {
 	})
 	t.Run("loopback is never proxied", func(t *testing.T) {
 		plain := newMock(t)
-		plain.search = answer(200, searchAnswer)
+		plain.Search = deepseektest.Answer(200, searchAnswer)
 		env := append(baseEnv(t), "HTTP_PROXY=http://127.0.0.1:1", "HTTPS_PROXY=http://127.0.0.1:1")
 		r := runBin(t, env, "search", "--base-url", plain.URL, "--max-retries", "0", "go idioms")
 		require.Equal(t, 0, r.code, r.stderr)

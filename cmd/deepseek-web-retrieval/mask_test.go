@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/deepseektest"
 )
 
 // A server that sends bytes after its response makes net/http log
@@ -17,7 +19,7 @@ import (
 // stderr masked, never with the key (issue 9, item 6).
 func TestCLILibraryLogLinesAreMasked(t *testing.T) {
 	m := newMock(t)
-	m.search = answerWithKeyAfterBody
+	m.Search = answerWithKeyAfterBody
 	seen := 0
 	for range 10 {
 		r := runBin(t, baseEnv(t), "search", "--base-url", m.URL, "go") // checks the key is never printed
@@ -36,7 +38,7 @@ func TestCLILibraryLogLinesAreMasked(t *testing.T) {
 // Warnings and errors about options go through the same masking.
 func TestCLIOptionValuesLikeKeysAreNotRepeated(t *testing.T) {
 	m := newMock(t)
-	m.search = answer(200, searchAnswer)
+	m.Search = deepseektest.Answer(200, searchAnswer)
 	r := runBin(t, baseEnv(t), "search", "--base-url", m.URL, "--api-key-env", cliKey, "go")
 	require.Equal(t, exitUsage, r.code)
 	require.Equal(t, "deepseek-web-retrieval search: --api-key-env: a value that looks like an API key (not repeated here) is not an environment variable name\nRun \"deepseek-web-retrieval help search\" for usage.\n", r.stderr)
@@ -57,7 +59,7 @@ func TestCLIFlagValueKeyMasked(t *testing.T) {
 // Claude Code save its stderr to a log file.
 func TestMCPLibraryLogLinesAreMasked(t *testing.T) {
 	m := newMock(t)
-	m.search = answerWithKeyAfterBody
+	m.Search = answerWithKeyAfterBody
 	s := startMCP(t, baseEnv(t), "--base-url", m.URL) // its cleanup checks the key is never printed
 	s.initialize("2025-06-18")
 	for i := range 5 {

@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/deepseektest"
 )
 
 // protocolRevisions are the MCP revisions the server must negotiate.
@@ -184,8 +186,8 @@ func (s *rpcServer) wait(start time.Time) (int, time.Duration) {
 
 func TestMCPProtocolRevisions(t *testing.T) {
 	m := newMock(t)
-	m.search = answer(200, searchAnswer)
-	m.fetch = answer(200, fetchAnswer)
+	m.Search = deepseektest.Answer(200, searchAnswer)
+	m.Fetch = deepseektest.Answer(200, fetchAnswer)
 	for _, version := range protocolRevisions {
 		t.Run(version, func(t *testing.T) {
 			s := startMCP(t, baseEnv(t), "--base-url", m.URL, "--fetch", "preferred")
@@ -248,17 +250,17 @@ func TestMCPWithoutKey(t *testing.T) {
 	text, isErr := toolText(t, s.call(2, "tools/call", map[string]any{"name": "deepseek_search", "arguments": map[string]any{"query": "go"}}))
 	require.True(t, isErr)
 	require.Equal(t, "DeepSeek API key not found: set the MY_DS_KEY environment variable", text)
-	require.Empty(t, m.seen())
+	require.Empty(t, m.Requests())
 	code, _ := s.closeAndWait()
 	require.Equal(t, 0, code)
 }
 
 // blockingMock answers nothing until the request is aborted; aborted receives one value per
 // aborted request.
-func blockingMock(t *testing.T) (m *mockDeepSeek, aborted chan struct{}) {
+func blockingMock(t *testing.T) (m *deepseektest.Server, aborted chan struct{}) {
 	m = newMock(t)
 	aborted = make(chan struct{}, 10)
-	m.fetch = func(_ http.ResponseWriter, r *http.Request) {
+	m.Fetch = func(_ http.ResponseWriter, r *http.Request) {
 		select {
 		case <-r.Context().Done():
 			aborted <- struct{}{}
@@ -268,12 +270,12 @@ func blockingMock(t *testing.T) (m *mockDeepSeek, aborted chan struct{}) {
 	return m, aborted
 }
 
-func startFetch(t *testing.T, s *rpcServer, m *mockDeepSeek, id any) {
+func startFetch(t *testing.T, s *rpcServer, m *deepseektest.Server, id any) {
 	t.Helper()
 	s.sendJSON(map[string]any{"jsonrpc": "2.0", "id": id, "method": "tools/call",
 		"params": map[string]any{"name": "deepseek_fetch", "arguments": map[string]any{"url": "https://go.dev/slow"}}})
 	select {
-	case <-m.arrived:
+	case <-m.Arrived:
 	case <-time.After(10 * time.Second):
 		t.Fatal("the request did not reach DeepSeek")
 	}
@@ -335,7 +337,7 @@ func TestMCPShutdown(t *testing.T) {
 
 func TestMCPOptionsFromFlagsAndEnvironment(t *testing.T) {
 	m := newMock(t)
-	m.search = answer(200, searchAnswer)
+	m.Search = deepseektest.Answer(200, searchAnswer)
 	tests := []struct {
 		name  string
 		env   []string
@@ -350,7 +352,7 @@ func TestMCPOptionsFromFlagsAndEnvironment(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			before := len(m.seen())
+			before := len(m.Requests())
 			s := startMCP(t, append(baseEnv(t), tc.env...), append([]string{"--base-url", m.URL}, tc.args...)...)
 			s.initialize("2025-06-18")
 			var names []string
@@ -360,7 +362,7 @@ func TestMCPOptionsFromFlagsAndEnvironment(t *testing.T) {
 			require.ElementsMatch(t, tc.tools, names)
 			_, isErr := toolText(t, s.call(2, "tools/call", map[string]any{"name": "deepseek_search", "arguments": map[string]any{"query": "go", "question": "how?"}}))
 			require.False(t, isErr)
-			seen := m.seen()
+			seen := m.Requests()
 			require.Len(t, seen, before+1)
 			require.Equal(t, map[string]any{"query": "go", "count": tc.count, "need_content": false, "ori_question": "how?"}, seen[before].Body)
 			code, _ := s.closeAndWait()
@@ -432,7 +434,7 @@ func TestMCPForcedSaysWhatItCannotDo(t *testing.T) {
 // request by default; --cache-ttl 0 (or its variable) turns them off.
 func TestMCPCacheOptions(t *testing.T) {
 	m := newMock(t)
-	m.search = answer(200, searchAnswer)
+	m.Search = deepseektest.Answer(200, searchAnswer)
 	for _, tc := range []struct {
 		name     string
 		env      []string
@@ -444,7 +446,7 @@ func TestMCPCacheOptions(t *testing.T) {
 		{"variable", []string{"DEEPSEEK_WEB_RETRIEVAL_CACHE_MAX_MB=0"}, nil, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			before := len(m.seen())
+			before := len(m.Requests())
 			s := startMCP(t, append(baseEnv(t), tc.env...), append([]string{"--base-url", m.URL}, tc.args...)...)
 			s.initialize("2025-06-18")
 			for i := range 2 {
@@ -452,7 +454,7 @@ func TestMCPCacheOptions(t *testing.T) {
 				require.False(t, isErr)
 				require.Equal(t, strings.TrimSuffix(searchText, "\n"), text, "a cached answer reads the same")
 			}
-			require.Len(t, m.seen(), before+tc.requests)
+			require.Len(t, m.Requests(), before+tc.requests)
 			code, _ := s.closeAndWait()
 			require.Equal(t, 0, code)
 		})

@@ -15,6 +15,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/deepseektest"
 )
 
 type messagesRequest struct {
@@ -169,7 +171,7 @@ func TestCLIMessagesSeedEnvironment(t *testing.T) {
 
 	// Without the messages backend the variables are not read: the Search API is asked.
 	search := newMock(t)
-	search.search = answer(200, searchAnswer)
+	search.Search = deepseektest.Answer(200, searchAnswer)
 	r = runBin(t, env, "search", "--base-url", search.URL, "go idioms")
 	require.Equal(t, 0, r.code, r.stderr)
 	require.Equal(t, searchText, r.stdout)
