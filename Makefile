@@ -67,8 +67,12 @@ test: lint check-wasm test-go test-js test-hosts
 # set with `go env -w`, which a GOFLAGS variable would otherwise hide.)
 test: export GOFLAGS := $(strip $(shell $(GO) env GOFLAGS 2>/dev/null) -trimpath)
 
+# The module's own package (wasm/) has tests that only build for wasip1: they run under
+# wazero's CLI, built from the wazero version go.mod pins.
 test-go:
 	$(GO) test -count=1 ./...
+	$(GO) build -o bin/wazero github.com/tetratelabs/wazero/cmd/wazero
+	GOOS=wasip1 GOARCH=wasm $(GO) test -count=1 -exec "$(CURDIR)/bin/wazero run" ./wasm/
 
 js-deps:
 	cd $(JSDIR) && npm install --no-audit --no-fund

@@ -12,10 +12,10 @@ import (
 )
 
 // panicText prints what fmt's %v prints for the values panics carry. The
-// package only builds for wasip1; run it with wazero's CLI:
+// package only builds for wasip1; make test-go runs it under wazero's CLI:
 //
-//	go build -o /tmp/wazero github.com/tetratelabs/wazero/cmd/wazero
-//	GOOS=wasip1 GOARCH=wasm go test -exec "/tmp/wazero run" ./wasm/
+//	go build -o bin/wazero github.com/tetratelabs/wazero/cmd/wazero
+//	GOOS=wasip1 GOARCH=wasm go test -exec "$PWD/bin/wazero run" ./wasm/
 func TestPanicText(t *testing.T) {
 	var nilMap map[string]int
 	runtimeErr := func() (err error) {
