@@ -21,33 +21,24 @@ type WebsearchResult struct {
 // AppendJSON appends r as JSON.
 func (r *WebsearchResult) AppendJSON(b []byte) []byte {
 	b = append(b, `{"results":`...)
-	if r.Results == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, '[')
-		for i, pr := range r.Results {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, `{"url":`...)
-			b = jsonlite.AppendString(b, pr.URL)
-			if pr.Title != "" {
-				b = append(b, `,"title":`...)
-				b = jsonlite.AppendString(b, pr.Title)
-			}
-			if pr.Content != "" {
-				b = append(b, `,"content":`...)
-				b = jsonlite.AppendString(b, pr.Content)
-			}
-			b = append(b, `,"time":{`...)
-			if p := pr.Time.Published; p != nil {
-				b = append(b, `"published":`...)
-				b = strconv.AppendInt(b, *p, 10)
-			}
-			b = append(b, "}}"...)
+	b = jsonlite.AppendArray(b, r.Results, func(b []byte, pr *ProviderResult) []byte {
+		b = append(b, `{"url":`...)
+		b = jsonlite.AppendString(b, pr.URL)
+		if pr.Title != "" {
+			b = append(b, `,"title":`...)
+			b = jsonlite.AppendString(b, pr.Title)
 		}
-		b = append(b, ']')
-	}
+		if pr.Content != "" {
+			b = append(b, `,"content":`...)
+			b = jsonlite.AppendString(b, pr.Content)
+		}
+		b = append(b, `,"time":{`...)
+		if p := pr.Time.Published; p != nil {
+			b = append(b, `"published":`...)
+			b = strconv.AppendInt(b, *p, 10)
+		}
+		return append(b, "}}"...)
+	})
 	return append(b, '}')
 }
 
@@ -121,18 +112,7 @@ func (p *Plan) AppendJSON(b []byte) []byte {
 		b = append(b, '}')
 	}
 	b = append(b, `,"tools":`...)
-	if p.Tools == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, '[')
-		for i := range p.Tools {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = p.Tools[i].appendJSON(b)
-		}
-		b = append(b, ']')
-	}
+	b = jsonlite.AppendArray(b, p.Tools, func(b []byte, t *Tool) []byte { return t.appendJSON(b) })
 	if len(p.RemoveTools) > 0 {
 		b = append(b, `,"removeTools":`...)
 		b = jsonlite.AppendStrings(b, p.RemoveTools)

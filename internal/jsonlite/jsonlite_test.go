@@ -69,6 +69,16 @@ func TestAppendStrings(t *testing.T) {
 	}
 }
 
+// AppendArray writes a slice as json.Marshal does, whatever its elements.
+func TestAppendArray(t *testing.T) {
+	for _, list := range [][][2]string{nil, {}, {{"a", "b"}}, {{"<", hostile[0]}, {"", "x"}}} {
+		want, err := json.Marshal(list)
+		require.NoError(t, err)
+		got := AppendArray(nil, list, func(b []byte, p *[2]string) []byte { return AppendStrings(b, p[:]) })
+		require.Equal(t, string(want), string(got))
+	}
+}
+
 func FuzzUnquote(f *testing.F) {
 	for _, s := range []string{`"a"`, ` "a\u00e9\ud83d\ude00" `, `"\ud800"`, `"a`, `1`, `null`, `"a" "b"`, `"\q"`, "\"\xff\"", "\"\t\"", `"a"x`} {
 		f.Add([]byte(s))

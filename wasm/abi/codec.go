@@ -149,22 +149,7 @@ func (s *Step) AppendJSON(b []byte) []byte {
 		b = append(b, `,"url":`...)
 		b = jsonlite.AppendString(b, r.URL)
 		b = append(b, `,"headers":`...)
-		if r.Headers == nil {
-			b = append(b, "null"...)
-		} else {
-			b = append(b, '[')
-			for i, h := range r.Headers {
-				if i > 0 {
-					b = append(b, ',')
-				}
-				b = append(b, '[')
-				b = jsonlite.AppendString(b, h[0])
-				b = append(b, ',')
-				b = jsonlite.AppendString(b, h[1])
-				b = append(b, ']')
-			}
-			b = append(b, ']')
-		}
+		b = jsonlite.AppendArray(b, r.Headers, func(b []byte, h *[2]string) []byte { return jsonlite.AppendStrings(b, h[:]) })
 		b = append(b, `,"body":`...)
 		b = jsonlite.AppendString(b, r.Body)
 		b = append(b, `,"timeoutMs":`...)
