@@ -5,7 +5,7 @@ import (
 	"strconv"
 
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core/internal/wire"
-	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/jsonlite"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/ascii"
 )
 
 // This file reads the JSON of options (ParseOptions, the seed variables)
@@ -236,7 +236,7 @@ func (c *jsonChecker) str() bool {
 				case 'u':
 					c.i++
 					for range 4 {
-						if c.i == len(c.b) || !jsonlite.IsHex(c.b[c.i]) {
+						if c.i == len(c.b) || !ascii.IsHex(c.b[c.i]) {
 							return c.fail(`in \u hexadecimal character escape`)
 						}
 						c.i++

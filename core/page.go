@@ -6,7 +6,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/jsonlite"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/ascii"
 )
 
 // DefaultContinueHint is the end of the continue line when a host names no
@@ -67,7 +67,7 @@ func hasByte(s string, c byte) bool {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	i := 0
 	for ; i+8 <= len(s); i += 8 {
-		if y := jsonlite.Load8(s[i:]) ^ ones*uint64(c); (y-ones)&^y&highs != 0 {
+		if y := ascii.Load8(s[i:]) ^ ones*uint64(c); (y-ones)&^y&highs != 0 {
 			return true
 		}
 	}
@@ -90,7 +90,7 @@ func pageIndex(doc string) ([]int32, int) {
 		if n%pageStride == 0 {
 			index = append(index, int32(i))
 		}
-		if n%pageStride <= pageStride-8 && i+8 <= len(doc) && jsonlite.Load8(doc[i:])&0x8080808080808080 == 0 {
+		if n%pageStride <= pageStride-8 && i+8 <= len(doc) && ascii.Load8(doc[i:])&0x8080808080808080 == 0 {
 			i += 8
 			n += 7
 		} else if doc[i] < utf8.RuneSelf {

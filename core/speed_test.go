@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/jsonlite"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/ascii"
 	"github.com/stretchr/testify/require"
 )
 
@@ -203,7 +203,7 @@ func TestPlain8(t *testing.T) {
 				b[k] = 'a' + byte(r.IntN(26))
 			}
 		}
-		require.Equal(t, ref(string(b[:])), plain8(jsonlite.Load8(string(b[:]))), "%q", b)
+		require.Equal(t, ref(string(b[:])), plain8(ascii.Load8(string(b[:]))), "%q", b)
 	}
 }
 

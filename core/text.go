@@ -5,7 +5,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/jsonlite"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/ascii"
 )
 
 // clip cuts s to at most n code points, never splitting one.
@@ -104,7 +104,7 @@ func collapseN(s string, n int) string {
 				stop = min(stop, i+n-count)
 			}
 			for j < stop {
-				if j+8 <= stop && plain8(jsonlite.Load8(s[j:])) {
+				if j+8 <= stop && plain8(ascii.Load8(s[j:])) {
 					j += 8 // eight bytes that are already collapsed
 				} else if c := s[j]; c > ' ' && c < utf8.RuneSelf {
 					j++

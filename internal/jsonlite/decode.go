@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/ascii"
 )
 
 // The decoder accepts exactly what json.Unmarshal accepts and produces the
@@ -371,7 +373,7 @@ func (d *Decoder) stringValue() (string, error) {
 			case 'u':
 				d.pos++
 				for k := 0; k < 4; k++ {
-					if d.pos+k >= len(d.data) || !IsHex(d.data[d.pos+k]) {
+					if d.pos+k >= len(d.data) || !ascii.IsHex(d.data[d.pos+k]) {
 						return "", d.syntax(`in a \u escape`) // at the escape's first digit
 					}
 				}

@@ -11,6 +11,8 @@ import (
 	"math"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/ascii"
 )
 
 // Raw is raw JSON text, as encoding/json's RawMessage: encoding/json writes
@@ -143,7 +145,7 @@ func AppendString(b []byte, s string) []byte {
 	start := 0
 	for i := 0; i < len(s); {
 		// Eight plain bytes at a time: most text is runs of them.
-		for i+8 <= len(s) && plain8(Load8(s[i:])) {
+		for i+8 <= len(s) && plain8(ascii.Load8(s[i:])) {
 			i += 8
 		}
 		if i == len(s) {

@@ -7,6 +7,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/ascii"
 )
 
 var hostile = []string{
@@ -36,9 +38,9 @@ func TestPlain8(t *testing.T) {
 			for _, bg := range []string{"abcdefgh", "  ~~!!\x7f?", "%'=;:?@!"} {
 				b := []byte(bg)
 				b[pos] = byte(c)
-				require.Equal(t, c < utf8.RuneSelf && plain[c], plain8(Load8(b)), "byte %#x at %d in %q", c, pos, bg)
+				require.Equal(t, c < utf8.RuneSelf && plain[c], plain8(ascii.Load8(b)), "byte %#x at %d in %q", c, pos, bg)
 				b[(pos+5)%8] = 0x1f
-				require.False(t, plain8(Load8(b)), "control byte with %#x at %d", c, pos)
+				require.False(t, plain8(ascii.Load8(b)), "control byte with %#x at %d", c, pos)
 			}
 		}
 	}

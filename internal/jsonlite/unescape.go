@@ -5,6 +5,8 @@ import (
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/ascii"
 )
 
 // Unescape writes the value of a string's raw text (between its quotes,
@@ -18,7 +20,7 @@ func Unescape(b *strings.Builder, raw []byte) {
 		// A run of plain ASCII is copied at once, found eight bytes at a
 		// time where it can be.
 		k := r
-		for k+8 <= len(raw) && ascii8(Load8(raw[k:])) {
+		for k+8 <= len(raw) && ascii8(ascii.Load8(raw[k:])) {
 			k += 8
 		}
 		for k < len(raw) && raw[k] != '\\' && raw[k] < utf8.RuneSelf {
@@ -96,19 +98,13 @@ func UnescapeString(raw []byte) string {
 	return b.String()
 }
 
-// IsHex reports whether c is a hex digit.
-func IsHex(c byte) bool {
-	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
-}
-
 // hexValue maps a hex digit to its value; Unescape's callers have
 // validated every \u escape, so other bytes never reach it.
 var hexValue = func() (t [256]rune) {
-	for i := range 10 {
-		t['0'+i] = rune(i)
-	}
-	for i := range 6 {
-		t['a'+i], t['A'+i] = rune(10+i), rune(10+i)
+	for c := range 256 {
+		if ascii.IsHex(byte(c)) {
+			t[c] = rune(ascii.Unhex(byte(c)))
+		}
 	}
 	return t
 }()
@@ -128,13 +124,4 @@ func ascii8(x uint64) bool {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	bs := x ^ ones*'\\'
 	return (x|(bs-ones)&^bs)&highs == 0
-}
-
-// Load8 reads the first eight bytes of s little-endian; the compiler makes
-// it one load, also in WebAssembly (encoding/binary would add 100 KB to the
-// module).
-func Load8[T string | []byte](s T) uint64 {
-	_ = s[7]
-	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
-		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/ascii"
 )
 
 // ascii8 is true exactly for eight ASCII bytes without a backslash.
@@ -13,17 +15,11 @@ func TestASCII8(t *testing.T) {
 		for pos := range 8 {
 			b := []byte("abcdefgh")
 			b[pos] = byte(c)
-			require.Equal(t, c < 0x80 && c != '\\', ascii8(Load8(b)), "byte %#x at %d", c, pos)
+			require.Equal(t, c < 0x80 && c != '\\', ascii8(ascii.Load8(b)), "byte %#x at %d", c, pos)
 			b[(pos+3)%8] = '\\'
-			require.False(t, ascii8(Load8(b)), "backslash with %#x at %d", c, pos)
+			require.False(t, ascii8(ascii.Load8(b)), "backslash with %#x at %d", c, pos)
 		}
 	}
-}
-
-// Load8 reads a string and a byte slice the same, little-endian.
-func TestLoad8(t *testing.T) {
-	require.Equal(t, uint64(0x6867666564636261), Load8("abcdefgh"))
-	require.Equal(t, uint64(0x6867666564636261), Load8([]byte("abcdefghij")))
 }
 
 // UnescapeString decodes any valid JSON string's text as encoding/json does.

@@ -43,6 +43,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core/internal/ipaddr"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/ascii"
 )
 
 // Host is a parsed URL host: either a domain name or an IP address. It is a
@@ -149,28 +150,14 @@ func percentDecode(s string) string {
 	}
 	b := make([]byte, 0, len(s))
 	for i := 0; i < len(s); i++ {
-		if s[i] == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]) {
-			b = append(b, hexVal(s[i+1])<<4|hexVal(s[i+2]))
+		if s[i] == '%' && i+2 < len(s) && ascii.IsHex(s[i+1]) && ascii.IsHex(s[i+2]) {
+			b = append(b, ascii.Unhex(s[i+1])<<4|ascii.Unhex(s[i+2]))
 			i += 2
 			continue
 		}
 		b = append(b, s[i])
 	}
 	return string(b)
-}
-
-func isHex(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
-}
-
-func hexVal(c byte) byte {
-	switch {
-	case c <= '9':
-		return c - '0'
-	case c >= 'a':
-		return c - 'a' + 10
-	}
-	return c - 'A' + 10
 }
 
 // forbiddenDomain reports the ASCII forbidden domain code points of WHATWG:
@@ -473,8 +460,8 @@ func parseIPv6(s string) (ipaddr.Addr, error) {
 			continue
 		}
 		value, length := 0, 0
-		for length < 4 && at(p) != -1 && isHex(byte(at(p))) {
-			value = value*16 + int(hexVal(byte(at(p))))
+		for length < 4 && at(p) != -1 && ascii.IsHex(byte(at(p))) {
+			value = value*16 + int(ascii.Unhex(byte(at(p))))
 			p++
 			length++
 		}

@@ -1,6 +1,10 @@
 package weburl
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/ascii"
+)
 
 // encoding names the part of a URL a byte is escaped or unescaped for; the
 // rules are net/url's.
@@ -16,20 +20,6 @@ const (
 
 func isAlnum(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
-}
-
-func isHex(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
-}
-
-func unhex(c byte) byte {
-	switch {
-	case c <= '9':
-		return c - '0'
-	case c <= 'F':
-		return c - 'A' + 10
-	}
-	return c - 'a' + 10
 }
 
 // shouldEscape reports whether c is written as %XX in that part of a URL.
@@ -121,10 +111,10 @@ func unescape(s string, mode encoding) (string, bool) {
 			i++
 			continue
 		}
-		if i+2 >= len(s) || !isHex(s[i+1]) || !isHex(s[i+2]) {
+		if i+2 >= len(s) || !ascii.IsHex(s[i+1]) || !ascii.IsHex(s[i+2]) {
 			return "", false
 		}
-		v := unhex(s[i+1])<<4 | unhex(s[i+2])
+		v := ascii.Unhex(s[i+1])<<4 | ascii.Unhex(s[i+2])
 		switch {
 		case mode == encodeHost && v < 0x80 && s[i:i+3] != "%25":
 			return "", false
@@ -140,7 +130,7 @@ func unescape(s string, mode encoding) (string, bool) {
 	t := make([]byte, 0, len(s)-2*n)
 	for i := 0; i < len(s); i++ {
 		if s[i] == '%' {
-			t = append(t, unhex(s[i+1])<<4|unhex(s[i+2]))
+			t = append(t, ascii.Unhex(s[i+1])<<4|ascii.Unhex(s[i+2]))
 			i += 2
 		} else {
 			t = append(t, s[i])

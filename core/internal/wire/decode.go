@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/ascii"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/jsonlite"
 )
 
@@ -247,7 +248,7 @@ func (d *dec) scanString() (end int, escaped, ok bool) {
 	for i < len(d.b) {
 		// Eight plain bytes at a time: no quote, backslash or control.
 		for i+8 <= len(d.b) {
-			x := jsonlite.Load8(d.b[i:])
+			x := ascii.Load8(d.b[i:])
 			if !plain8(x) {
 				break
 			}
@@ -278,7 +279,7 @@ func (d *dec) scanString() (end int, escaped, ok bool) {
 						d.i = len(d.b)
 						return 0, false, d.broken()
 					}
-					if !jsonlite.IsHex(d.b[i+k]) {
+					if !ascii.IsHex(d.b[i+k]) {
 						d.i = i + k
 						return 0, false, d.broken()
 					}
@@ -637,7 +638,7 @@ func shortString(b []byte, i int) int {
 		return 0
 	}
 	k, end := i+1, min(len(b), i+34)
-	for k+8 <= end && plain8(jsonlite.Load8(b[k:])) {
+	for k+8 <= end && plain8(ascii.Load8(b[k:])) {
 		k += 8
 	}
 	for ; k < end; k++ {

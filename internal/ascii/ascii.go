@@ -1,0 +1,30 @@
+// Package ascii holds the byte-level helpers the module's parsers and text
+// passes share: hex digits, and reading eight bytes at once for the
+// eight-bytes-at-a-time (SWAR) scans of core, core/internal/wire and
+// internal/jsonlite.
+package ascii
+
+// IsHex reports whether c is a hex digit.
+func IsHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+// Unhex returns the value of the hex digit c (c must be one, see IsHex).
+func Unhex(c byte) byte {
+	switch {
+	case c <= '9':
+		return c - '0'
+	case c >= 'a':
+		return c - 'a' + 10
+	}
+	return c - 'A' + 10
+}
+
+// Load8 reads the first eight bytes of s little-endian; the compiler makes
+// it one load, also in WebAssembly (encoding/binary would add 100 KB to the
+// module).
+func Load8[T string | []byte](s T) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
