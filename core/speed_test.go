@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/ascii"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/deepseektest"
 	"github.com/stretchr/testify/require"
 )
 
@@ -249,28 +250,10 @@ func BenchmarkPageIndex(b *testing.B) {
 	}
 }
 
-// stepSearchBody is the body of /work/wt/steps.mjs's search step: ten
-// results as DeepSeek sends them.
-func stepSearchBody() []byte {
-	var b strings.Builder
-	b.WriteString(`{"results":[`)
-	for i := range 10 {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		d := string(rune('0' + i))
-		b.WriteString(`{"url":"https://example.com/article/` + d + `","title":"Result number ` + d + ` about effective Go","snippet":"Tips for writing clear, idiomatic Go code.","summary":"Result ` + d + `: ` +
-			strings.Repeat("Effective Go gives tips for writing clear, idiomatic Go code and explains the conventions of the language. ", 3) +
-			`","rerank_score":2.` + d + `,"authority":` + d + `,"date":"2024-01-15T00:00:00Z","site_name":"example.com"}`)
-	}
-	b.WriteString(`]}`)
-	return []byte(b.String())
-}
-
 // BenchmarkProcessSearchStep is the search step's processing of the
 // response: decode, mask, filter, collapse and cut.
 func BenchmarkProcessSearchStep(b *testing.B) {
-	body := stepSearchBody()
+	body := deepseektest.StepSearchBody()
 	cfg := mustConfig(b, Options{})
 	red := NewRedactor("sk-bench")
 	b.SetBytes(int64(len(body)))

@@ -1,11 +1,12 @@
 // Package deepseektest plays DeepSeek's Search and Fetch APIs for the Go
 // tests of the native binary and the MCP server: one handler per endpoint,
 // the requests it was sent, and a key check whose 401 echoes the key it got
-// (so a test can prove the key never reaches an output). Only tests import
-// it.
+// (so a test can prove the key never reaches an output). It also holds the
+// search body the step benchmarks decode. Only tests import it.
 package deepseektest
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -114,4 +115,24 @@ func NewTLS(t testing.TB, key string) *Server {
 	s.StartTLS()
 	t.Cleanup(s.Close)
 	return s
+}
+
+// StepSearchBody is a 10-result search answer with every field DeepSeek
+// sends and summaries of about 320 bytes, the shape of the body
+// tests/js/startup-bench.js times a module step with; the Go step
+// benchmarks of core and core/internal/wire decode it.
+func StepSearchBody() []byte {
+	var b bytes.Buffer
+	b.WriteString(`{"results":[`)
+	for i := range 10 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		d := string(rune('0' + i))
+		b.WriteString(`{"url":"https://example.com/article/` + d + `","title":"Result number ` + d + ` about effective Go","snippet":"Tips for writing clear, idiomatic Go code.","summary":"Result ` + d + `: ` +
+			strings.Repeat("Effective Go gives tips for writing clear, idiomatic Go code and explains the conventions of the language. ", 3) +
+			`","rerank_score":2.` + d + `,"authority":` + d + `,"date":"2024-01-15T00:00:00Z","site_name":"example.com"}`)
+	}
+	b.WriteString(`]}`)
+	return b.Bytes()
 }

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/deepseektest"
 )
 
 // refIs is is as first written.
@@ -34,26 +36,8 @@ func FuzzIsEquivalence(f *testing.F) {
 	})
 }
 
-// stepBody is the search body of /work/wt/steps.mjs's step benchmark: ten
-// results of about 500 bytes.
-func stepBody() []byte {
-	var b bytes.Buffer
-	b.WriteString(`{"results":[`)
-	for i := range 10 {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		d := string(rune('0' + i))
-		b.WriteString(`{"url":"https://example.com/article/` + d + `","title":"Result number ` + d + ` about effective Go","snippet":"Tips for writing clear, idiomatic Go code.","summary":"Result ` + d + `: ` +
-			string(bytes.Repeat([]byte("Effective Go gives tips for writing clear, idiomatic Go code and explains the conventions of the language. "), 3)) +
-			`","rerank_score":2.` + d + `,"authority":` + d + `,"date":"2024-01-15T00:00:00Z","site_name":"example.com"}`)
-	}
-	b.WriteString(`]}`)
-	return b.Bytes()
-}
-
 func BenchmarkDecodeSearchStep(b *testing.B) {
-	body := stepBody()
+	body := deepseektest.StepSearchBody()
 	b.SetBytes(int64(len(body)))
 	b.ReportAllocs()
 	for b.Loop() {
@@ -204,7 +188,7 @@ func FuzzDecodeSearchUnchanged(f *testing.F) {
 	for _, s := range packSeeds {
 		f.Add([]byte(s))
 	}
-	f.Add(stepBody())
+	f.Add(deepseektest.StepSearchBody())
 	f.Fuzz(func(t *testing.T, body []byte) {
 		got, err := DecodeSearch(body)
 		want, werr := oldDecodeSearch(body)
@@ -214,7 +198,7 @@ func FuzzDecodeSearchUnchanged(f *testing.F) {
 }
 
 func TestDecodeSearchUnchanged(t *testing.T) {
-	bodies := [][]byte{stepBody(), bytes.ReplaceAll(stepBody(), []byte(`"url"`), []byte(`"URL"`))}
+	bodies := [][]byte{deepseektest.StepSearchBody(), bytes.ReplaceAll(deepseektest.StepSearchBody(), []byte(`"url"`), []byte(`"URL"`))}
 	for _, s := range packSeeds {
 		bodies = append(bodies, []byte(s))
 	}
