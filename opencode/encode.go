@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/jsonlite"
 )
 
@@ -40,6 +41,38 @@ func (r *WebsearchResult) AppendJSON(b []byte) []byte {
 		return append(b, "}}"...)
 	})
 	return append(b, '}')
+}
+
+// AppendWebsearchJSON appends the JSON of the provider results of r, byte
+// for byte what WebsearchResult{Results: ProviderResults(r)}.AppendJSON
+// writes, without building the results and their contents first (a
+// 10-result search step made 16 allocations doing that).
+func AppendWebsearchJSON(b []byte, r *core.SearchResult) []byte {
+	// ProviderResults never returns nil: no hits is [], not null.
+	b = append(b, `{"results":[`...)
+	for i := range r.Hits {
+		h := &r.Hits[i]
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"url":`...)
+		b = jsonlite.AppendString(b, h.URL)
+		if h.Title != "" {
+			b = append(b, `,"title":`...)
+			b = jsonlite.AppendString(b, h.Title)
+		}
+		if h.Text != "" || h.Rerank != nil || h.Authority != nil || h.Site != "" {
+			b = append(b, `,"content":`...)
+			b = h.AppendProviderContentJSON(b)
+		}
+		b = append(b, `,"time":{`...)
+		if ms, ok := h.PublishedMs(); ok {
+			b = append(b, `"published":`...)
+			b = strconv.AppendInt(b, ms, 10)
+		}
+		b = append(b, "}}"...)
+	}
+	return append(b, "]}"...)
 }
 
 // AppendJSON appends r as JSON. Metadata must be nil, a FetchMetadata or a

@@ -169,3 +169,37 @@ func FuzzToolCall(f *testing.F) {
 		require.Equal(t, want, got, "%q", args)
 	})
 }
+
+// FuzzAppendWebsearchJSON holds the module's direct writer of a search's
+// provider results to encoding/json's bytes for the results
+// ProviderResults maps, hit by hit: with and without a marker, a text, a
+// date, and site names and texts that need escaping.
+func FuzzAppendWebsearchJSON(f *testing.F) {
+	f.Add("https://go.dev/<x>", "Go & you", "text\u2029\x00\xff\"\\", "Site <&>\n", 2.15, 3.0, int64(1705276800000), uint8(0xff))
+	f.Add("", "", "", "", 0.0, -1.0, int64(0), uint8(0))
+	f.Add("u", "t", "", "", 1e21, -1.0, int64(-5), uint8(0x0e))
+	f.Fuzz(func(t *testing.T, url, title, text, site string, rerank, authority float64, ms int64, mask uint8) {
+		h := core.Hit{URL: url, Title: title, Text: text, Published: ms, HasPublished: mask&1 != 0}
+		if mask&2 != 0 {
+			h.Rerank = &rerank
+		}
+		if mask&4 != 0 {
+			h.Authority = &authority
+		}
+		if mask&8 != 0 {
+			h.Site = site
+		}
+		r := &core.SearchResult{}
+		switch mask >> 4 & 3 {
+		case 1:
+			r.Hits = []core.Hit{}
+		case 2:
+			r.Hits = []core.Hit{h}
+		case 3:
+			r.Hits = []core.Hit{h, {URL: title, Text: site}, h}
+		}
+		want, err := json.Marshal(WebsearchResult{Results: ProviderResults(r)})
+		require.NoError(t, err)
+		require.Equal(t, string(want), string(AppendWebsearchJSON(nil, r)))
+	})
+}

@@ -241,8 +241,7 @@ func resultFor(kind string, r *core.Result) ([]byte, error) {
 	b, err := reuse(scratch), error(nil)
 	switch {
 	case kind == abi.KindWebsearch:
-		res := opencode.WebsearchResult{Results: opencode.ProviderResults(r.Search)}
-		b = res.AppendJSON(b)
+		b = opencode.AppendWebsearchJSON(b, r.Search)
 	case kind == abi.KindTool:
 		res := opencode.ResultFor(r)
 		b = res.AppendJSON(b)

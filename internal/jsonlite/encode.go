@@ -140,8 +140,21 @@ func plain8(x uint64) bool {
 // AppendString appends s as a JSON string the way encoding/json writes it:
 // HTML-safe (<, > and & escaped), U+2028 and U+2029 escaped, invalid UTF-8
 // as U+FFFD.
+//
+// It is not inlined: inlined at its hundred-odd call sites, its two
+// appends cost the module 10 KB.
+//
+//go:noinline
 func AppendString(b []byte, s string) []byte {
 	b = append(b, '"')
+	b = AppendStringBody(b, s)
+	return append(b, '"')
+}
+
+// AppendStringBody appends s escaped as AppendString escapes it, without
+// the quotes: a string written in pieces (a prefix and a text kept apart)
+// is then written without first joining the pieces.
+func AppendStringBody(b []byte, s string) []byte {
 	start := 0
 	for i := 0; i < len(s); {
 		// Eight plain bytes at a time: most text is runs of them.
@@ -195,6 +208,5 @@ func AppendString(b []byte, s string) []byte {
 		}
 		i += size
 	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
+	return append(b, s[start:]...)
 }
