@@ -363,30 +363,22 @@ func (u *URL) String() string {
 // It lets a search step key its results for de-duplication without
 // printing each URL again (ten allocations a step; see core's dedupKey).
 func PlainHTTP(raw string) bool {
-	var rest string
-	switch {
-	case strings.HasPrefix(raw, "https://"):
-		rest = raw[len("https://"):]
-	case strings.HasPrefix(raw, "http://"):
-		rest = raw[len("http://"):]
-	default:
-		return false
-	}
-	i := 0
-	for ; i < len(rest); i++ {
-		c := rest[i]
-		if !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '.' || c == '-' || c == ':') {
-			break
+	rest, ok := strings.CutPrefix(raw, "http://")
+	if !ok {
+		if rest, ok = strings.CutPrefix(raw, "https://"); !ok {
+			return false
 		}
 	}
-	if i < len(rest) && rest[i] != '/' && rest[i] != '?' && rest[i] != '#' {
-		return false
-	}
-	for ; i < len(rest); i++ {
-		switch c := rest[i]; {
+	host := true // before the first "/"
+	for i := 0; i < len(rest); i++ {
+		c := rest[i]
+		switch {
 		case c == '?' || c == '#':
 			return true
-		case c == '%' || shouldEscape(c, encodePath):
+		case c == '/':
+			host = false
+		case host && !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '.' || c == '-' || c == ':'),
+			c == '%' || shouldEscape(c, encodePath):
 			return false
 		}
 	}
