@@ -34,6 +34,11 @@ type Redactor struct {
 	// either has bit a<<8|b set when a form can start at a (pairs) or at
 	// b (first): next tests two offsets per load with it.
 	either *[1 << 16 / 64]uint64
+	// inner has bit a<<8|b set for each two bytes a, b that can follow
+	// each other inside a masked form; stride is one less than the
+	// shortest form (see next). Nil when that is under four bytes.
+	inner  *[1 << 16 / 64]uint64
+	stride int
 }
 
 // NewRedactor returns a Redactor for key; an empty key masks nothing.
@@ -104,9 +109,74 @@ func NewRedactor(key string) *Redactor {
 		for w := range r.either {
 			r.either[w] = r.pairs[w] | firstSet[w%4]
 		}
+		r.setInner()
 	}
 	return r
 }
+
+// setInner fills inner and stride: every two bytes that follow each other
+// inside a base64 form, inside one spelling of a key byte (see unitOf), or
+// across the spellings of two bytes that follow each other in the key.
+func (r *Redactor) setInner() {
+	shortest := len(r.key) // every spelling of a byte is a byte or more
+	for _, f := range r.coded {
+		shortest = min(shortest, len(f))
+	}
+	if shortest < 4 {
+		return
+	}
+	r.inner, r.stride = new([1 << 16 / 64]uint64), shortest-1
+	for _, f := range r.coded {
+		for i := 0; i+1 < len(f); i++ {
+			r.setInner2(f[i:i+1], f[i+1:i+2])
+		}
+	}
+	for k := 0; k < len(r.key); k++ {
+		c := r.key[k : k+1]
+		for _, t := range spellings {
+			for i := 0; i+1 < len(t); i++ {
+				r.setInner2(spell(t[i], c), spell(t[i+1], c))
+			}
+		}
+		if k > 0 {
+			// A spelling of the byte before ends with it or with its
+			// low hex digit; one of c starts with c, % or \.
+			p := r.key[k-1 : k]
+			r.setInner2(p+spell('L', p), c+`%\`)
+		}
+	}
+}
+
+// spellings are unitOf's spellings of a byte c (but c itself, which has no
+// two bytes), with H and L for its hex digits in either case.
+var spellings = [...]string{"%HL", `\xHL`, `\u00HL`, `\c`}
+
+// spell is what byte t of a spelling of c stands for: c, either case of
+// one of its hex digits, or t itself.
+func spell(t byte, c string) string {
+	switch t {
+	case 'c':
+		return c
+	case 'H':
+		return hexCases[c[0]>>4]
+	case 'L':
+		return hexCases[c[0]&15]
+	}
+	return string(rune(t))
+}
+
+// setInner2 sets the bit in inner of each two bytes a[i], b[j].
+func (r *Redactor) setInner2(a, b string) {
+	for i := 0; i < len(a); i++ {
+		for j := 0; j < len(b); j++ {
+			v := uint(a[i])<<8 | uint(b[j])
+			r.inner[v/64] |= 1 << (v % 64)
+		}
+	}
+}
+
+// hexCases spells each hex digit in both cases.
+var hexCases = [16]string{"0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "aA", "bB", "cC", "dD", "eE", "fF"}
 
 // toURLAlphabet turns standard base64 into base64url.
 func toURLAlphabet(s string) string {
@@ -196,7 +266,35 @@ func (r *Redactor) Contains(s string) bool {
 // next returns the first offset from i on where a form of the key may
 // start (len(s) for none): every offset matchAt finds a form at, and few
 // others.
+//
+// With a key whose forms are all four bytes or more, it first looks at one
+// pair of bytes in every stride (the shortest form's length less one): a
+// form starting anywhere in [i, i+stride) spans the pair at i+stride-1, so
+// when that pair cannot occur inside a form (inner), no form starts there
+// and the stride is passed over without a look at its other bytes. Ordinary
+// text is mostly passed over that way: in WebAssembly the scan was 6% of a
+// ten-result search step (masking sixty fields), and 2.4% with strides; a
+// 4 KiB page masks in a tenth of the time (BenchmarkMask).
 func (r *Redactor) next(s string, i int) int {
+	if w := r.stride; r.inner != nil {
+		for i+w < len(s) {
+			if v := uint(s[i+w-1])<<8 | uint(s[i+w]); r.inner[v/64]&(1<<(v%64)) != 0 {
+				// The pair may be inside a form: look at every offset
+				// of the stride (and no further: the next one starts
+				// with a look at its own pair).
+				if j := r.scan(s[:i+w+1], i); j < i+w {
+					return j
+				}
+			}
+			i += w
+		}
+	}
+	return r.scan(s, i)
+}
+
+// scan is next without its look at strides: it tests every offset, two at
+// a time.
+func (r *Redactor) scan(s string, i int) int {
 	if r.pairs == nil {
 		for ; i < len(s); i++ {
 			if r.first[s[i]] {

@@ -27,15 +27,16 @@ func processSearch(body []byte, query string, cfg *Config, redact func(string) s
 	// (twenty of a ten-result step's; allocating is dear in WebAssembly).
 	scores := make([]float64, 0, 2*cap(res.Hits))
 	seen := make(map[string]struct{}, len(items))
+	var u weburl.URL // each result's, parsed in place rather than allocated
 	for _, it := range items {
 		if len(res.Hits) == cfg.MaxResults {
 			break
 		}
-		u, host, ok := resultURL(it.URL)
+		host, ok := parseResultURL(it.URL, &u)
 		if !ok {
 			continue
 		}
-		key := dedupKey(u)
+		key := resultKey(it.URL, &u)
 		if _, dup := seen[key]; dup {
 			continue
 		}
@@ -74,19 +75,30 @@ func processSearch(body []byte, query string, cfg *Config, redact func(string) s
 // resultURL accepts absolute http(s) URLs with a host, read as Go's
 // net/url reads them.
 func resultURL(raw string) (*weburl.URL, string, bool) {
-	raw = strings.TrimSpace(raw)
-	if raw == "" || len(raw) > MaxURLChars {
+	u := new(weburl.URL)
+	host, ok := parseResultURL(raw, u)
+	if !ok {
 		return nil, "", false
 	}
-	u, ok := weburl.Parse(raw)
-	if !ok || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Opaque != "" {
-		return nil, "", false
+	return u, host, true
+}
+
+// parseResultURL is resultURL into u: processSearch keeps one URL for all
+// its results rather than allocating one per result (ten allocations of a
+// ten-result step; allocating is dear in WebAssembly).
+func parseResultURL(raw string, u *weburl.URL) (string, bool) {
+	raw = strings.TrimSpace(raw)
+	if raw == "" || len(raw) > MaxURLChars {
+		return "", false
+	}
+	if !u.Parse(raw) || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Opaque != "" {
+		return "", false
 	}
 	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
 	if host == "" {
-		return nil, "", false
+		return "", false
 	}
-	return u, canonicalHost(host), true
+	return canonicalHost(host), true
 }
 
 // canonicalHost spells a result's host the way normalizeDomain spells domain
@@ -118,6 +130,20 @@ func dedupKey(u *weburl.URL) string {
 	c.Host = strings.ToLower(c.Host)
 	c.Fragment, c.RawFragment = "", ""
 	return c.String()
+}
+
+// resultKey is dedupKey(u) for u parsed from raw by parseResultURL. A raw
+// URL already written the way dedupKey prints it (weburl.PlainHTTP), as
+// search results' URLs usually are, is its own key up to the fragment:
+// printing it again cost a strings.Builder per result. FuzzResultKey checks
+// that both ways agree.
+func resultKey(raw string, u *weburl.URL) string {
+	raw = strings.TrimSpace(raw)
+	if weburl.PlainHTTP(raw) {
+		key, _, _ := strings.Cut(raw, "#")
+		return key
+	}
+	return dedupKey(u)
 }
 
 // domainAllowed applies blockedDomains and, when set, includeDomains.

@@ -54,36 +54,45 @@ func (u *Userinfo) String() string {
 // Parse splits raw into a URL, or reports false where net/url.Parse returns
 // an error.
 func Parse(raw string) (*URL, bool) {
-	rest, frag, _ := strings.Cut(raw, "#")
-	u, ok := parse(rest)
-	if !ok {
+	u := new(URL)
+	if !u.Parse(raw) {
 		return nil, false
-	}
-	if frag != "" {
-		if u.Fragment, ok = unescape(frag, encodeFragment); !ok {
-			return nil, false
-		}
-		if escape(u.Fragment, encodeFragment) != frag {
-			u.RawFragment = frag
-		}
 	}
 	return u, true
 }
 
-func parse(raw string) (*URL, bool) {
-	for i := 0; i < len(raw); i++ {
-		if raw[i] < ' ' || raw[i] == 0x7f {
-			return nil, false
+// Parse sets u to raw split as [Parse] splits it and reports whether it
+// could; u is then all zero when it could not. It is Parse without an
+// allocation, for a caller that keeps the URL in a variable: a search step
+// read ten result URLs, and every allocation is dear in WebAssembly.
+func (u *URL) Parse(raw string) bool {
+	*u = URL{}
+	rest, frag, _ := strings.Cut(raw, "#")
+	ok := u.parse(rest)
+	if ok && frag != "" {
+		if u.Fragment, ok = unescape(frag, encodeFragment); ok && escape(u.Fragment, encodeFragment) != frag {
+			u.RawFragment = frag
 		}
 	}
-	u := new(URL)
+	if !ok {
+		*u = URL{}
+	}
+	return ok
+}
+
+func (u *URL) parse(raw string) bool {
+	for i := 0; i < len(raw); i++ {
+		if raw[i] < ' ' || raw[i] == 0x7f {
+			return false
+		}
+	}
 	if raw == "*" {
 		u.Path = "*"
-		return u, true
+		return true
 	}
 	scheme, rest, ok := splitScheme(raw)
 	if !ok {
-		return nil, false
+		return false
 	}
 	u.Scheme = strings.ToLower(scheme)
 
@@ -97,12 +106,12 @@ func parse(raw string) (*URL, bool) {
 	if !strings.HasPrefix(rest, "/") {
 		if u.Scheme != "" {
 			u.Opaque = rest // "mailto:x", "http:example.com"
-			return u, true
+			return true
 		}
 		// A relative path whose first segment has a colon would read as
 		// a scheme.
 		if segment, _, _ := strings.Cut(rest, "/"); strings.Contains(segment, ":") {
-			return nil, false
+			return false
 		}
 	}
 
@@ -114,19 +123,19 @@ func parse(raw string) (*URL, bool) {
 			authority, rest = authority[:i], authority[i:]
 		}
 		if u.User, u.Host, ok = parseAuthority(u.Scheme, authority); !ok {
-			return nil, false
+			return false
 		}
 	case u.Scheme != "" && strings.HasPrefix(rest, "/"):
 		u.OmitHost = true
 	}
 
 	if u.Path, ok = unescape(rest, encodePath); !ok {
-		return nil, false
+		return false
 	}
 	if escape(u.Path, encodePath) != rest {
 		u.RawPath = rest
 	}
-	return u, true
+	return true
 }
 
 // splitScheme splits "scheme:rest". A string that does not start with a
@@ -340,4 +349,38 @@ func (u *URL) String() string {
 		b.WriteString(u.EscapedFragment())
 	}
 	return b.String()
+}
+
+// PlainHTTP reports whether raw is an http or https URL written exactly as
+// String writes it back: a lower-case scheme, "//", a host of lower-case
+// letters, digits, dots, hyphens and a port's colon, a path (from the
+// first "/") of bytes String leaves as they are and no "%", then any query.
+// The fragment, from the first "#", is not looked at. For such a raw that
+// Parse accepts, the parsed URL, fragment dropped and scheme and host
+// lower-cased, prints as raw up to its first "#" (FuzzDedupKey in package
+// core checks it).
+//
+// It lets a search step key its results for de-duplication without
+// printing each URL again (ten allocations a step; see core's dedupKey).
+func PlainHTTP(raw string) bool {
+	rest, ok := strings.CutPrefix(raw, "http://")
+	if !ok {
+		if rest, ok = strings.CutPrefix(raw, "https://"); !ok {
+			return false
+		}
+	}
+	host := true // before the first "/"
+	for i := 0; i < len(rest); i++ {
+		c := rest[i]
+		switch {
+		case c == '?' || c == '#':
+			return true
+		case c == '/':
+			host = false
+		case host && !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '.' || c == '-' || c == ':'),
+			c == '%' || shouldEscape(c, encodePath):
+			return false
+		}
+	}
+	return true
 }

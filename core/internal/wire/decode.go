@@ -763,31 +763,24 @@ func (d *dec) results() ([]SearchItem, bool) {
 	}
 }
 
-// item reads one result object, the n-th of the list.
+// itemNames are the members of a result object item reads, in the order
+// it tries them: string fields in SearchItem's order (see field), then the
+// two scores.
+var itemNames = []string{"url", "title", "snippet", "summary", "date", "site_name", "rerank_score", "authority"}
+
+// item reads one result object, the n-th of the list. It goes through
+// members, which reads short plain names inline and rules most out by
+// their first byte, rather than object, which read each name with
+// scanString and tried the eight names in turn.
 func (d *dec) item(n int) (SearchItem, bool) {
 	var it SearchItem
 	slots := [itemStrings]int32{-1, -1, -1, -1, -1, -1}
-	ok := d.object(func(name []byte) bool {
-		var k int
-		switch {
-		case is(name, "url"):
-			k = 0
-		case is(name, "title"):
-			k = 1
-		case is(name, "snippet"):
-			k = 2
-		case is(name, "summary"):
-			k = 3
-		case is(name, "date"):
-			k = 4
-		case is(name, "site_name"):
-			k = 5
-		case is(name, "rerank_score"):
+	ok := d.members(itemNames, func(k int) bool {
+		switch k {
+		case 6:
 			return d.float(&it.Rerank, &it.HasRerank)
-		case is(name, "authority"):
+		case 7:
 			return d.float(&it.Authority, &it.HasAuthority)
-		default:
-			return d.skip()
 		}
 		return d.packedField(it.field(k), n, k, &slots[k])
 	})
