@@ -3,6 +3,7 @@ package jsonlite
 import (
 	"encoding/json"
 	"math"
+	"strings"
 	"testing"
 	"unicode/utf8"
 
@@ -123,4 +124,46 @@ func TestRaw(t *testing.T) {
 	require.EqualError(t, r.UnmarshalJSON([]byte("1")), "jsonlite.Raw: UnmarshalJSON on nil pointer")
 	require.Equal(t, "null", string(AppendRaw(nil, nil)))
 	require.Equal(t, `{}`, string(AppendRaw(nil, []byte(`{}`))))
+}
+
+// EqualFold's ASCII fast path agrees with strings.EqualFold.
+func FuzzEqualFold(f *testing.F) {
+	for _, p := range [][2]string{{"kind", "KIND"}, {"kInd", "kind"}, {"ſ", "s"}, {"K", "k"}, {"@", "`"}, {"[", "{"}, {"apikey", "apiKey"}, {"v", ""}, {"\xff", "\xff"}} {
+		f.Add([]byte(p[0]), p[1])
+	}
+	f.Fuzz(func(t *testing.T, name []byte, field string) {
+		require.Equal(t, strings.EqualFold(string(name), field), EqualFold(name, field), "%q %q", name, field)
+	})
+}
+
+// Members and ObjectMembers accept what DecodeObject and Object accept,
+// with the same errors, and hand over the same member names.
+func FuzzMembers(f *testing.F) {
+	for _, s := range []string{`{"a":1,"b":{"c":[1,{"d":null}]},"\u00e9":"x"}`, ` null `, `[]`, `{"a":{}}x`, `{"a" 1}`, `{"a":1,}`, `{,}`, `{"a":{"b":1,"c"}}`, `{"a":{"b":"\q"}}`, "{\"\xff\":{\"a\":true}}"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var want, got []string
+		var field func(d *Decoder, key string) error
+		field = func(d *Decoder, key string) error {
+			want = append(want, key)
+			if d.peek() == '{' {
+				return d.Object(field)
+			}
+			return d.Skip()
+		}
+		wantErr := DecodeObject(data, field)
+		d := NewDecoder(data)
+		var members func(name []byte) error
+		members = func(name []byte) error {
+			got = append(got, string(name))
+			if d.peek() == '{' {
+				return d.ObjectMembers(members)
+			}
+			return d.Skip()
+		}
+		err := d.Members(members)
+		require.Equal(t, wantErr, err, "%q", data)
+		require.Equal(t, want, got, "%q", data)
+	})
 }
