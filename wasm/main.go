@@ -151,14 +151,13 @@ func resume(handle, metaPtr, metaSize, bodyPtr, bodySize uint32) (packed uint64)
 			return emit(abiError(handle, err.Error()))
 		}
 	}
-	rep, err := abi.DecodeReply(meta)
+	v, reply, err := abi.DecodeCoreReply(meta, body)
 	if err != nil {
 		return emit(abiError(handle, "resume: invalid JSON: "+err.Error()))
 	}
-	if rep.V != abi.Version {
-		return emit(abiError(handle, "resume: unsupported ABI version "+strconv.Itoa(rep.V)+" (this module speaks "+strconv.Itoa(abi.Version)+")"))
+	if v != abi.Version {
+		return emit(abiError(handle, "resume: unsupported ABI version "+strconv.Itoa(v)+" (this module speaks "+strconv.Itoa(abi.Version)+")"))
 	}
-	reply := rep.Core(body)
 	h := core.Handle(handle)
 	kind := kinds[h]
 	step := engine.Resume(h, reply)
