@@ -177,20 +177,24 @@ func (d *Decoder) member(i int) (raw []byte, plain, ok bool, err error) {
 
 // EqualFold reports whether a member name matches a struct field's name
 // as encoding/json matches them: strings.EqualFold, without converting
-// an ASCII name.
+// the name, and with ASCII compared in place.
 func EqualFold(name []byte, field string) bool {
-	if !isASCII(name) || !isASCII(field) {
-		return strings.EqualFold(string(name), field)
-	}
 	if len(name) != len(field) {
-		return false
+		// Only non-ASCII folds across lengths (KELVIN SIGN is k).
+		if isASCII(name) && isASCII(field) {
+			return false
+		}
+		return strings.EqualFold(string(name), field)
 	}
 	for i, c := range name {
 		f := field[i]
-		if c == f {
-			continue
-		}
-		if lc := c | 0x20; lc != f|0x20 || lc < 'a' || lc > 'z' {
+		switch {
+		case c|f >= utf8.RuneSelf:
+			// Up to here both were ASCII, one rune a byte: the runes are
+			// aligned, and the rest is strings.EqualFold's.
+			return strings.EqualFold(string(name[i:]), field[i:])
+		case c == f:
+		case c|0x20 != f|0x20 || c|0x20 < 'a' || c|0x20 > 'z':
 			return false
 		}
 	}

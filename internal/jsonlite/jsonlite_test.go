@@ -128,7 +128,7 @@ func TestRaw(t *testing.T) {
 
 // EqualFold's ASCII fast path agrees with strings.EqualFold.
 func FuzzEqualFold(f *testing.F) {
-	for _, p := range [][2]string{{"kind", "KIND"}, {"kInd", "kind"}, {"ſ", "s"}, {"K", "k"}, {"@", "`"}, {"[", "{"}, {"apikey", "apiKey"}, {"v", ""}, {"\xff", "\xff"}} {
+	for _, p := range [][2]string{{"kind", "KIND"}, {"kInd", "kind"}, {"ſ", "s"}, {"K", "k"}, {"@", "`"}, {"[", "{"}, {"apikey", "apiKey"}, {"v", ""}, {"\xff", "\xff"}, {"ǫ\xc7", "\xc7\xc7\xc7"}} {
 		f.Add([]byte(p[0]), p[1])
 	}
 	f.Fuzz(func(t *testing.T, name []byte, field string) {
