@@ -1,10 +1,21 @@
 // plugin/runtime.js writes envelopes as { v: 1, ...fields } in JSON, UTF-8 encoded
 // straight into the module's memory: what the module reads must not depend on how.
-import { test } from "node:test"
+import { test, before, after } from "node:test"
 import assert from "node:assert/strict"
-import { Runtime } from "../../plugin/runtime.js"
+import { startEnv, runtime, warmed } from "./lib/plugin-helpers.js"
 
-const rt = await Runtime.create()
+// The plugin's own Runtime: a Runtime.create here would become the lastRuntime other test
+// files read when Bun runs them all in one process.
+let env, rt
+before(async () => {
+  env = await startEnv()
+  await env.v2()
+  await warmed()
+  rt = runtime()
+})
+after(async () => {
+  await env.close()
+})
 
 test("an envelope's own v wins, as in { v: 1, ...fields }", () => {
   const step = rt.start({ v: 2, kind: "search", input: { query: "q" } })
