@@ -151,14 +151,13 @@ func resume(handle, metaPtr, metaSize, bodyPtr, bodySize uint32) (packed uint64)
 			return emit(abiError(handle, err.Error()))
 		}
 	}
-	rep, err := abi.DecodeReply(meta)
+	v, reply, err := abi.DecodeCoreReply(meta, body)
 	if err != nil {
 		return emit(abiError(handle, "resume: invalid JSON: "+err.Error()))
 	}
-	if rep.V != abi.Version {
-		return emit(abiError(handle, "resume: unsupported ABI version "+strconv.Itoa(rep.V)+" (this module speaks "+strconv.Itoa(abi.Version)+")"))
+	if v != abi.Version {
+		return emit(abiError(handle, "resume: unsupported ABI version "+strconv.Itoa(v)+" (this module speaks "+strconv.Itoa(abi.Version)+")"))
 	}
-	reply := rep.Core(body)
 	h := core.Handle(handle)
 	kind := kinds[h]
 	step := engine.Resume(h, reply)
@@ -223,7 +222,7 @@ func take(ptr, size uint32) ([]byte, error) {
 func render(kind string, s core.Step) abi.Step {
 	h := uint32(s.Handle)
 	if !s.Done {
-		return abi.Step{V: abi.Version, Handle: h, Step: abi.StepHTTP, Request: abi.FromRequest(s.Request)}
+		return abi.Step{V: abi.Version, Handle: h, Step: abi.StepHTTP, Request: wireRequest(s.Request)}
 	}
 	if s.Err != nil {
 		return done(h, nil, &abi.Error{Code: string(s.Err.Code), Message: s.Err.Message, Status: s.Err.Status})
@@ -233,6 +232,24 @@ func render(kind string, s core.Step) abi.Step {
 		return done(h, nil, &abi.Error{Code: string(core.CodeInternal), Message: "deepseek-web-retrieval: encode result: " + err.Error()})
 	}
 	return done(h, b, nil)
+}
+
+// wire is the wire form of the request of the "http" step being emitted,
+// reused from step to step: abi.FromRequest cost three allocations a step
+// (the Request, its header list and a copy of the body).
+var wire = abi.Request{Headers: make([][2]string, 0, 8)}
+
+// wireRequest is what abi.FromRequest(r) returns, in wire, which stays
+// valid until emit has written it (its body is a view of r's).
+func wireRequest(r *core.Request) *abi.Request {
+	wire.DelayMs, wire.Method, wire.URL, wire.Redirect = r.DelayMs, r.Method, r.URL, "manual"
+	wire.TimeoutMs, wire.MaxBytes, wire.Attempt = r.TimeoutMs, r.MaxBytes, r.Attempt
+	wire.Body = unsafe.String(unsafe.SliceData(r.Body), len(r.Body))
+	wire.Headers = wire.Headers[:0]
+	for _, f := range r.Header {
+		wire.Headers = append(wire.Headers, [2]string{f.Name, f.Value})
+	}
+	return &wire
 }
 
 // resultFor writes the result of an operation of kind as JSON, into
@@ -281,6 +298,10 @@ func abiError(h uint32, msg string) abi.Step {
 // emit stores the reply and returns its packed address and length.
 func emit(s abi.Step) uint64 {
 	out = s.AppendJSON(reuse(out))
+	if s.Request == &wire { // keep neither the body nor the headers (one holds the API key)
+		clear(wire.Headers)
+		wire.Headers, wire.Body, wire.URL = wire.Headers[:0], "", ""
+	}
 	return uint64(uintptr(unsafe.Pointer(&out[0])))<<32 | uint64(len(out))
 }
 

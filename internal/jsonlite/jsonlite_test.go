@@ -2,7 +2,9 @@ package jsonlite
 
 import (
 	"encoding/json"
+	"errors"
 	"math"
+	"strings"
 	"testing"
 	"unicode/utf8"
 
@@ -123,4 +125,163 @@ func TestRaw(t *testing.T) {
 	require.EqualError(t, r.UnmarshalJSON([]byte("1")), "jsonlite.Raw: UnmarshalJSON on nil pointer")
 	require.Equal(t, "null", string(AppendRaw(nil, nil)))
 	require.Equal(t, `{}`, string(AppendRaw(nil, []byte(`{}`))))
+}
+
+// EqualFold's ASCII fast path agrees with strings.EqualFold.
+func FuzzEqualFold(f *testing.F) {
+	for _, p := range [][2]string{{"kind", "KIND"}, {"kInd", "kind"}, {"ſ", "s"}, {"K", "k"}, {"@", "`"}, {"[", "{"}, {"apikey", "apiKey"}, {"v", ""}, {"\xff", "\xff"}, {"ǫ\xc7", "\xc7\xc7\xc7"}} {
+		f.Add([]byte(p[0]), p[1])
+	}
+	f.Fuzz(func(t *testing.T, name []byte, field string) {
+		require.Equal(t, strings.EqualFold(string(name), field), EqualFold(name, field), "%q %q", name, field)
+	})
+}
+
+// Members and ObjectMembers (and DecodeObject, Object and Skip, which now
+// run on them) accept what the callback decoder they replaced accepted,
+// with the same errors, and hand over the same member names.
+func FuzzMembers(f *testing.F) {
+	for _, s := range []string{`{"a":1,"b":{"c":[1,{"d":null}]},"\u00e9":"x"}`, ` null `, `[]`, `{"a":{}}x`, `{"a" 1}`, `{"a":1,}`, `{,}`, `{"a":{"b":1,"c"}}`, `{"a":{"b":"\q"}}`, "{\"\xff\":{\"a\":true}}", `{"a":[{"b":{}},{"c":[}]}`, `{"a":{"b":{"c":1}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var want, got []string
+		var field func(d *Decoder, key string) error
+		field = func(d *Decoder, key string) error {
+			want = append(want, key)
+			if d.peek() == '{' {
+				return refObject(d, field)
+			}
+			return refSkip(d)
+		}
+		wantErr := refDecodeObject(data, field)
+		d := NewDecoder(data)
+		var members func(name []byte) error
+		members = func(name []byte) error {
+			got = append(got, string(name))
+			if d.peek() == '{' {
+				return d.ObjectMembers(members)
+			}
+			return d.Skip()
+		}
+		err := d.Members(members)
+		require.Equal(t, wantErr, err, "%q", data)
+		require.Equal(t, want, got, "%q", data)
+		got = nil
+		var object func(d *Decoder, key string) error
+		object = func(d *Decoder, key string) error {
+			got = append(got, key)
+			if d.peek() == '{' {
+				return d.Object(object)
+			}
+			return d.Skip()
+		}
+		err = DecodeObject(data, object)
+		require.Equal(t, wantErr, err, "%q", data)
+		require.Equal(t, want, got, "%q", data)
+	})
+}
+
+// refDecodeObject, refObject and refSkip are DecodeObject, Object and Skip
+// as they were before Members: a callback per member, each name a string.
+func refDecodeObject(data []byte, field func(d *Decoder, key string) error) error {
+	d := &Decoder{data: data}
+	d.space()
+	if !d.Null() {
+		if d.peek() != '{' {
+			if err := refSkip(d); err != nil {
+				return err
+			}
+			return errors.New("the value is not an object")
+		}
+		if err := refObject(d, field); err != nil {
+			return err
+		}
+	}
+	d.space()
+	if d.pos < len(d.data) {
+		return d.syntax("after the top-level value")
+	}
+	return nil
+}
+
+func refObject(d *Decoder, field func(d *Decoder, key string) error) error {
+	d.space()
+	if d.peek() != '{' {
+		return d.syntax("looking for an object")
+	}
+	d.pos++
+	if d.depth++; d.depth > maxDepth {
+		return errors.New("exceeded max depth")
+	}
+	defer func() { d.depth-- }()
+	d.space()
+	if d.peek() == '}' {
+		d.pos++
+		return nil
+	}
+	for {
+		d.space()
+		if d.peek() != '"' {
+			return d.syntax("looking for a member name")
+		}
+		key, err := d.stringValue()
+		if err != nil {
+			return err
+		}
+		d.space()
+		if d.peek() != ':' {
+			return d.syntax("after a member name")
+		}
+		d.pos++
+		d.space()
+		if err := field(d, key); err != nil {
+			return err
+		}
+		d.space()
+		switch d.peek() {
+		case ',':
+			d.pos++
+		case '}':
+			d.pos++
+			return nil
+		default:
+			return d.syntax("after a member value")
+		}
+	}
+}
+
+func refSkip(d *Decoder) error {
+	d.space()
+	switch d.peek() {
+	case '{':
+		return refObject(d, func(d *Decoder, _ string) error { return refSkip(d) })
+	case '[':
+		d.pos++
+		if d.depth++; d.depth > maxDepth {
+			return errors.New("exceeded max depth")
+		}
+		defer func() { d.depth-- }()
+		d.space()
+		if d.peek() == ']' {
+			d.pos++
+			return nil
+		}
+		for {
+			if err := refSkip(d); err != nil {
+				return err
+			}
+			d.space()
+			switch d.peek() {
+			case ',':
+				d.pos++
+			case ']':
+				d.pos++
+				return nil
+			default:
+				return d.syntax("after an array element")
+			}
+		}
+	}
+	return d.Skip() // scalars: unchanged
 }

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/jsonlite"
 )
 
@@ -20,18 +21,19 @@ import (
 // DecodeStart decodes the start export's envelope.
 func DecodeStart(data []byte) (Start, error) {
 	var s Start
-	err := jsonlite.DecodeObject(data, func(d *jsonlite.Decoder, key string) error {
+	d := jsonlite.NewDecoder(data)
+	err := d.Members(func(name []byte) error {
 		var err error
 		switch {
-		case strings.EqualFold(key, "v"):
+		case jsonlite.EqualFold(name, "v"):
 			err = d.Int(&s.V)
-		case strings.EqualFold(key, "kind"):
-			err = d.String(&s.Kind)
-		case strings.EqualFold(key, "options"):
+		case jsonlite.EqualFold(name, "kind"):
+			err = knownString(&d, &s.Kind, KindSearch, KindFetch, KindWebsearch, KindTool, KindPlan)
+		case jsonlite.EqualFold(name, "options"):
 			s.Options, err = d.Raw()
-		case strings.EqualFold(key, "apiKey"):
+		case jsonlite.EqualFold(name, "apiKey"):
 			err = d.String(&s.APIKey)
-		case strings.EqualFold(key, "input"):
+		case jsonlite.EqualFold(name, "input"):
 			s.Input, err = d.Raw()
 		default:
 			err = d.Skip()
@@ -41,20 +43,38 @@ func DecodeStart(data []byte) (Start, error) {
 	return s, err
 }
 
+// knownString decodes a string as d.String does into *s; a value that is
+// one of names costs no allocation.
+func knownString(d *jsonlite.Decoder, s *string, names ...string) error {
+	v, ok, err := d.StringBytes()
+	if !ok {
+		return err
+	}
+	for _, n := range names {
+		if string(v) == n {
+			*s = n
+			return nil
+		}
+	}
+	*s = string(v)
+	return nil
+}
+
 // DecodeReply decodes the resume export's metadata.
 func DecodeReply(data []byte) (Reply, error) {
 	var r Reply
-	err := jsonlite.DecodeObject(data, func(d *jsonlite.Decoder, key string) error {
+	d := jsonlite.NewDecoder(data)
+	err := d.Members(func(name []byte) error {
 		switch {
-		case strings.EqualFold(key, "v"):
+		case jsonlite.EqualFold(name, "v"):
 			return d.Int(&r.V)
-		case strings.EqualFold(key, "kind"):
-			return d.String(&r.Kind)
-		case strings.EqualFold(key, "status"):
+		case jsonlite.EqualFold(name, "kind"):
+			return knownString(&d, &r.Kind, replyKinds...)
+		case jsonlite.EqualFold(name, "status"):
 			return d.Int(&r.Status)
-		case strings.EqualFold(key, "message"):
+		case jsonlite.EqualFold(name, "message"):
 			return d.String(&r.Message)
-		case strings.EqualFold(key, "headers"):
+		case jsonlite.EqualFold(name, "headers"):
 			if d.Null() {
 				r.Headers = nil
 				return nil
@@ -62,12 +82,12 @@ func DecodeReply(data []byte) (Reply, error) {
 			if r.Headers == nil {
 				r.Headers = map[string]string{}
 			}
-			return d.Object(func(d *jsonlite.Decoder, name string) error {
+			return d.ObjectMembers(func(name []byte) error {
 				v := ""
 				if err := d.String(&v); err != nil {
 					return err
 				}
-				r.Headers[name] = v
+				r.Headers[string(name)] = v
 				return nil
 			})
 		}
@@ -76,48 +96,51 @@ func DecodeReply(data []byte) (Reply, error) {
 	return r, err
 }
 
+var replyKinds = []string{string(core.ReplyResponse), string(core.ReplyNetwork), string(core.ReplyTimeout), string(core.ReplyTooLarge), string(core.ReplyCancelled)}
+
 // DecodeInput decodes a start envelope's input object into one of the
 // input types of this package (*SearchInput, *FetchInput, *PlanInput,
 // *WebsearchInput, *ToolInput).
 func DecodeInput(data []byte, v any) error {
-	return jsonlite.DecodeObject(data, func(d *jsonlite.Decoder, key string) error {
+	d := jsonlite.NewDecoder(data)
+	return d.Members(func(name []byte) error {
 		var err error
 		switch in := v.(type) {
 		case *SearchInput:
 			switch {
-			case strings.EqualFold(key, "query"):
+			case jsonlite.EqualFold(name, "query"):
 				err = d.String(&in.Query)
-			case strings.EqualFold(key, "oriQuestion"):
+			case jsonlite.EqualFold(name, "oriQuestion"):
 				err = d.String(&in.OriQuestion)
 			default:
 				err = d.Skip()
 			}
 		case *FetchInput:
 			switch {
-			case strings.EqualFold(key, "url"):
+			case jsonlite.EqualFold(name, "url"):
 				err = d.String(&in.URL)
-			case strings.EqualFold(key, "format"):
+			case jsonlite.EqualFold(name, "format"):
 				err = d.String(&in.Format)
-			case strings.EqualFold(key, "offset"):
+			case jsonlite.EqualFold(name, "offset"):
 				err = d.Int(&in.Offset)
 			default:
 				err = d.Skip()
 			}
 		case *PlanInput:
-			if strings.EqualFold(key, "host") {
+			if jsonlite.EqualFold(name, "host") {
 				return d.String(&in.Host)
 			}
 			err = d.Skip()
 		case *WebsearchInput:
-			if strings.EqualFold(key, "query") {
+			if jsonlite.EqualFold(name, "query") {
 				return d.String(&in.Query)
 			}
 			err = d.Skip()
 		case *ToolInput:
 			switch {
-			case strings.EqualFold(key, "tool"):
+			case jsonlite.EqualFold(name, "tool"):
 				err = d.String(&in.Tool)
-			case strings.EqualFold(key, "args"):
+			case jsonlite.EqualFold(name, "args"):
 				in.Args, err = d.Raw()
 			default:
 				err = d.Skip()

@@ -2,9 +2,16 @@ package abi
 
 import (
 	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
 )
 
 var startSeeds = []string{
@@ -77,7 +84,58 @@ func FuzzDecodeReply(f *testing.F) {
 		if err == nil {
 			require.Equal(t, want, got, "%q", data)
 		}
+		// DecodeCoreReply gives what DecodeReply and Core give, with the
+		// same error, the headers aside in their order.
+		body := []byte("body")
+		v, rep, coreErr := DecodeCoreReply(data, body)
+		require.Equal(t, err, coreErr, "%q", data)
+		if err == nil {
+			ref := want.Core(body)
+			byName := func(a, b core.HeaderField) int { return strings.Compare(a.Name, b.Name) }
+			slices.SortFunc(ref.Header, byName)
+			slices.SortFunc(rep.Header, byName)
+			require.Equal(t, want.V, v, "%q", data)
+			require.Equal(t, ref, rep, "%q", data)
+		}
 	})
+}
+
+// DecodeCoreReply keeps the headers in the order their names first
+// appear, each with its last value, and shares one string among them.
+func TestDecodeCoreReply(t *testing.T) {
+	v, r, err := DecodeCoreReply([]byte(`{"v":1,"kind":"response","status":429,"headers":{"retry-after":"2","x-a":"1","Retry-After":null,"x-a":"\u00e9"}}`), []byte("b"))
+	require.NoError(t, err)
+	require.Equal(t, 1, v)
+	require.Equal(t, core.Reply{Kind: core.ReplyResponse, Status: 429, Body: []byte("b"),
+		Header: []core.HeaderField{{Name: "retry-after", Value: "2"}, {Name: "x-a", Value: "é"}, {Name: "Retry-After", Value: ""}}}, r)
+	// One string holds them all, one after the other.
+	joined := unsafe.String(unsafe.StringData(r.Header[0].Name), len("retry-after2x-aéRetry-After"))
+	require.Equal(t, "retry-after2x-aéRetry-After", joined)
+	require.Equal(t, unsafe.StringData(joined[len(joined)-len("Retry-After"):]), unsafe.StringData(r.Header[2].Name))
+	_, r, err = DecodeCoreReply([]byte(`{"kind":"network","message":"refused","headers":{"a":"b"},"headers":null}`), nil)
+	require.NoError(t, err)
+	require.Equal(t, core.Reply{Kind: core.ReplyNetwork, Message: "refused"}, r)
+
+	// Past 32 headers the names are found through a map.
+	var meta strings.Builder
+	meta.WriteString(`{"headers":{`)
+	for i := range 100 {
+		fmt.Fprintf(&meta, `"h%d":"%d",`, i%40, i)
+	}
+	meta.WriteString(`"h0":"last"}}`)
+	_, r, err = DecodeCoreReply([]byte(meta.String()), nil)
+	require.NoError(t, err)
+	require.Len(t, r.Header, 40)
+	for i, h := range r.Header {
+		want := strconv.Itoa(80 + i)
+		if i >= 20 {
+			want = strconv.Itoa(40 + i)
+		}
+		if i == 0 {
+			want = "last"
+		}
+		require.Equal(t, core.HeaderField{Name: "h" + strconv.Itoa(i), Value: want}, h)
+	}
 }
 
 func FuzzDecodeInput(f *testing.F) {
@@ -184,6 +242,10 @@ func TestDecodeErrors(t *testing.T) {
 		{`{"kind":"\q"}`, `invalid character 'q' at offset 10 in an escape`},
 	} {
 		_, err := DecodeStart([]byte(tc.in))
+		require.EqualError(t, err, tc.msg, tc.in)
+		_, err = DecodeReply([]byte(tc.in))
+		require.EqualError(t, err, tc.msg, tc.in)
+		_, _, err = DecodeCoreReply([]byte(tc.in), nil)
 		require.EqualError(t, err, tc.msg, tc.in)
 	}
 }
