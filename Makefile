@@ -19,7 +19,7 @@ HOST          ?= auto
 INSTALL_FLAGS ?=
 BINDIR        ?= $(HOME)/.local/bin
 
-.PHONY: all build wasm cli install uninstall test test-go test-js test-hosts hosts-deps test-e2e check-wasm lint bench fuzz js-deps clean
+.PHONY: all build wasm cli install uninstall test test-go test-js test-hosts hosts-deps test-e2e check-wasm lint bench wazero fuzz js-deps clean
 
 all: build
 
@@ -69,10 +69,12 @@ test: export GOFLAGS := $(strip $(shell $(GO) env GOFLAGS 2>/dev/null) -trimpath
 
 # The module's own package (wasm/) has tests that only build for wasip1: they run under
 # wazero's CLI, built from the wazero version go.mod pins.
-test-go:
+test-go: wazero
 	$(GO) test -count=1 ./...
-	$(GO) build -o bin/wazero github.com/tetratelabs/wazero/cmd/wazero
 	GOOS=wasip1 GOARCH=wasm $(GO) test -count=1 -exec "$(CURDIR)/bin/wazero run" ./wasm/
+
+wazero:
+	$(GO) build -o bin/wazero github.com/tetratelabs/wazero/cmd/wazero
 
 js-deps:
 	cd $(JSDIR) && npm install --no-audit --no-fund
@@ -95,8 +97,9 @@ $(HOSTSDIR)/node_modules/.package-lock.json: $(HOSTSDIR)/package.json $(HOSTSDIR
 test-hosts: cli hosts-deps
 	cd $(HOSTSDIR) && DWR_BIN=$(abspath $(CLI)) node --test --test-concurrency=1
 
-bench: build
+bench: build wazero
 	$(GO) test -run='^$$' -bench=. -benchmem ./core/... ./tests/... ./cmd/...
+	GOOS=wasip1 GOARCH=wasm $(GO) test -run='^$$' -bench=. -benchmem -exec "$(CURDIR)/bin/wazero run" ./wasm/
 	cd $(JSDIR) && npm run bench
 
 clean:
