@@ -354,33 +354,42 @@ func (u *URL) String() string {
 // PlainHTTP reports whether raw is an http or https URL written exactly as
 // String writes it back: a lower-case scheme, "//", a host of lower-case
 // letters, digits, dots, hyphens and a port's colon, a path (from the
-// first "/") of bytes String leaves as they are and no "%", then any query.
-// The fragment, from the first "#", is not looked at. For such a raw that
-// Parse accepts, the parsed URL, fragment dropped and scheme and host
-// lower-cased, prints as raw up to its first "#" (FuzzDedupKey in package
-// core checks it).
+// first "/") of bytes String leaves as they are and no "%", then any query
+// without a control byte. The fragment, from the first "#", is not looked
+// at. For such a raw that Parse accepts, the parsed URL, fragment dropped
+// and scheme and host lower-cased, prints as raw up to its first "#"
+// (FuzzResultKey in package core checks it). It also returns the
+// authority, host and port as written.
 //
-// It lets a search step key its results for de-duplication without
-// printing each URL again (ten allocations a step; see core's dedupKey).
-func PlainHTTP(raw string) bool {
+// It lets a search step key its results for de-duplication, and read
+// their hosts, without parsing and printing each URL again (see core's
+// resultHostKey).
+func PlainHTTP(raw string) (authority string, ok bool) {
 	rest, ok := strings.CutPrefix(raw, "http://")
 	if !ok {
 		if rest, ok = strings.CutPrefix(raw, "https://"); !ok {
-			return false
+			return "", false
 		}
 	}
-	host := true // before the first "/"
+	end := len(rest) // of the authority
+	query := false
 	for i := 0; i < len(rest); i++ {
 		c := rest[i]
 		switch {
-		case c == '?' || c == '#':
-			return true
+		case c == '#':
+			return rest[:min(end, i)], true
+		case query:
+			if c < ' ' || c == 0x7f {
+				return "", false // Parse refuses it
+			}
+		case c == '?':
+			query, end = true, min(end, i)
 		case c == '/':
-			host = false
-		case host && !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '.' || c == '-' || c == ':'),
+			end = min(end, i)
+		case end == len(rest) && !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '.' || c == '-' || c == ':'),
 			c == '%' || shouldEscape(c, encodePath):
-			return false
+			return "", false
 		}
 	}
-	return true
+	return rest[:end], true
 }
