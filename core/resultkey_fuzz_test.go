@@ -48,9 +48,11 @@ func TestResultKey(t *testing.T) {
 		_, _, ok := plainResult(raw)
 		require.False(t, ok, "%q", raw)
 	}
-	authority, ok := weburl.PlainHTTP("https://example.com:8080/a?b#B%")
+	hostname, ok := weburl.PlainHTTP("https://example.com:8080/a?b#B")
 	require.True(t, ok)
-	require.Equal(t, "example.com:8080", authority)
+	require.Equal(t, "example.com", hostname)
+	_, ok = weburl.PlainHTTP("https://example.com/a?b#B%")
+	require.False(t, ok)
 	_, ok = weburl.PlainHTTP("https://example.com/a%20")
 	require.False(t, ok)
 }

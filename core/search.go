@@ -117,32 +117,16 @@ func resultHostKey(raw string, u *weburl.URL) (host, key string, ok bool) {
 
 // plainResult reads the host and dedup key of a trimmed result URL that
 // parseResultURL accepts and that is written as dedupKey prints it
-// (weburl.PlainHTTP) with a plain host (and no port but a valid one) and
-// no "%" in a fragment. It reports false for any other URL, which
-// parseResultURL then reads.
+// (weburl.PlainHTTP) with a plain host. It reports false for any other
+// URL, which parseResultURL then reads.
 func plainResult(raw string) (host, key string, ok bool) {
 	if len(raw) > MaxURLChars {
 		return "", "", false
 	}
-	host, ok = weburl.PlainHTTP(raw)
-	if !ok {
+	if host, ok = weburl.PlainHTTP(raw); !ok || !plainHost(host) {
 		return "", "", false
 	}
-	key, frag, _ := strings.Cut(raw, "#")
-	if strings.IndexByte(frag, '%') >= 0 {
-		return "", "", false // an escape the parser checks
-	}
-	if i := strings.IndexByte(host, ':'); i >= 0 {
-		for _, c := range []byte(host[i+1:]) {
-			if c < '0' || c > '9' {
-				return "", "", false // not a port
-			}
-		}
-		host = host[:i]
-	}
-	if !plainHost(host) {
-		return "", "", false
-	}
+	key, _, _ = strings.Cut(raw, "#")
 	return host, key, true
 }
 
