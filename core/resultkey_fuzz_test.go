@@ -1,6 +1,7 @@
 package core
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core/internal/weburl"
@@ -33,24 +34,38 @@ var resultKeyCases = []string{
 	"https://example.com:/x?y#z#w",
 }
 
-// TestResultKey checks resultKey, with its fast path, against dedupKey.
+// TestResultKey checks resultHostKey, with its fast path, against
+// parseResultURL and dedupKey.
 func TestResultKey(t *testing.T) {
 	for _, raw := range resultKeyCases {
 		checkResultKey(t, raw)
 	}
-	var u weburl.URL
-	_, ok := parseResultURL("https://example.com/a#b", &u)
+	host, key, ok := plainResult("https://www.example.com:443/a?b#c")
 	require.True(t, ok)
-	require.Equal(t, "https://example.com/a", resultKey("https://example.com/a#b", &u))
-	require.True(t, weburl.PlainHTTP("https://example.com/a#B%"))
-	require.False(t, weburl.PlainHTTP("https://example.com/a%20"))
+	require.Equal(t, "www.example.com", host)
+	require.Equal(t, "https://www.example.com:443/a?b", key)
+	for _, raw := range []string{"https://example.com:44a/", "https://example.com./", "https://1.2.3.4/", "https://a.b/#%41", "https://a.b/?x\x01", "http://a.b/c%20"} {
+		_, _, ok := plainResult(raw)
+		require.False(t, ok, "%q", raw)
+	}
+	hostname, ok := weburl.PlainHTTP("https://example.com:8080/a?b#B")
+	require.True(t, ok)
+	require.Equal(t, "example.com", hostname)
+	_, ok = weburl.PlainHTTP("https://example.com/a?b#B%")
+	require.False(t, ok)
+	_, ok = weburl.PlainHTTP("https://example.com/a%20")
+	require.False(t, ok)
 }
 
-// FuzzResultKey checks that processSearch's way to a result's dedup key
-// (parseResultURL, then resultKey with its fast path for URLs written as
-// dedupKey prints them) gives what resultURL and dedupKey give.
+// FuzzResultKey checks that processSearch's way to a result's host and
+// dedup key (resultHostKey, with its fast path for URLs written as dedupKey
+// prints them, which are not parsed) gives what resultURL and dedupKey
+// give.
 func FuzzResultKey(f *testing.F) {
 	for _, raw := range resultKeyCases {
+		f.Add(raw)
+	}
+	for _, raw := range []string{"http://a.b:80/x", "http://a.b:8a/x", "http://a.b:/x", "http://1.2.3.4/x", "http://a..b/", "http://a.b./", "http://a.b?x\x01", "http://a.b#%zz", "http://a.b#x\x01", "http:///x", "http://", "http://a.b#c?d\x01"} {
 		f.Add(raw)
 	}
 	f.Fuzz(checkResultKey)
@@ -60,13 +75,15 @@ func checkResultKey(t *testing.T, raw string) {
 	// u held another result's URL, as it does in processSearch's loop.
 	var u weburl.URL
 	require.True(t, u.Parse("https://user:pw@other.example/p%20q?r#s%21"))
-	host, ok := parseResultURL(raw, &u)
+	host, key, ok := resultHostKey(raw, &u)
 	want, wantHost, wantOK := resultURL(raw)
 	require.Equal(t, wantOK, ok, "%q", raw)
 	if !ok {
 		return
 	}
 	require.Equal(t, wantHost, host, "%q", raw)
-	require.Equal(t, *want, u, "%q: parsed in place", raw)
-	require.Equal(t, dedupKey(want), resultKey(raw, &u), "%q", raw)
+	require.Equal(t, dedupKey(want), key, "%q", raw)
+	if _, _, plain := plainResult(strings.TrimSpace(raw)); !plain {
+		require.Equal(t, *want, u, "%q: parsed in place", raw)
+	}
 }

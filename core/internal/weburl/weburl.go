@@ -353,34 +353,55 @@ func (u *URL) String() string {
 
 // PlainHTTP reports whether raw is an http or https URL written exactly as
 // String writes it back: a lower-case scheme, "//", a host of lower-case
-// letters, digits, dots, hyphens and a port's colon, a path (from the
-// first "/") of bytes String leaves as they are and no "%", then any query.
-// The fragment, from the first "#", is not looked at. For such a raw that
-// Parse accepts, the parsed URL, fragment dropped and scheme and host
-// lower-cased, prints as raw up to its first "#" (FuzzDedupKey in package
-// core checks it).
+// letters, digits, dots and hyphens with an optional ":" and port digits,
+// a path (from the first "/") of bytes String leaves as they are and no
+// "%", then any query without a control byte, then any fragment (from the
+// first "#") without a "%". For such a raw that Parse accepts, the parsed
+// URL, fragment dropped and scheme and host lower-cased, prints as raw up
+// to its first "#" (FuzzResultKey in package core checks it). It also
+// returns the host as written, port left out: u.Hostname().
 //
-// It lets a search step key its results for de-duplication without
-// printing each URL again (ten allocations a step; see core's dedupKey).
-func PlainHTTP(raw string) bool {
+// It lets a search step key its results for de-duplication, and read
+// their hosts, without parsing and printing each URL again (see core's
+// resultHostKey).
+func PlainHTTP(raw string) (host string, ok bool) {
 	rest, ok := strings.CutPrefix(raw, "http://")
 	if !ok {
 		if rest, ok = strings.CutPrefix(raw, "https://"); !ok {
-			return false
+			return "", false
 		}
 	}
-	host := true // before the first "/"
+	end, port := len(rest), len(rest) // of the host, of its port's colon
+	query := false
 	for i := 0; i < len(rest); i++ {
 		c := rest[i]
 		switch {
-		case c == '?' || c == '#':
-			return true
+		case c == '#':
+			if strings.IndexByte(rest[i:], '%') >= 0 {
+				return "", false // an escape Parse checks
+			}
+			return rest[:min(end, port, i)], true
+		case query:
+			if c < ' ' || c == 0x7f {
+				return "", false // Parse refuses it
+			}
+		case c == '?':
+			query, end = true, min(end, i)
 		case c == '/':
-			host = false
-		case host && !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '.' || c == '-' || c == ':'),
-			c == '%' || shouldEscape(c, encodePath):
-			return false
+			end = min(end, i)
+		case end < len(rest):
+			if c == '%' || shouldEscape(c, encodePath) {
+				return "", false
+			}
+		case port < len(rest):
+			if c < '0' || c > '9' {
+				return "", false
+			}
+		case c == ':':
+			port = i
+		case !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '.' || c == '-'):
+			return "", false
 		}
 	}
-	return true
+	return rest[:min(end, port)], true
 }

@@ -227,3 +227,13 @@ func TestDecodeSearchUnchanged(t *testing.T) {
 		require.Equal(t, want, got, "body %q", bodies[0][:n])
 	}
 }
+
+// TestItemNamesApart checks what members' exact match first relies on: no
+// two of itemNames match each other.
+func TestItemNamesApart(t *testing.T) {
+	for i, a := range itemNames {
+		for j, b := range itemNames {
+			require.Equal(t, i == j, is([]byte(a), b), "%q %q", a, b)
+		}
+	}
+}
