@@ -70,6 +70,8 @@ type operation struct {
 	// messages is the turn of a search on the Messages backend, nil on
 	// the Search API (messages.go).
 	messages *messagesTurn
+	// urlChecked says url is one CheckFetchURL returned (fetchKey).
+	urlChecked bool
 }
 
 // defaultConfig is the Config of zero Options.
@@ -190,7 +192,7 @@ func prepare(op Operation) (*operation, *Error) {
 		if op.Offset < 0 {
 			return nil, &Error{Code: CodeInvalidInput, Message: "DeepSeek Fetch: " + (&OffsetError{Offset: op.Offset}).Error()}
 		}
-		o.url, o.offset, o.hint = u, op.Offset, op.ContinueHint
+		o.url, o.urlChecked, o.offset, o.hint = u, true, op.Offset, op.ContinueHint
 		path = "/v1/tools/fetch"
 		body = fetchBody{URL: u}
 	default:
