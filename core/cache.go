@@ -3,6 +3,7 @@ package core
 import (
 	"container/list"
 	"hash/maphash"
+	"math"
 	"strconv"
 	"strings"
 	"sync"
@@ -96,7 +97,13 @@ func newCacheKey(text, apiKey string) cacheKey {
 // not part of it: the whole page is kept, and every part is cut from it.
 func fetchKey(o *operation) cacheKey {
 	page := o.url
-	if u, ok := weburl.Parse(o.url); ok {
+	if _, plain := weburl.PlainHTTP(page); o.urlChecked && plain {
+		// As resultHostKey: a URL that parses (CheckFetchURL parsed it) and is
+		// written as dedupKey prints it, as nearly every one is, is its own
+		// key up to the fragment, without a parse and a print (two
+		// allocations). FuzzFetchKey checks it against them.
+		page, _, _ = strings.Cut(page, "#")
+	} else if u, ok := weburl.Parse(o.url); ok {
 		page = dedupKey(u)
 	}
 	return newCacheKey("fetch "+o.request.URL+" "+page, o.key)
@@ -158,6 +165,21 @@ func (e *cacheEntry) expired(now, ttl int64) bool {
 	return now-from >= min(ttl, e.ttl)
 }
 
+// expiresAt is the first time (Unix ms) at which e.expired(t, e.ttl)
+// holds, or 0 when e's times are outside [0, 2^62), where that sum could
+// wrap (cache.expire then looks at every entry).
+func (e *cacheEntry) expiresAt() int64 {
+	from, ttl := e.used, e.ttl
+	if e.search != nil {
+		from, ttl = e.stored, min(ttl, SearchCacheTTLMinutes*minuteMs)
+	}
+	const limit = 1 << 62
+	if from < 0 || from >= limit || ttl < 0 || ttl >= limit {
+		return 0
+	}
+	return from + ttl
+}
+
 // minuteMs is a minute in milliseconds.
 const minuteMs = 60_000
 
@@ -170,6 +192,10 @@ type cache struct {
 	bytes    int64
 	pages    int
 	searches int
+	// soonest is at or before every entry's expiresAt: expire has nothing
+	// to drop before then. Walking every entry (up to 96) on each get and
+	// put was about 1% of a fetch step in WebAssembly.
+	soonest int64
 }
 
 func newCache() *cache {
@@ -179,7 +205,7 @@ func newCache() *cache {
 func (c *cache) reset() {
 	c.entries = make(map[cacheKey]*list.Element)
 	c.lru.Init()
-	c.bytes, c.pages, c.searches = 0, 0, 0
+	c.bytes, c.pages, c.searches, c.soonest = 0, 0, 0, 0
 }
 
 func (c *cache) remove(el *list.Element) {
@@ -195,13 +221,20 @@ func (c *cache) remove(el *list.Element) {
 
 // expire drops every entry past its own lifetime.
 func (c *cache) expire(now int64) {
+	if 0 <= now && now < c.soonest {
+		return
+	}
+	soonest := int64(math.MaxInt64)
 	for el := c.lru.Front(); el != nil; {
 		next := el.Next()
 		if e := el.Value.(*cacheEntry); e.expired(now, e.ttl) {
 			c.remove(el)
+		} else {
+			soonest = min(soonest, e.expiresAt())
 		}
 		el = next
 	}
+	c.soonest = soonest
 }
 
 // get returns the live entry for k, marking it used at now (Unix ms), or
@@ -220,6 +253,7 @@ func (c *cache) get(k cacheKey, now, ttl int64) *cacheEntry {
 		return nil
 	}
 	e.used, e.ttl = now, ttl
+	c.soonest = min(c.soonest, e.expiresAt())
 	c.lru.MoveToFront(el)
 	return e
 }
@@ -239,6 +273,7 @@ func (c *cache) put(e *cacheEntry, maxBytes int64) {
 		return
 	}
 	c.entries[e.key] = c.lru.PushFront(e)
+	c.soonest = min(c.soonest, e.expiresAt())
 	c.bytes += e.size
 	if e.page != nil {
 		c.pages++

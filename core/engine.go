@@ -70,6 +70,8 @@ type operation struct {
 	// messages is the turn of a search on the Messages backend, nil on
 	// the Search API (messages.go).
 	messages *messagesTurn
+	// urlChecked says url is one CheckFetchURL returned (fetchKey).
+	urlChecked bool
 }
 
 // defaultConfig is the Config of zero Options.
@@ -163,7 +165,8 @@ func prepare(op Operation) (*operation, *Error) {
 		}
 	}
 	var path string
-	var body requestBody
+	var sb searchBody // the body of a search, or
+	var fb fetchBody  // of a fetch
 	switch op.Kind {
 	case KindSearch:
 		if cfg.Messages.Backend == BackendMessages {
@@ -175,7 +178,7 @@ func prepare(op Operation) (*operation, *Error) {
 		}
 		o.query = q
 		path = "/v1/tools/search"
-		body = searchBody{
+		sb = searchBody{
 			Query:       q,
 			Count:       cfg.MaxResults,
 			NeedContent: false,
@@ -190,9 +193,9 @@ func prepare(op Operation) (*operation, *Error) {
 		if op.Offset < 0 {
 			return nil, &Error{Code: CodeInvalidInput, Message: "DeepSeek Fetch: " + (&OffsetError{Offset: op.Offset}).Error()}
 		}
-		o.url, o.offset, o.hint = u, op.Offset, op.ContinueHint
+		o.url, o.urlChecked, o.offset, o.hint = u, true, op.Offset, op.ContinueHint
 		path = "/v1/tools/fetch"
-		body = fetchBody{URL: u}
+		fb = fetchBody{URL: u}
 	default:
 		return nil, &Error{Code: CodeInvalidInput, Message: "deepseek-web-retrieval: unknown operation kind " + strconv.Quote(clip(string(op.Kind), 40))}
 	}
@@ -212,11 +215,15 @@ func prepare(op Operation) (*operation, *Error) {
 		}
 		return nil, &Error{Code: CodeInvalidInput, Message: o.name + ": the " + what + " contains the API key; it was not sent"}
 	}
-	if sb, ok := body.(searchBody); ok && o.red.Contains(op.OriQuestion) {
-		sb.OriQuestion = ""
-		body = sb
+	var data []byte
+	if op.Kind == KindSearch {
+		if o.red.Contains(op.OriQuestion) {
+			sb.OriQuestion = ""
+		}
+		data = sb.appendJSON(nil)
+	} else {
+		data = fb.appendJSON(nil)
 	}
-	data := body.appendJSON(nil)
 	o.request = Request{
 		Method: "POST",
 		URL:    cfg.BaseURL + path,

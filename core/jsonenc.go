@@ -16,12 +16,7 @@ import (
 // blocks compacted. jsonenc_test.go holds each body equal to json.Marshal
 // of the struct it replaced, and fuzzes the string and raw writers.
 
-// requestBody is a request body that writes its own JSON.
-type requestBody interface {
-	// appendJSON appends the body's JSON to dst.
-	appendJSON(dst []byte) []byte
-}
-
+// appendJSON appends the body's JSON to dst.
 func (b searchBody) appendJSON(dst []byte) []byte {
 	dst = slices.Grow(dst, 96+len(b.Query)+len(b.OriQuestion)+len(b.Location))
 	dst = append(dst, `{"query":`...)

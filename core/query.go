@@ -25,18 +25,23 @@ func buildQuery(q string, cfg *Config) (string, *Error) {
 	if q == "" {
 		return "", &Error{Code: CodeInvalidInput, Message: "DeepSeek Search: the query is empty"}
 	}
-	var b strings.Builder
-	b.WriteString(q)
-	for _, d := range cfg.IncludeDomains {
-		b.WriteString(" site:" + d)
+	// With no operators, as with the default options, the query is q
+	// itself, without a builder's copy.
+	full := q
+	if len(cfg.IncludeDomains) > 0 || len(cfg.BlockedDomains) > 0 || cfg.Language != "" {
+		var b strings.Builder
+		b.WriteString(q)
+		for _, d := range cfg.IncludeDomains {
+			b.WriteString(" site:" + d)
+		}
+		for _, d := range cfg.BlockedDomains {
+			b.WriteString(" -site:" + d)
+		}
+		if cfg.Language != "" {
+			b.WriteString(" lang:" + cfg.Language)
+		}
+		full = b.String()
 	}
-	for _, d := range cfg.BlockedDomains {
-		b.WriteString(" -site:" + d)
-	}
-	if cfg.Language != "" {
-		b.WriteString(" lang:" + cfg.Language)
-	}
-	full := b.String()
 	if n := runeCount(full); n > MaxQueryChars {
 		qn := runeCount(q)
 		if qn == n {

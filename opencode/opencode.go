@@ -241,9 +241,8 @@ func ToolCall(tool string, args []byte, cfg *core.Config) (core.Operation, error
 	if !ok {
 		return core.Operation{}, errors.New(tool + ": the input must be a JSON object")
 	}
-	str := func(name string, required bool) (string, error) {
-		v, ok := fields[name]
-		if !ok || string(v) == "null" {
+	str := func(name string, v []byte, required bool) (string, error) {
+		if v == nil || string(v) == "null" {
 			if required {
 				return "", errors.New(tool + ": the input needs " + strconv.Quote(name) + " (a string)")
 			}
@@ -257,21 +256,21 @@ func ToolCall(tool string, args []byte, cfg *core.Config) (core.Operation, error
 	}
 	switch tool {
 	case FetchTool:
-		u, err := str("url", true)
+		u, err := str("url", fields[argURL], true)
 		if err != nil {
 			return core.Operation{}, err
 		}
-		f, err := str("format", false)
+		f, err := str("format", fields[argFormat], false)
 		if err != nil {
 			return core.Operation{}, err
 		}
-		off, err := offsetArg(tool, fields["offset"])
+		off, err := offsetArg(tool, fields[argOffset])
 		if err != nil {
 			return core.Operation{}, err
 		}
 		return core.Operation{Kind: core.KindFetch, URL: u, Format: f, Offset: off, Config: cfg}, nil
 	case SearchTool:
-		q, err := str("query", true)
+		q, err := str("query", fields[argQuery], true)
 		if err != nil {
 			return core.Operation{}, err
 		}
@@ -280,18 +279,35 @@ func ToolCall(tool string, args []byte, cfg *core.Config) (core.Operation, error
 	return core.Operation{}, errors.New("opencode: unknown tool " + strconv.Quote(tool))
 }
 
-// members decodes args, which must be a JSON object, into its members'
-// text by name (the last of repeated names wins), as json.Unmarshal does
-// into a map[string]json.RawMessage.
-func members(args []byte) (map[string][]byte, bool) {
+// argNames are the members ToolCall reads, indexed by the arg constants.
+var argNames = [...]string{"url", "format", "offset", "query"}
+
+const (
+	argURL = iota
+	argFormat
+	argOffset
+	argQuery
+)
+
+// members decodes args, which must be a JSON object, into the text of the
+// members ToolCall reads (nil when absent), matched by exact name (the
+// last of repeated names wins), as json.Unmarshal does into a
+// map[string]json.RawMessage; FuzzToolArgs checks it against that map,
+// which it replaced: the map and a string per name were a tenth of a fetch
+// step's start in WebAssembly.
+func members(args []byte) (fields [len(argNames)][]byte, ok bool) {
 	a := bytes.TrimSpace(args)
 	if len(a) == 0 || a[0] != '{' {
-		return nil, false
+		return fields, false
 	}
-	fields := map[string][]byte{}
-	err := jsonlite.DecodeObject(a, func(d *jsonlite.Decoder, key string) error {
+	d := jsonlite.NewDecoder(a)
+	err := d.Members(func(name []byte) error {
 		v, err := d.Raw()
-		fields[key] = v
+		for i, n := range argNames {
+			if string(name) == n {
+				fields[i] = v
+			}
+		}
 		return err
 	})
 	return fields, err == nil

@@ -56,7 +56,7 @@ func alloc(size uint32) (ptr uint32) {
 	if size > maxAlloc {
 		return 0
 	}
-	b := make([]byte, max(size, 1))
+	b := spareBuffer(int(max(size, 1)))
 	ptr = uint32(uintptr(unsafe.Pointer(&b[0])))
 	buffers[ptr] = b
 	return ptr
@@ -64,6 +64,41 @@ func alloc(size uint32) (ptr uint32) {
 
 //go:wasmexport free
 func free(ptr uint32) { delete(buffers, ptr) }
+
+// Input buffers are used again: a new one (made, zeroed, later collected)
+// for the envelope and the body of every call was about a twentieth of a
+// search step. take notes the buffers a call consumes in taken, and emit,
+// once the reply is written to out, hands them to spare for alloc. Nothing
+// the module keeps after a call views its input: decoded strings are
+// copies, and abi.DecodeCoreReply copies its header views
+// (TestSpareBuffers).
+var taken, spare [4][]byte
+
+// spareBuffer returns a buffer of n bytes, a spare one when one is large
+// enough. Its contents are whatever they were: the host writes the bytes
+// it passes, and take cuts the buffer to them.
+func spareBuffer(n int) []byte {
+	for i, b := range spare {
+		if cap(b) >= n {
+			spare[i] = nil
+			return b[:n]
+		}
+	}
+	return make([]byte, n)
+}
+
+// recycle moves the buffers in taken to spare, up to reuseMax bytes each.
+func recycle() {
+	for k, b := range taken {
+		for i := range spare {
+			if spare[i] == nil && cap(b) <= reuseMax {
+				spare[i] = b
+				break
+			}
+		}
+		taken[k] = nil
+	}
+}
 
 //go:wasmexport start
 func start(ptr, size uint32) (packed uint64) {
@@ -213,6 +248,12 @@ func take(ptr, size uint32) ([]byte, error) {
 		return nil, errors.New("no buffer was allocated at " + strconv.FormatUint(uint64(ptr), 10))
 	}
 	delete(buffers, ptr)
+	for i := range taken {
+		if taken[i] == nil {
+			taken[i] = b
+			break
+		}
+	}
 	if int(size) > len(b) {
 		return nil, errors.New("length " + strconv.FormatUint(uint64(size), 10) + " exceeds the " + strconv.Itoa(len(b)) + "-byte buffer at " + strconv.FormatUint(uint64(ptr), 10))
 	}
@@ -298,6 +339,7 @@ func abiError(h uint32, msg string) abi.Step {
 // emit stores the reply and returns its packed address and length.
 func emit(s abi.Step) uint64 {
 	out = s.AppendJSON(reuse(out))
+	recycle()
 	if s.Request == &wire { // keep neither the body nor the headers (one holds the API key)
 		clear(wire.Headers)
 		wire.Headers, wire.Body, wire.URL = wire.Headers[:0], "", ""
@@ -310,6 +352,7 @@ func emit(s abi.Step) uint64 {
 func guard(packed *uint64) {
 	if v := recover(); v != nil {
 		engine.DropCache()
+		taken = [len(taken)][]byte{} // not used again after a panic
 		*packed = emit(done(0, nil, &abi.Error{Code: string(core.CodeInternal), Message: "deepseek-web-retrieval: internal error: " + panicText(v)}))
 	}
 }
