@@ -445,6 +445,11 @@ func (o *operation) messagesSuccess(body []byte, env Env) Step {
 		// characters JSON escapes, so the block stays valid JSON.
 		if o.key != "" && bytes.Contains(b.Raw, []byte(o.key)) {
 			b.Raw = bytes.ReplaceAll(b.Raw, []byte(o.key), []byte(keyMask))
+		} else {
+			// Raw views body, which a host may write the next reply into
+			// once this call returns (the module reuses its input
+			// buffers); the blocks outlive it.
+			b.Raw = bytes.Clone(b.Raw)
 		}
 		t.blocks = append(t.blocks, b)
 	}

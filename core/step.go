@@ -104,6 +104,8 @@ const (
 type Reply struct {
 	Kind ReplyKind
 	// Status, Header and Body describe the response (ReplyResponse).
+	// The engine keeps no part of Header or Body once Resume has returned
+	// (what it keeps, it copies): a host may reuse their memory.
 	Status int
 	Header []HeaderField
 	Body   []byte
