@@ -4,27 +4,10 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 )
-
-// hostBuffer writes b into a buffer from alloc, as a host does.
-func hostBuffer(t *testing.T, b []byte) uint32 {
-	ptr := alloc(uint32(len(b)))
-	require.NotZero(t, ptr)
-	copy(buffers[ptr], b)
-	return ptr
-}
-
-// reply decodes a packed reply of start or resume.
-func reply(t *testing.T, packed uint64) map[string]any {
-	b := out[:uint32(packed)] // emit's reply
-	var m map[string]any
-	require.NoError(t, json.Unmarshal(b, &m), "%s", b)
-	return m
-}
 
 func search(t *testing.T, query string, body []byte) map[string]any {
 	env := []byte(`{"v":1,"kind":"search","options":{},"apiKey":"sk-test","input":{"query":"` + query + `"}}`)

@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"unsafe"
 
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/deepseektest"
 )
@@ -17,22 +16,6 @@ import (
 // fetch, the steps tests/js/startup-bench.js times under Node and Bun. Here
 // they run under wazero (`make bench`); their allocations per step are
 // exactly the module's, their time is wazero's, not V8's or JSC's.
-
-// hostWrite copies b into a buffer the module allocated, as the shim does.
-func hostWrite(b []byte) (ptr, size uint32) {
-	ptr = alloc(uint32(len(b)))
-	copy(buffers[ptr], b)
-	return ptr, uint32(len(b))
-}
-
-// hostRead returns the reply an export packed into its result (emit's
-// out).
-func hostRead(packed uint64) []byte {
-	if uint32(packed>>32) != uint32(uintptr(unsafe.Pointer(&out[0]))) {
-		panic("the reply is not in out")
-	}
-	return out[:uint32(packed)]
-}
 
 // handleOf reads the handle of an "http" step, failing on any other.
 func handleOf(b *testing.B, step []byte) uint32 {
@@ -61,10 +44,9 @@ func benchmarkStep(b *testing.B, prefix, suffix string, body []byte, want string
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		env = append(strconv.AppendInt(append(env[:0], prefix...), int64(i), 10), suffix...)
-		h := handleOf(b, hostRead(start(hostWrite(env))))
-		mp, ms := hostWrite(meta)
-		bp, bs := hostWrite(body)
-		if done := hostRead(resume(h, mp, ms, bp, bs)); !bytes.Contains(done, []byte(want)) {
+		h := handleOf(b, replyBytes(start(hostBuffer(b, env), uint32(len(env)))))
+		done := replyBytes(resume(h, hostBuffer(b, meta), uint32(len(meta)), hostBuffer(b, body), uint32(len(body))))
+		if !bytes.Contains(done, []byte(want)) {
 			b.Fatalf("the step did not end as expected: %.300s", done)
 		}
 	}
