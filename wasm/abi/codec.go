@@ -60,42 +60,6 @@ func knownString(d *jsonlite.Decoder, s *string, names ...string) error {
 	return nil
 }
 
-// DecodeReply decodes the resume export's metadata.
-func DecodeReply(data []byte) (Reply, error) {
-	var r Reply
-	d := jsonlite.NewDecoder(data)
-	err := d.Members(func(name []byte) error {
-		switch {
-		case jsonlite.EqualFold(name, "v"):
-			return d.Int(&r.V)
-		case jsonlite.EqualFold(name, "kind"):
-			return knownString(&d, &r.Kind, replyKinds...)
-		case jsonlite.EqualFold(name, "status"):
-			return d.Int(&r.Status)
-		case jsonlite.EqualFold(name, "message"):
-			return d.String(&r.Message)
-		case jsonlite.EqualFold(name, "headers"):
-			if d.Null() {
-				r.Headers = nil
-				return nil
-			}
-			if r.Headers == nil {
-				r.Headers = map[string]string{}
-			}
-			return d.ObjectMembers(func(name []byte) error {
-				v := ""
-				if err := d.String(&v); err != nil {
-					return err
-				}
-				r.Headers[string(name)] = v
-				return nil
-			})
-		}
-		return d.Skip()
-	})
-	return r, err
-}
-
 var replyKinds = []string{string(core.ReplyResponse), string(core.ReplyNetwork), string(core.ReplyTimeout), string(core.ReplyTooLarge), string(core.ReplyCancelled)}
 
 // DecodeInput decodes a start envelope's input object into one of the

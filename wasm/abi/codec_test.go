@@ -77,18 +77,13 @@ func FuzzDecodeReply(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		// DecodeCoreReply gives what encoding/json and Core give, the
+		// headers aside in their order.
 		var want Reply
 		wantErr := json.Unmarshal(data, &want)
-		got, err := DecodeReply(data)
-		require.Equal(t, wantErr == nil, err == nil, "%q: encoding/json %v, DecodeReply %v", data, wantErr, err)
-		if err == nil {
-			require.Equal(t, want, got, "%q", data)
-		}
-		// DecodeCoreReply gives what DecodeReply and Core give, with the
-		// same error, the headers aside in their order.
 		body := []byte("body")
-		v, rep, coreErr := DecodeCoreReply(data, body)
-		require.Equal(t, err, coreErr, "%q", data)
+		v, rep, err := DecodeCoreReply(data, body)
+		require.Equal(t, wantErr == nil, err == nil, "%q: encoding/json %v, DecodeCoreReply %v", data, wantErr, err)
 		if err == nil {
 			ref := want.Core(body)
 			byName := func(a, b core.HeaderField) int { return strings.Compare(a.Name, b.Name) }
@@ -116,7 +111,7 @@ func TestDecodeCoreReply(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, core.Reply{Kind: core.ReplyNetwork, Message: "refused"}, r)
 
-	// Past 32 headers the names are found through a map.
+	// A hundred headers under forty names: each name keeps its last value.
 	var meta strings.Builder
 	meta.WriteString(`{"headers":{`)
 	for i := range 100 {
@@ -242,8 +237,6 @@ func TestDecodeErrors(t *testing.T) {
 		{`{"kind":"\q"}`, `invalid character 'q' at offset 10 in an escape`},
 	} {
 		_, err := DecodeStart([]byte(tc.in))
-		require.EqualError(t, err, tc.msg, tc.in)
-		_, err = DecodeReply([]byte(tc.in))
 		require.EqualError(t, err, tc.msg, tc.in)
 		_, _, err = DecodeCoreReply([]byte(tc.in), nil)
 		require.EqualError(t, err, tc.msg, tc.in)

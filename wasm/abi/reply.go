@@ -7,11 +7,11 @@ import (
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/jsonlite"
 )
 
-// DecodeCoreReply decodes the resume export's metadata straight into the
-// core's form, with body: what DecodeReply and then Reply.Core give
-// (FuzzDecodeReply checks it), except that the headers come in the order
-// their names first appear rather than in a map's random order. v is the
-// envelope's "v".
+// DecodeCoreReply decodes the resume export's metadata (a Reply) straight
+// into the core's form, with body: what decoding a Reply with
+// encoding/json and then Reply.Core give (FuzzDecodeReply checks it),
+// except that the headers come in the order their names first appear
+// rather than in a map's random order. v is the envelope's "v".
 //
 // It exists because it runs on every step: a map, a string per header name
 // and value, and the slice Core builds were five allocations for the one
