@@ -70,8 +70,9 @@ func free(ptr uint32) { delete(buffers, ptr) }
 // search step. take notes the buffers a call consumes in taken, and emit,
 // once the reply is written to out, hands them to spare for alloc. Nothing
 // the module keeps after a call views its input: decoded strings are
-// copies, and abi.DecodeCoreReply copies its header views
-// (TestSpareBuffers).
+// copies, abi.DecodeCoreReply copies its header views, and the Messages
+// backend copies the blocks of a paused turn (core.Reply states the rule;
+// TestSpareBuffers and TestPausedTurnKeepsItsBlocks check it).
 var taken, spare [4][]byte
 
 // spareBuffer returns a buffer of n bytes, a spare one when one is large
