@@ -5,37 +5,40 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
 )
 
-// BenchmarkWebsearchResultJSON writes a 10-result websearch result (the
-// shape of the module's search step) with encoding/json, as the module did,
-// and with AppendJSON.
+// BenchmarkWebsearchResultJSON writes the provider results of a 10-result
+// search (the shape of the module's search step) with encoding/json, as
+// the module once did, and with AppendWebsearchJSON, as it does now.
 func BenchmarkWebsearchResultJSON(b *testing.B) {
-	r := WebsearchResult{Results: make([]ProviderResult, 10)}
-	for i := range r.Results {
-		ms := int64(1705276800000)
-		r.Results[i] = ProviderResult{URL: "https://example.com/article/" + strconv.Itoa(i), Title: "Result number " + strconv.Itoa(i) + " about effective Go",
-			Content: strings.Repeat("Effective Go gives tips for writing clear, idiomatic Go code & explains the conventions of the language. ", 3), Time: Time{Published: &ms}}
+	rerank, authority := 2.4, 3.0
+	r := &core.SearchResult{Hits: make([]core.Hit, 10)}
+	for i := range r.Hits {
+		r.Hits[i] = core.Hit{URL: "https://example.com/article/" + strconv.Itoa(i), Title: "Result number " + strconv.Itoa(i) + " about effective Go",
+			Text:   strings.Repeat("Effective Go gives tips for writing clear, idiomatic Go code & explains the conventions of the language. ", 3),
+			Rerank: &rerank, Authority: &authority, Site: "example.com", Published: 1705276800000, HasPublished: true}
 	}
 	b.Run("encoding-json", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, err := json.Marshal(map[string]any{"results": r.Results}); err != nil {
+			if _, err := json.Marshal(WebsearchResult{Results: ProviderResults(r)}); err != nil {
 				b.Fatal(err)
 			}
 		}
 	})
-	b.Run("AppendJSON", func(b *testing.B) {
+	b.Run("AppendWebsearchJSON", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			r.AppendJSON(nil)
+			AppendWebsearchJSON(nil, r)
 		}
 	})
-	b.Run("AppendJSON-reused", func(b *testing.B) {
+	b.Run("AppendWebsearchJSON-reused", func(b *testing.B) {
 		b.ReportAllocs()
 		var buf []byte
 		for b.Loop() {
-			buf = r.AppendJSON(buf[:0])
+			buf = AppendWebsearchJSON(buf[:0], r)
 		}
 	})
 }

@@ -115,35 +115,6 @@ func FuzzToolResultJSON(f *testing.F) {
 	})
 }
 
-func FuzzWebsearchResultJSON(f *testing.F) {
-	f.Add("https://go.dev/<x>", "Go & you", "content\u2029\x00\xff", int64(1705276800000), uint8(0xff))
-	f.Add("", "", "", int64(0), uint8(0))
-	f.Fuzz(func(t *testing.T, url, title, content string, ms int64, mask uint8) {
-		pr := ProviderResult{URL: url, Title: title, Content: content}
-		if mask&1 != 0 {
-			pr.Time.Published = &ms
-		}
-		r := WebsearchResult{}
-		switch mask >> 1 & 3 {
-		case 1:
-			r.Results = []ProviderResult{}
-		case 2:
-			r.Results = []ProviderResult{pr}
-		case 3:
-			r.Results = []ProviderResult{pr, {URL: title}, pr}
-		}
-		want, err := json.Marshal(r)
-		require.NoError(t, err)
-		require.Equal(t, string(want), string(r.AppendJSON(nil)))
-		// The map the module used to marshal gives the same bytes.
-		want, err = json.Marshal(map[string]any{"results": r.Results})
-		require.NoError(t, err)
-		require.Equal(t, string(want), string(r.AppendJSON(nil)))
-	})
-}
-
-// ToolCall accepts and refuses what the encoding/json version did, with
-// the same operation or the same message.
 func FuzzToolCall(f *testing.F) {
 	for _, args := range []string{
 		`{"url":"https://e.x/"}`, ` {"url":"https://e.x/","format":"markdown","offset":32000} `, `{"url":"u","offset":"16000"}`,
