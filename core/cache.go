@@ -97,12 +97,12 @@ func newCacheKey(text, apiKey string) cacheKey {
 // not part of it: the whole page is kept, and every part is cut from it.
 func fetchKey(o *operation) cacheKey {
 	page := o.url
-	if _, plain := weburl.PlainHTTP(page); o.urlChecked && plain {
-		// As resultHostKey: a URL that parses (CheckFetchURL parsed it) and is
+	if _, key, plain := plainURL(page); o.urlChecked && plain {
+		// As for search results: a URL CheckFetchURL accepted that is
 		// written as dedupKey prints it, as nearly every one is, is its own
 		// key up to the fragment, without a parse and a print (two
 		// allocations). FuzzFetchKey checks it against them.
-		page, _, _ = strings.Cut(page, "#")
+		page = key
 	} else if u, ok := weburl.Parse(o.url); ok {
 		page = dedupKey(u)
 	}

@@ -40,12 +40,12 @@ func TestResultKey(t *testing.T) {
 	for _, raw := range resultKeyCases {
 		checkResultKey(t, raw)
 	}
-	host, key, ok := plainResult("https://www.example.com:443/a?b#c")
+	host, key, ok := plainURL("https://www.example.com:443/a?b#c")
 	require.True(t, ok)
 	require.Equal(t, "www.example.com", host)
 	require.Equal(t, "https://www.example.com:443/a?b", key)
 	for _, raw := range []string{"https://example.com:44a/", "https://example.com./", "https://1.2.3.4/", "https://a.b/#%41", "https://a.b/?x\x01", "http://a.b/c%20"} {
-		_, _, ok := plainResult(raw)
+		_, _, ok := plainURL(raw)
 		require.False(t, ok, "%q", raw)
 	}
 	hostname, ok := weburl.PlainHTTP("https://example.com:8080/a?b#B")
@@ -83,7 +83,7 @@ func checkResultKey(t *testing.T, raw string) {
 	}
 	require.Equal(t, wantHost, host, "%q", raw)
 	require.Equal(t, dedupKey(want), key, "%q", raw)
-	if _, _, plain := plainResult(strings.TrimSpace(raw)); !plain {
+	if _, _, plain := plainURL(strings.TrimSpace(raw)); !plain {
 		require.Equal(t, *want, u, "%q: parsed in place", raw)
 	}
 }

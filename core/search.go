@@ -101,12 +101,12 @@ func parseResultURL(raw string, u *weburl.URL) (string, bool) {
 }
 
 // resultHostKey is parseResultURL, then dedupKey: a result's host and
-// dedup key. A URL written plainly (plainResult), as search results' URLs
+// dedup key. A URL written plainly (plainURL), as search results' URLs
 // usually are, is not parsed at all: a ten-result search step took 5-10%
 // less time for it in WebAssembly (Node 20 and Bun). FuzzResultKey checks
 // that both ways agree.
 func resultHostKey(raw string, u *weburl.URL) (host, key string, ok bool) {
-	if host, key, ok = plainResult(strings.TrimSpace(raw)); ok {
+	if host, key, ok = plainURL(strings.TrimSpace(raw)); ok {
 		return host, key, true
 	}
 	if host, ok = parseResultURL(raw, u); !ok {
@@ -115,11 +115,12 @@ func resultHostKey(raw string, u *weburl.URL) (host, key string, ok bool) {
 	return host, dedupKey(u), true
 }
 
-// plainResult reads the host and dedup key of a trimmed result URL that
+// plainURL reads the host and dedup key of a trimmed URL that
 // parseResultURL accepts and that is written as dedupKey prints it
-// (weburl.PlainHTTP) with a plain host. It reports false for any other
-// URL, which parseResultURL then reads.
-func plainResult(raw string) (host, key string, ok bool) {
+// (weburl.PlainHTTP) with a plain host: the key is the URL up to its
+// fragment. It reports false for any other URL, which its callers parse
+// (processSearch's results, fetchKey's pages).
+func plainURL(raw string) (host, key string, ok bool) {
 	if len(raw) > MaxURLChars {
 		return "", "", false
 	}
