@@ -323,6 +323,22 @@ func (d *Decoder) numeral() ([]byte, error) {
 // Array decodes an array, calling elem with each element's index; elem
 // must consume the value.
 func (d *Decoder) Array(elem func(d *Decoder, i int) error) error {
+	if err := d.openArray(); err != nil {
+		return err
+	}
+	for i := 0; ; i++ {
+		if ok, err := d.element(i); !ok || err != nil {
+			return err
+		}
+		if err := elem(d, i); err != nil {
+			return err
+		}
+	}
+}
+
+// openArray consumes an array's opening bracket (after white space), for
+// a loop of element calls, as openObject does for member calls.
+func (d *Decoder) openArray() error {
 	d.space()
 	if d.peek() != '[' {
 		return d.syntax("looking for an array")
@@ -331,28 +347,27 @@ func (d *Decoder) Array(elem func(d *Decoder, i int) error) error {
 	if d.depth++; d.depth > maxDepth {
 		return errors.New("exceeded max depth")
 	}
-	defer func() { d.depth-- }()
+	return nil
+}
+
+// element moves to the next element of the array openArray opened; i is
+// the number of elements read before. ok is false when the array ends (its
+// closing bracket is consumed).
+func (d *Decoder) element(i int) (ok bool, err error) {
 	d.space()
-	if d.peek() == ']' {
+	switch c := d.peek(); {
+	case c == ']':
 		d.pos++
-		return nil
-	}
-	for i := 0; ; i++ {
+		d.depth--
+		return false, nil
+	case i == 0:
+	case c == ',':
+		d.pos++
 		d.space()
-		if err := elem(d, i); err != nil {
-			return err
-		}
-		d.space()
-		switch d.peek() {
-		case ',':
-			d.pos++
-		case ']':
-			d.pos++
-			return nil
-		default:
-			return d.syntax("after an array element")
-		}
+	default:
+		return false, d.syntax("after an array element")
 	}
+	return true, nil
 }
 
 // Raw returns the next value's text, validated.
@@ -384,29 +399,15 @@ func (d *Decoder) Skip() error {
 			}
 		}
 	case c == '[':
-		d.pos++
-		if d.depth++; d.depth > maxDepth {
-			return errors.New("exceeded max depth")
+		if err := d.openArray(); err != nil {
+			return err
 		}
-		defer func() { d.depth-- }()
-		d.space()
-		if d.peek() == ']' {
-			d.pos++
-			return nil
-		}
-		for {
-			if err := d.Skip(); err != nil {
+		for i := 0; ; i++ {
+			if ok, err := d.element(i); !ok || err != nil {
 				return err
 			}
-			d.space()
-			switch d.peek() {
-			case ',':
-				d.pos++
-			case ']':
-				d.pos++
-				return nil
-			default:
-				return d.syntax("after an array element")
+			if err := d.Skip(); err != nil {
+				return err
 			}
 		}
 	case c == '"':
