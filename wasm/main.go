@@ -264,7 +264,8 @@ func take(ptr, size uint32) ([]byte, error) {
 func render(kind string, s core.Step) abi.Step {
 	h := uint32(s.Handle)
 	if !s.Done {
-		return abi.Step{V: abi.Version, Handle: h, Step: abi.StepHTTP, Request: wireRequest(s.Request)}
+		wire.Set(s.Request)
+		return abi.Step{V: abi.Version, Handle: h, Step: abi.StepHTTP, Request: &wire}
 	}
 	if s.Err != nil {
 		return done(h, nil, &abi.Error{Code: string(s.Err.Code), Message: s.Err.Message, Status: s.Err.Status})
@@ -277,22 +278,9 @@ func render(kind string, s core.Step) abi.Step {
 }
 
 // wire is the wire form of the request of the "http" step being emitted,
-// reused from step to step: abi.FromRequest cost three allocations a step
-// (the Request, its header list and a copy of the body).
+// reused from step to step (abi.Request.Set). It stays valid until emit
+// has written it, which then clears it.
 var wire = abi.Request{Headers: make([][2]string, 0, 8)}
-
-// wireRequest is what abi.FromRequest(r) returns, in wire, which stays
-// valid until emit has written it (its body is a view of r's).
-func wireRequest(r *core.Request) *abi.Request {
-	wire.DelayMs, wire.Method, wire.URL, wire.Redirect = r.DelayMs, r.Method, r.URL, "manual"
-	wire.TimeoutMs, wire.MaxBytes, wire.Attempt = r.TimeoutMs, r.MaxBytes, r.Attempt
-	wire.Body = unsafe.String(unsafe.SliceData(r.Body), len(r.Body))
-	wire.Headers = wire.Headers[:0]
-	for _, f := range r.Header {
-		wire.Headers = append(wire.Headers, [2]string{f.Name, f.Value})
-	}
-	return &wire
-}
 
 // resultFor writes the result of an operation of kind as JSON, into
 // scratch's memory.

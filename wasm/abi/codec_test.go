@@ -242,3 +242,20 @@ func TestDecodeErrors(t *testing.T) {
 		require.EqualError(t, err, tc.msg, tc.in)
 	}
 }
+
+// Request.Set gives the wire form Core turns back into the same request,
+// and a second Set keeps none of the first's headers.
+func TestRequestSet(t *testing.T) {
+	r := core.Request{DelayMs: 1500, Method: "POST", URL: "https://api.example/v1/tools/search", Body: []byte(`{"query":"q"}`),
+		TimeoutMs: 30000, MaxBytes: 5 << 20, Attempt: 2,
+		Header: []core.HeaderField{{Name: "Authorization", Value: "Bearer sk-test"}, {Name: "Accept", Value: "application/json"}}}
+	var w Request
+	w.Set(&r)
+	require.Equal(t, "manual", w.Redirect)
+	require.Equal(t, r, w.Core())
+
+	short := core.Request{Method: "POST", URL: "https://api.example/v1/tools/fetch", Header: []core.HeaderField{{Name: "Accept", Value: "application/json"}}}
+	w.Set(&short)
+	require.Equal(t, [][2]string{{"Accept", "application/json"}}, w.Headers)
+	require.Equal(t, "", w.Body)
+}
