@@ -103,6 +103,7 @@ func recycle() {
 
 //go:wasmexport start
 func start(ptr, size uint32) (packed uint64) {
+	defer yieldToCollector()
 	defer guard(&packed)
 	in, err := take(ptr, size)
 	if err != nil {
@@ -176,6 +177,7 @@ func startOp(s *abi.Start) abi.Step {
 
 //go:wasmexport resume
 func resume(handle, metaPtr, metaSize, bodyPtr, bodySize uint32) (packed uint64) {
+	defer yieldToCollector()
 	defer guard(&packed)
 	meta, err := take(metaPtr, metaSize)
 	if err != nil {
