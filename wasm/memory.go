@@ -24,11 +24,11 @@ func idle() { runtime.GC() }
 // A collection the runtime starts inside a call is meant to be marked mostly
 // by the collector's own worker goroutine, and a reactor's goroutine never
 // yields to it: the mark phase then went on for 8–23 ms of wall clock
-// (GODEBUG=gctrace=1, 0.4 ms of it work), a quarter to a third of all calls ran with
-// write barriers on, and their allocations did the marking as assists.
-// Every collectorTurn-th call yields once as it ends, which lets the worker
-// finish the mark in 0.3–0.5 ms. Yielding on every call costs about 5 µs of
-// scheduler work (its clock reads are WASI calls into the host).
+// (GODEBUG=gctrace=1; 0.4 ms of it was work), a quarter to a third of all
+// calls ran with write barriers on, and their allocations did the marking as
+// assists. Every collectorTurn-th call yields once as it ends, which lets the
+// worker finish the mark in 0.3–0.5 ms. Yielding on every call costs about
+// 5 µs of scheduler work, clock reads through WASI among it.
 const collectorTurn = 16
 
 var calls uint32
