@@ -24,7 +24,10 @@
 //   _initialize  the module's own _initialize, timed by hand (compile, instantiate, call)
 //   steps        µs inside the module for one 10-result search and one 4 KiB fetch
 //                (start + resume through the ABI, no network): median of calls 200–700,
-//                and of 1,000 calls after 3,000 more (the engine's optimized code); and an
+//                and, after 3,000 more (the engine's optimized code), the mean per call of
+//                the fastest and of the median of 12 batches of 500 calls, collections
+//                included (other work on the machine only ever adds time, so the fastest
+//                batch is the step's own cost, the median what a busy machine gives); and an
 //                optimized search right after 10 ms of other work against one back to back,
 //                beside pure-JS JSON work of about its size: the floor under "first after idle"
 //   memory       wasm linear memory after setup and after 1,000 more calls through the plugin
@@ -158,11 +161,12 @@ async function childSteps(dir, options) {
     const d = rt.resume(s.handle, reply, fBody)
     if (!d.result?.content) throw new Error("fetch step failed: " + JSON.stringify(d.error))
   }
-  // Two figures per step: the median of calls 200–700, what a session's calls meet, and the
-  // median of 1,000 calls after 3,000 more, once the engine has optimized the module's hot
-  // functions (Bun's JSC takes about 1,600 searches to get there, V8 about 1,000).
+  // Figures per step: the median of calls 200–700, what a session's calls meet, and after
+  // 3,000 more, once the engine has optimized the module's hot functions (Bun's JSC takes
+  // about 1,600 searches to get there, V8 about 1,000), batches of 500 calls: long enough
+  // that each holds a collection or two (one per 250 searches or 500 fetches).
   const time = (fn) => {
-    const measure = (count) => {
+    const each = (count) => {
       const xs = []
       for (let i = 0; i < count; i++) {
         const t = performance.now()
@@ -171,13 +175,22 @@ async function childSteps(dir, options) {
       }
       return median(xs)
     }
+    const batches = (count, size) => {
+      const xs = []
+      for (let b = 0; b < count; b++) {
+        const t = performance.now()
+        for (let i = 0; i < size; i++) fn()
+        xs.push(((performance.now() - t) * 1000) / size)
+      }
+      return { fastest: Math.min(...xs), median: median(xs) }
+    }
     for (let i = 0; i < 200; i++) fn()
-    const early = measure(500)
+    const early = each(500)
     for (let i = 0; i < 3000; i++) fn()
-    return { early, steady: measure(1000) }
+    return { early, steady: batches(12, 500) }
   }
-  const { early: searchUs, steady: searchSteadyUs } = time(search)
-  const { early: fetchUs, steady: fetchSteadyUs } = time(fetchStep)
+  const { early: searchUs, steady: searchSteady } = time(search)
+  const { early: fetchUs, steady: fetchSteady } = time(fetchStep)
 
   // A call that follows 10 ms of other work, against calls back to back, both once the engine
   // has optimized the code: what a first call after idle pays that no warm-up can take away
@@ -236,7 +249,7 @@ async function childSteps(dir, options) {
   const before = lastRuntime.stats().memoryBytes
   for (let i = 1; i <= 1000; i++) await one(i)
   const after = lastRuntime.stats()
-  return { searchUs, fetchUs, searchSteadyUs, fetchSteadyUs, searchAfterWork, controlAfterWork, memBefore: before, memAfter: after.memoryBytes, inFlight: after.inFlight }
+  return { searchUs, fetchUs, searchSteady, fetchSteady, searchAfterWork, controlAfterWork, memBefore: before, memAfter: after.memoryBytes, inFlight: after.inFlight }
 }
 
 // --- parent ---------------------------------------------------------------------------------
@@ -360,10 +373,16 @@ async function main() {
     row("largest main-thread slice after setup, without plan (ms)", (r) => f(maxSlice(r, "noplan")))
     row("largest main-thread slice after setup, pure-JS (ms)", (r) => f(maxSlice(r, "purejs")))
     row("  target: ≤ _initialize + 10 ms (with plan)", (r) => ok(maxSlice(r, "plan") <= initOf(r) + 10))
-    row("module step: 10-result search, calls 200–700 / after 4,000 (µs)", (r) => `${f(r.steps.searchUs, 0)} / ${f(r.steps.searchSteadyUs, 0)}`)
+    const steady = (x) => `${f(x?.fastest, 0)} / ${f(x?.median, 0)}`
+    const stepTarget = (x, us) => `${ok(x?.fastest <= us)} / ${ok(x?.median <= us)}`
+    row("module step: 10-result search, median of calls 200–700 (µs)", (r) => f(r.steps.searchUs, 0))
+    row("  after 4,000: fastest / median 500-call batch, per call (µs)", (r) => steady(r.steps.searchSteady))
+    row("  target: ≤ 120 µs, fastest / median batch", (r) => stepTarget(r.steps.searchSteady, 120))
     row("optimized, after 10 ms of other work / back to back: search step (µs)", (r) => `${f(r.steps.searchAfterWork?.cold, 0)} / ${f(r.steps.searchAfterWork?.warm, 0)}`)
     row("  the same for pure-JS JSON work of about a search's size (µs)", (r) => `${f(r.steps.controlAfterWork?.cold, 0)} / ${f(r.steps.controlAfterWork?.warm, 0)}`)
-    row("module step: 4 KiB fetch, calls 200–700 / after 4,000 (µs)", (r) => `${f(r.steps.fetchUs, 0)} / ${f(r.steps.fetchSteadyUs, 0)}`)
+    row("module step: 4 KiB fetch, median of calls 200–700 (µs)", (r) => f(r.steps.fetchUs, 0))
+    row("  after 4,000: fastest / median 500-call batch, per call (µs)", (r) => steady(r.steps.fetchSteady))
+    row("  target: ≤ 100 µs, fastest / median batch", (r) => stepTarget(r.steps.fetchSteady, 100))
     row("wasm memory after setup → after 1,000 calls (MiB)", (r) => `${f(r.steps.memBefore / 1048576, 2)} → ${f(r.steps.memAfter / 1048576, 2)}`)
     row("operations in flight afterwards", (r) => String(r.steps.inFlight))
     row("module size raw / gzip (MB)", () => `${f(wasm.length / 1e6, 2)} / ${f(gzipSync(wasm).length / 1e6, 2)}`)
