@@ -1,5 +1,6 @@
 // The warm-up setup starts (plugin/server.js warmUp, Runtime.warmUp) and the idle signal
-// (Runtime.#idle): the warm-up runs real answers through the module but sends nothing, and
+// (Runtime.#idle): the warm-up runs real answers through the module but sends nothing (its
+// only fetches, which start the runtime's HTTP client, are aborted before they are made), and
 // nothing it leaves in the cache is ever served, and the module hears it is idle after the warm-up and after a quiet spell.
 import { test, before, after, beforeEach } from "node:test"
 import assert from "node:assert/strict"
@@ -65,6 +66,23 @@ test("the warm-up sends nothing, and what it caches is never served: its own sea
   assert.equal(env.ds.fetchRequests.length, 1)
   assert.match(f.text, /The page DeepSeek read\./)
   assert.doesNotMatch(f.text, /Warm-up text/)
+})
+
+test("the warm-up starts the runtime's HTTP client with fetches whose signal is already aborted, so they send nothing", async () => {
+  const made = []
+  const real = globalThis.fetch
+  globalThis.fetch = function (url, init) {
+    made.push({ url: String(url), aborted: init?.signal?.aborted === true })
+    return real.call(this, url, init)
+  }
+  try {
+    await env.v2()
+  } finally {
+    globalThis.fetch = real
+  }
+  assert.ok(made.length >= 1, "the warm-up made no fetch: starting the HTTP client is left to the first real search")
+  assert.deepEqual(made.filter((f) => !f.aborted), [], "a warm-up fetch could send")
+  assert.equal(env.ds.searchRequests.length + env.ds.fetchRequests.length, 0, "the warm-up sent a request")
 })
 
 test("the module hears it is idle after the warm-up, and once no call has come for 500 ms", async () => {
