@@ -120,15 +120,15 @@ func resultHostKey(raw string, u *weburl.URL) (host, key string, ok bool) {
 // (weburl.PlainHTTP) with a plain host: the key is the URL up to its
 // fragment. It reports false for any other URL, which its callers parse
 // (processSearch's results, fetchKey's pages).
-func plainURL(raw string) (host, key string, ok bool) {
+func plainURL(raw string) (hostname, key string, ok bool) {
 	if len(raw) > MaxURLChars {
 		return "", "", false
 	}
-	if host, ok = weburl.PlainHTTP(raw); !ok || !plainHost(host) {
+	if hostname, ok = weburl.PlainHTTP(raw); !ok || !host.Plain(hostname) {
 		return "", "", false
 	}
 	key, _, _ = strings.Cut(raw, "#")
-	return host, key, true
+	return hostname, key, true
 }
 
 // canonicalHost spells a result's host the way normalizeDomain spells domain
@@ -136,9 +136,6 @@ func plainURL(raw string) (host, key string, ok bool) {
 // and includeDomains match every spelling; a host the WHATWG parser rejects
 // is compared as it is.
 func canonicalHost(h string) string {
-	if plainHost(h) {
-		return h
-	}
 	in := h
 	if strings.Contains(h, ":") {
 		in = "[" + h + "]"

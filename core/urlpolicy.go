@@ -100,37 +100,26 @@ func CheckFetchURL(raw string, allowed, blocked []string) (string, error) {
 	if !validPort(port) {
 		return "", refuse("host " + quoted + " has an invalid port (a port is a number from 0 to 65535)")
 	}
-	// A plain host (see plainHost), as nearly every URL has, is its own
-	// parse: host.Parse would give it back unchanged. Skipping it (here
-	// and for the check against weburl below) saves a fetch step's start
-	// about a tenth; FuzzPlainHostParse holds the two equal.
-	plain := plainHost(hostPart)
-	var h host.Host
-	if !plain {
-		var err error
-		if h, err = host.Parse(hostPart); err != nil {
-			reason := "it cannot be parsed"
-			if he, ok := errors.AsType[*host.Error](err); ok {
-				reason = he.Reason
-			}
-			return "", refuse("host " + quoted + " is not a valid host: " + reason)
+	h, err := host.Parse(hostPart)
+	if err != nil {
+		reason := "it cannot be parsed"
+		if he, ok := errors.AsType[*host.Error](err); ok {
+			reason = he.Reason
 		}
+		return "", refuse("host " + quoted + " is not a valid host: " + reason)
 	}
 
 	var key string // the host as domain lists spell it
-	if !plain && h.IsAddr() {
+	if h.IsAddr() {
 		if why := privateAddr(h.Addr()); why != "" {
 			return "", refuse("host " + quoted + " is " + why + "; " + privateNote)
 		}
 		key = h.Addr().String()
 	} else {
-		key = hostPart
-		if !plain {
-			key = h.Name()
-		}
-		if why := privateHost(key); why != "" {
+		if why := privateHost(h.Name()); why != "" {
 			return "", refuse("host " + quoted + " " + why)
 		}
+		key = h.Name()
 	}
 	for _, d := range blocked {
 		if matchDomain(key, d) {
@@ -166,18 +155,10 @@ func CheckFetchURL(raw string, allowed, blocked []string) (string, error) {
 	}
 	// Defence in depth: Go's URL parser must read the same host.
 	uh := u.Hostname()
-	differ := u.User != nil || u.Opaque != ""
-	if !plain || uh != hostPart { // the same plain host parses alike
-		if plain {
-			h, _ = host.Parse(hostPart) // cannot fail for a plain host
-		}
-		if strings.Contains(uh, ":") {
-			uh = "[" + uh + "]"
-		}
-		again, err := host.Parse(uh)
-		differ = differ || err != nil || again != h
+	if strings.Contains(uh, ":") {
+		uh = "[" + uh + "]"
 	}
-	if differ {
+	if again, err := host.Parse(uh); err != nil || again != h || u.User != nil || u.Opaque != "" {
 		return "", refuse("host " + quoted + " is read differently by different URL parsers, so it is not fetched")
 	}
 	return raw, nil

@@ -121,3 +121,20 @@ func lenientIPv4(s string) (uint32, bool) {
 	}
 	return uint32(v), true
 }
+
+// FuzzPlain checks Parse's shortcut: a plain name is what the whole parse
+// gives back, a name and not an address.
+func FuzzPlain(f *testing.F) {
+	for _, s := range []string{"example.com", "a-b.c0", "xn--zz.example", "1.2.3.a", "a.0x1", "a..b", "a.", "A.com", "123", "-.a"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if !Plain(s) {
+			return
+		}
+		h, err := parse(s)
+		if err != nil || h.IsAddr() || h.Name() != s {
+			t.Fatalf("parse(%q) = %v, %v; Plain says it is the name itself", s, h, err)
+		}
+	})
+}
