@@ -155,29 +155,33 @@ type cacheEntry struct {
 	used   int64 // Unix ms of the last use (pages expire from here)
 }
 
+// lifetime is when e's life under ttl (ms) began (Unix ms) and how long it
+// lasts (ms): searches live from their arrival and at most
+// SearchCacheTTLMinutes, pages from their last use; e's own ttl bounds both.
+func (e *cacheEntry) lifetime(ttl int64) (from, span int64) {
+	if e.search != nil {
+		return e.stored, min(ttl, e.ttl, SearchCacheTTLMinutes*minuteMs)
+	}
+	return e.used, min(ttl, e.ttl)
+}
+
 // expired reports whether e has outlived ttl (ms) or its own, at now (Unix
 // ms).
 func (e *cacheEntry) expired(now, ttl int64) bool {
-	from := e.used
-	if e.search != nil {
-		from, ttl = e.stored, min(ttl, SearchCacheTTLMinutes*minuteMs)
-	}
-	return now-from >= min(ttl, e.ttl)
+	from, span := e.lifetime(ttl)
+	return now-from >= span
 }
 
 // expiresAt is the first time (Unix ms) at which e.expired(t, e.ttl)
 // holds, or 0 when e's times are outside [0, 2^62), where that sum could
 // wrap (cache.expire then looks at every entry).
 func (e *cacheEntry) expiresAt() int64 {
-	from, ttl := e.used, e.ttl
-	if e.search != nil {
-		from, ttl = e.stored, min(ttl, SearchCacheTTLMinutes*minuteMs)
-	}
+	from, span := e.lifetime(e.ttl)
 	const limit = 1 << 62
-	if from < 0 || from >= limit || ttl < 0 || ttl >= limit {
+	if from < 0 || from >= limit || span < 0 || span >= limit {
 		return 0
 	}
-	return from + ttl
+	return from + span
 }
 
 // minuteMs is a minute in milliseconds.
