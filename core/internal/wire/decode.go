@@ -655,25 +655,11 @@ func shortString(b []byte, i int) int {
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
 // is reports whether a member name selects field, matching the way
-// encoding/json does (Unicode case folding).
-//
-// An exact match, and a name whose first byte rules it out, are told
-// without calling bytes.EqualFold: a result item's eight fields were
-// tried in turn on each member, and a call is dear in WebAssembly.
+// encoding/json does (Unicode case folding, as jsonlite.EqualFold matches
+// the envelopes' names); a name shorter than field, or over three times
+// its length, never does.
 func is(name []byte, field string) bool {
-	if len(name) < len(field) || len(name) > 3*len(field) {
-		return false
-	}
-	if string(name) == field {
-		return true
-	}
-	// Two ASCII bytes fold together only when equal or the two cases of
-	// one letter.
-	if c, f := name[0], field[0]; c < utf8.RuneSelf && f < utf8.RuneSelf && c != f &&
-		(c|0x20 != f|0x20 || f|0x20 < 'a' || f|0x20 > 'z') {
-		return false
-	}
-	return bytes.EqualFold(name, []byte(field))
+	return len(name) >= len(field) && len(name) <= 3*len(field) && jsonlite.EqualFold(name, field)
 }
 
 // DecodeSearch decodes {"results": [...]} in one pass over body. A missing
