@@ -241,7 +241,8 @@ func ToolCall(tool string, args []byte, cfg *core.Config) (core.Operation, error
 	if !ok {
 		return core.Operation{}, errors.New(tool + ": the input must be a JSON object")
 	}
-	str := func(name string, v []byte, required bool) (string, error) {
+	str := func(arg int, required bool) (string, error) {
+		name, v := argNames[arg], fields[arg]
 		if v == nil || string(v) == "null" {
 			if required {
 				return "", errors.New(tool + ": the input needs " + strconv.Quote(name) + " (a string)")
@@ -256,11 +257,11 @@ func ToolCall(tool string, args []byte, cfg *core.Config) (core.Operation, error
 	}
 	switch tool {
 	case FetchTool:
-		u, err := str("url", fields[argURL], true)
+		u, err := str(argURL, true)
 		if err != nil {
 			return core.Operation{}, err
 		}
-		f, err := str("format", fields[argFormat], false)
+		f, err := str(argFormat, false)
 		if err != nil {
 			return core.Operation{}, err
 		}
@@ -270,7 +271,7 @@ func ToolCall(tool string, args []byte, cfg *core.Config) (core.Operation, error
 		}
 		return core.Operation{Kind: core.KindFetch, URL: u, Format: f, Offset: off, Config: cfg}, nil
 	case SearchTool:
-		q, err := str("query", fields[argQuery], true)
+		q, err := str(argQuery, true)
 		if err != nil {
 			return core.Operation{}, err
 		}
