@@ -225,9 +225,15 @@ export class Runtime {
     }
   }
 
-  #write(bytes) {
-    const ptr = this.#exports.alloc(bytes.length)
+  // #alloc asks the module for a buffer of size bytes and returns its address.
+  #alloc(size) {
+    const ptr = this.#exports.alloc(size)
     if (ptr === 0) throw new Error("deepseek-web-retrieval: the module refused a buffer")
+    return ptr
+  }
+
+  #write(bytes) {
+    const ptr = this.#alloc(bytes.length)
     new Uint8Array(this.#exports.memory.buffer, ptr, bytes.length).set(bytes)
     return ptr
   }
@@ -243,8 +249,7 @@ export class Runtime {
       return [this.#write(bytes), bytes.length]
     }
     const size = text.length * 3
-    const ptr = this.#exports.alloc(size)
-    if (ptr === 0) throw new Error("deepseek-web-retrieval: the module refused a buffer")
+    const ptr = this.#alloc(size)
     return [ptr, encoder.encodeInto(text, new Uint8Array(this.#exports.memory.buffer, ptr, size)).written]
   }
 
