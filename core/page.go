@@ -61,13 +61,11 @@ func NewPage(title, content string) *Page {
 
 // hasByte reports whether s holds c, looking at eight bytes at a time
 // (strings.IndexByte, which ReplaceAll starts with, is a byte loop in
-// WebAssembly). SWAR: (y - ones) &^ y has a high bit set iff some byte of
-// y = x ^ c·ones is zero, that is some byte of x is c.
+// WebAssembly).
 func hasByte(s string, c byte) bool {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	i := 0
 	for ; i+8 <= len(s); i += 8 {
-		if y := ascii.Load8(s[i:]) ^ ones*uint64(c); (y-ones)&^y&highs != 0 {
+		if ascii.Zeros(ascii.Load8(s[i:])^ascii.Ones*uint64(c)) != 0 {
 			return true
 		}
 	}

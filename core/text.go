@@ -142,16 +142,16 @@ func collapseN(s string, n int) string {
 
 // plain8 reports whether the eight bytes in x, following a code point
 // collapseN keeps, are kept as they are: printable ASCII (0x20 to 0x7f)
-// whose spaces are single and followed by another of the eight bytes. SWAR:
-// with no high bit set, (x - 0x20·ones) &^ x has a high bit exactly where
-// some byte is below 0x20; sp has the high bit of each space byte.
+// whose spaces are single and followed by another of the eight bytes
+// (SWAR, with the tests of package ascii; sp has the high bit of each
+// space byte).
 func plain8(x uint64) bool {
-	const ones, highs, lows = 0x0101010101010101, 0x8080808080808080, 0x7f7f7f7f7f7f7f7f
-	if x&highs != 0 || (x-ones*0x20)&^x&highs != 0 || x>>56 == ' ' {
+	const lows = 0x7f7f7f7f7f7f7f7f
+	if x&ascii.Highs|ascii.Below(x, 0x20) != 0 || x>>56 == ' ' {
 		return false
 	}
-	t := x ^ ones*' '
-	sp := ^(t&lows + lows | t) & highs
+	t := x ^ ascii.Ones*' '
+	sp := ^(t&lows + lows | t) & ascii.Highs
 	return sp&(sp>>8) == 0
 }
 

@@ -1,7 +1,7 @@
 // Package ascii holds the byte-level helpers the module's parsers and text
-// passes share: hex digits, and reading eight bytes at once for the
-// eight-bytes-at-a-time (SWAR) scans of core, core/internal/wire and
-// internal/jsonlite.
+// passes share: hex digits, and reading and testing eight bytes at once
+// for the eight-bytes-at-a-time (SWAR) scans of core, core/internal/wire
+// and internal/jsonlite.
 package ascii
 
 // IsHex reports whether c is a hex digit.
@@ -19,6 +19,24 @@ func Unhex(c byte) byte {
 	}
 	return c - 'A' + 10
 }
+
+// Ones and Highs are the constants of the eight-bytes-at-a-time tests:
+// every byte 0x01, and every byte's high bit.
+const (
+	Ones  = 0x0101010101010101
+	Highs = 0x8080808080808080
+)
+
+// Zeros has a high bit set where a byte of x is zero, and possibly in
+// bytes above such a byte (where the subtraction borrowed), so
+// Zeros(x) != 0 exactly when some byte is zero. x ^ c·Ones has a zero
+// byte where x has c.
+func Zeros(x uint64) uint64 { return (x - Ones) &^ x & Highs }
+
+// Below has a high bit set where a byte of x is below n (at most 0x80),
+// and possibly in bytes above such a byte: Below(x, n) != 0 exactly when
+// some byte is below n.
+func Below(x uint64, n byte) uint64 { return (x - Ones*uint64(n)) &^ x & Highs }
 
 // Load8 reads the first eight bytes of s little-endian; the compiler makes
 // it one load, also in WebAssembly (encoding/binary would add 100 KB to the

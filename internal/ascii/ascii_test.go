@@ -23,3 +23,23 @@ func TestLoad8(t *testing.T) {
 	require.Equal(t, uint64(0x6867666564636261), Load8("abcdefgh"))
 	require.Equal(t, uint64(0x6867666564636261), Load8([]byte("abcdefghij")))
 }
+
+// FuzzZerosBelow holds the eight-byte tests to a look at each byte: some
+// byte is c, some byte is below n.
+func FuzzZerosBelow(f *testing.F) {
+	f.Add(uint64(0x6867666564636261), byte('d'), byte(0x20))
+	f.Add(uint64(0x0000000000000100), byte(0), byte(0x80))
+	f.Add(uint64(0x8080808080808080), byte(0x80), byte(0x80))
+	f.Add(uint64(0x1f7f80ff00200120), byte(0xff), byte(0x21))
+	f.Fuzz(func(t *testing.T, x uint64, c, n byte) {
+		n = min(n, 0x80)
+		hasC, hasBelow := false, false
+		for i := range 8 {
+			b := byte(x >> (8 * i))
+			hasC = hasC || b == c
+			hasBelow = hasBelow || b < n
+		}
+		require.Equal(t, hasC, Zeros(x^Ones*uint64(c)) != 0, "%#x has %#x", x, c)
+		require.Equal(t, hasBelow, Below(x, n) != 0, "%#x below %#x", x, n)
+	})
+}

@@ -123,18 +123,15 @@ var plain = func() (t [utf8.RuneSelf]bool) {
 }()
 
 // plain8 reports whether each of the eight bytes in x is plain (see
-// plain). SWAR, as in core/text.go: when x has no high bit set, (x -
-// 0x20·ones) &^ x has one iff some byte is below 0x20; (y - ones) &^ y
-// has one iff some byte of y is zero. Masking one bit out of x ^ c·ones
+// plain), with the tests of package ascii. Masking one bit out of x ^ c·Ones
 // zeroes the bytes that are c or c with that bit flipped, so three zero
 // tests find " and & (0x22, 0x26: bit 2), < and > (0x3c, 0x3e: bit 1),
 // and \. It is small enough to inline.
 func plain8(x uint64) bool {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	const ones = ascii.Ones
 	q := (x ^ ones*'"') & (ones * 0xfb)
 	a := (x ^ ones*'<') & (ones * 0xfd)
-	bs := x ^ ones*'\\'
-	return (x|(x-ones*0x20)&^x|(q-ones)&^q|(a-ones)&^a|(bs-ones)&^bs)&highs == 0
+	return x&ascii.Highs|ascii.Below(x, 0x20)|ascii.Zeros(q)|ascii.Zeros(a)|ascii.Zeros(x^ones*'\\') == 0
 }
 
 // AppendString appends s as a JSON string the way encoding/json writes it:

@@ -121,7 +121,5 @@ func hex4(b []byte) rune {
 // backslash (SWAR: a byte's high bit is set in the result when it is
 // non-ASCII or a backslash).
 func ascii8(x uint64) bool {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	bs := x ^ ones*'\\'
-	return (x|(bs-ones)&^bs)&highs == 0
+	return x&ascii.Highs|ascii.Zeros(x^ascii.Ones*'\\') == 0
 }

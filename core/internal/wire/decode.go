@@ -306,13 +306,7 @@ func (d *dec) scanString() (end int, escaped, ok bool) {
 // must stop at. SWAR: a byte b is flagged when b < 0x20, b == '"' or
 // b == '\\'; the tests have no false negatives.
 func plain8(x uint64) bool {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	less20 := (x - ones*0x20) & ^x & highs
-	q := x ^ ones*'"'
-	quote := (q - ones) & ^q & highs
-	bs := x ^ ones*'\\'
-	back := (bs - ones) & ^bs & highs
-	return less20|quote|back == 0
+	return ascii.Below(x, 0x20)|ascii.Zeros(x^ascii.Ones*'"')|ascii.Zeros(x^ascii.Ones*'\\') == 0
 }
 
 // str reads the string at d.i and returns its value, or "" with kept false
