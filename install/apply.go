@@ -12,97 +12,6 @@ import (
 // ErrStale is returned by Apply when a file changed after the plan was made.
 var ErrStale = errors.New("changed since the plan was made")
 
-// Apply performs the plan's changes in order. Files are written atomically
-// (a temporary file in the same directory, then a rename; an existing file
-// keeps its mode; a symlinked config is written through the link), and a
-// KindTree directory is built under a temporary name and renamed into
-// place. Before each step it checks the path still is as planned. If a step
-// fails, the steps already done are undone, each only while the path still
-// holds what this run wrote (so a rollback never removes or overwrites
-// another writer's file), and the error says so. Callers hold [Lock].
-func (p *Plan) Apply() (err error) {
-	var undo []func() error
-	defer func() {
-		if err == nil {
-			return
-		}
-		var failed []error
-		for i := len(undo) - 1; i >= 0; i-- {
-			if uerr := undo[i](); uerr != nil {
-				failed = append(failed, uerr)
-			}
-		}
-		if len(failed) > 0 {
-			err = fmt.Errorf("%w; rolling back also failed: %w", err, errors.Join(failed...))
-		} else if len(undo) > 0 {
-			err = fmt.Errorf("%w (everything this run wrote was rolled back)", err)
-		}
-	}()
-	for _, c := range p.Changes {
-		if err := check(c); err != nil {
-			return err
-		}
-		switch {
-		case c.Kind == KindTree:
-			if err := writeTree(c.Path, c.Files); err != nil {
-				return err
-			}
-			path, files := c.Path, c.Files
-			undo = append(undo, func() error { return removeTree(path, files) })
-		case c.Kind == KindDir && c.Op == OpCreate:
-			if err := os.Mkdir(c.Path, dirMode(c.Mode)); err != nil {
-				return err
-			}
-			path := c.Path
-			undo = append(undo, func() error { return os.Remove(path) })
-		case c.Kind == KindDir && c.Op == OpDelete:
-			if err := os.Remove(c.Path); err != nil {
-				return err
-			}
-			path := c.Path
-			undo = append(undo, func() error { return os.Mkdir(path, 0o755) })
-		case c.Op == OpCreate:
-			if err := WriteAtomic(c.Path, c.New, c.Mode); err != nil {
-				return err
-			}
-			path, data := c.Path, c.New
-			undo = append(undo, func() error { return removeIfSame(path, data) })
-		case c.Op == OpUpdate:
-			target := resolve(c.Path)
-			fi, err := os.Stat(target)
-			if err != nil {
-				return err
-			}
-			mode := fi.Mode().Perm()
-			if c.Kind == KindRecord {
-				mode = 0o600
-			}
-			if err := WriteAtomic(target, c.New, mode); err != nil {
-				return err
-			}
-			old, data := c.Old, c.New
-			undo = append(undo, func() error { return restoreIfSame(target, data, old, mode) })
-		case c.Op == OpDelete:
-			target := resolve(c.Path)
-			fi, err := os.Stat(target)
-			if err != nil {
-				return err
-			}
-			if err := os.Remove(c.Path); err != nil {
-				return err
-			}
-			path, old, mode := c.Path, c.Old, fi.Mode().Perm()
-			undo = append(undo, func() error {
-				if Exists(path) {
-					return nil // someone else wrote it since: leave theirs
-				}
-				return WriteAtomic(path, old, mode)
-			})
-		}
-	}
-	return nil
-}
-
 func dirMode(m fs.FileMode) fs.FileMode {
 	if m == 0 {
 		return 0o755
@@ -114,8 +23,13 @@ func dirMode(m fs.FileMode) fs.FileMode {
 func check(c Change) error {
 	stale := func() error { return fmt.Errorf("%s: %w; run the command again", c.Path, ErrStale) }
 	if c.Kind == KindDir || c.Kind == KindTree {
-		_, err := os.Lstat(c.Path)
-		if (c.Op == OpCreate) != errors.Is(err, fs.ErrNotExist) {
+		fi, err := os.Lstat(c.Path)
+		switch {
+		case c.Kind == KindDir && c.Op == OpCreate && err == nil && fi.IsDir():
+			return nil // made meanwhile: composes
+		case c.Kind == KindDir && c.Op == OpDelete && c.IfEmpty:
+			return nil
+		case (c.Op == OpCreate) != errors.Is(err, fs.ErrNotExist):
 			return stale()
 		}
 		return nil
@@ -161,7 +75,7 @@ func restoreIfSame(path string, data, old []byte, mode fs.FileMode) error {
 // writeTree builds dir's files in a temporary sibling directory and renames
 // it into place; the rename fails if dir appeared meanwhile.
 func writeTree(dir string, files []TreeFile) (err error) {
-	tmp, err := os.MkdirTemp(filepath.Dir(dir), "."+filepath.Base(dir)+".tmp-*")
+	tmp, err := os.MkdirTemp(filepath.Dir(dir), "."+filepath.Base(dir)+TempMarker+"*")
 	if err != nil {
 		return err
 	}
@@ -184,15 +98,25 @@ func writeTree(dir string, files []TreeFile) (err error) {
 	if Exists(dir) {
 		return fmt.Errorf("%s: %w; run the command again", dir, ErrStale)
 	}
-	return os.Rename(tmp, dir)
+	if err := os.Rename(tmp, dir); err != nil {
+		return err
+	}
+	return syncDir(filepath.Dir(dir))
 }
 
-// removeTree removes the files writeTree wrote (while unchanged) and then
-// the directory, if nothing else is left in it.
-func removeTree(dir string, files []TreeFile) error {
+// removeTree removes the files writeTree wrote (while unchanged: each
+// named with its content's hash) and then the directory, if nothing else
+// is left in it.
+func removeTree(dir string, files []TreeFileID) error {
 	for _, f := range files {
-		if err := removeIfSame(filepath.Join(dir, f.Name), f.Data); err != nil {
-			return err
+		p := filepath.Join(dir, f.Name)
+		if f.Name != filepath.Base(f.Name) || f.Name == ".." {
+			continue
+		}
+		if b, err := os.ReadFile(p); err == nil && SHA(b) == f.SHA256 {
+			if err := os.Remove(p); err != nil {
+				return err
+			}
 		}
 	}
 	if ents, err := os.ReadDir(dir); err == nil && len(ents) == 0 {
@@ -211,10 +135,11 @@ func resolve(path string) string {
 }
 
 // WriteAtomic writes data to path through a temporary file in the same
-// directory and a rename, so readers see the old or the new content, never
-// a mix.
+// directory (named with [TempMarker]), synced, then a rename, then a sync
+// of the directory: readers see the old or the new content, never a mix,
+// and once it returns the new content survives a crash.
 func WriteAtomic(path string, data []byte, mode fs.FileMode) (err error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+TempMarker+"*")
 	if err != nil {
 		return err
 	}
@@ -239,5 +164,8 @@ func WriteAtomic(path string, data []byte, mode fs.FileMode) (err error) {
 	if err := f.Close(); err != nil {
 		return err
 	}
-	return os.Rename(tmp, path)
+	if err := os.Rename(tmp, path); err != nil {
+		return err
+	}
+	return syncDir(filepath.Dir(path))
 }

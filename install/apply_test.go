@@ -28,9 +28,9 @@ func TestRollbackTouchesOnlyOwnWrites(t *testing.T) {
 	require.NoFileExists(t, p)
 }
 
-// A plan whose last step finds the file changed rolls back its earlier
-// steps and leaves the other writer's file as it is.
-func TestApplyRollsBackItsOwnSteps(t *testing.T) {
+// A plan whose last step finds the file changed fails before anything is
+// written: every step is checked first.
+func TestApplyChecksEveryStepFirst(t *testing.T) {
 	dir := t.TempDir()
 	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
 	require.NoError(t, os.WriteFile(b, []byte("before"), 0o644))
@@ -40,8 +40,34 @@ func TestApplyRollsBackItsOwnSteps(t *testing.T) {
 	}}
 	err := p.Apply()
 	require.ErrorIs(t, err, ErrStale)
+	require.NoFileExists(t, a)
+	got, _ := os.ReadFile(b)
+	require.Equal(t, "before", string(got))
+}
+
+// A step that fails while applying rolls back the steps before it, in
+// every plan of the run, and leaves no journal behind.
+func TestApplyRollsBackEveryPlan(t *testing.T) {
+	dir := t.TempDir()
+	state := filepath.Join(dir, "state", Name)
+	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+	require.NoError(t, os.WriteFile(b, []byte("before"), 0o644))
+	tx := Tx{StateDir: state, Command: "init", Plans: []*Plan{
+		{Changes: []Change{
+			{Op: OpCreate, Kind: KindConfig, Path: a, New: []byte("A"), Mode: 0o644},
+			{Op: OpUpdate, Kind: KindConfig, Path: b, Old: []byte("before"), New: []byte("B")},
+		}},
+		// A tree with a file name that climbs out fails while it is written.
+		{Changes: []Change{{Op: OpCreate, Kind: KindTree, Path: filepath.Join(dir, "tree"), Files: []TreeFile{{Name: "../x", Data: []byte("X")}}}}},
+	}}
+	err := tx.Apply()
+	require.Error(t, err)
 	require.Contains(t, err.Error(), "rolled back")
 	require.NoFileExists(t, a)
 	got, _ := os.ReadFile(b)
 	require.Equal(t, "before", string(got))
+	require.NoDirExists(t, filepath.Join(dir, "tree"))
+	require.NoDirExists(t, filepath.Join(dir, "state"), "the journal's directories go with it")
+	ents, _ := os.ReadDir(dir)
+	require.Len(t, ents, 1, "no temporary file is left")
 }

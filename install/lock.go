@@ -12,7 +12,7 @@ import (
 var ErrLocked = errors.New("another deepseek-web-retrieval init or uninstall is running")
 
 // LockWait is how long Lock waits for another run to finish.
-var LockWait = 10 * time.Second
+var LockWait = 30 * time.Second
 
 // Lock takes the exclusive lock of the config directory dir for a whole
 // plan and apply, and returns the function that releases it. The lock is

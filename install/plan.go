@@ -84,6 +84,10 @@ type Change struct {
 	Mode fs.FileMode
 	// Files are a KindTree's files.
 	Files []TreeFile
+	// IfEmpty makes a KindDir OpDelete remove the directory only if it is
+	// empty when its turn comes; such deletions run after every other
+	// change of the run, deepest first (see [Tx]).
+	IfEmpty bool
 }
 
 // Plan is everything one init or uninstall would do for one host. Rendering
@@ -223,7 +227,12 @@ func (p *Plan) Render(w io.Writer, applied bool) error {
 
 func describe(c Change) string {
 	switch c.Kind {
-	case KindDir, KindTree:
+	case KindDir:
+		if c.IfEmpty {
+			return " (if empty)"
+		}
+		return ""
+	case KindTree:
 		return ""
 	case KindRecord:
 		return " (install record)"

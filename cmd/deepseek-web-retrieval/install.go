@@ -412,34 +412,88 @@ func runUninstall(_ context.Context, args []string, stdout, stderr io.Writer) in
 	})
 }
 
-// runPlans locks every host's directory (sorted, so two runs never wait on
-// each other in a cycle), makes every plan, and applies them with --yes
-// only when every plan could be made: a refusal for one host writes
-// nothing anywhere. Empty uninstall plans of auto runs are not shown.
-func runPlans(cmd string, hosts []hostTarget, yes bool, stdout, stderr io.Writer, mk func(hostTarget) (string, func() (*install.Plan, error))) int {
-	type job struct {
-		host string
-		lock string
-		plan func() (*install.Plan, error)
-	}
-	var jobs []job
-	var locks []string
-	for _, h := range hosts {
-		l, fn := mk(h)
-		jobs = append(jobs, job{h.name, l, fn})
-		if l != "" && !slices.Contains(locks, l) {
-			locks = append(locks, l)
+// stateDir is the installer's state directory: the journal of a run that
+// is applying, and the MCP hosts' install records.
+func stateDir() string {
+	home, _ := os.UserHomeDir()
+	return shared.StateDir(home, os.Getenv("XDG_STATE_HOME"))
+}
+
+// lockAndRecover takes the installer's locks (the state directory's first,
+// which every run shares, so two runs never interleave; then each config
+// directory, sorted) and reverses a run that a crash interrupted, saying
+// so on stderr. It returns the function that releases the locks.
+func lockAndRecover(cmd string, dirs []string, stderr io.Writer) (func(), error) {
+	state := stateDir()
+	locks := []string{state}
+	sorted := slices.Clone(dirs)
+	slices.Sort(sorted)
+	for _, d := range sorted {
+		if d != "" && !slices.Contains(locks, d) {
+			locks = append(locks, d)
 		}
 	}
-	slices.Sort(locks)
+	var unlocks []func()
+	release := func() {
+		for i := len(unlocks) - 1; i >= 0; i-- {
+			unlocks[i]()
+		}
+	}
 	for _, l := range locks {
 		unlock, err := shared.Lock(l)
 		if err != nil {
-			fmt.Fprintf(stderr, "deepseek-web-retrieval %s: %v\n", cmd, err)
-			return exitFailed
+			release()
+			return nil, err
 		}
-		defer unlock()
+		unlocks = append(unlocks, unlock)
 	}
+	rec, found, err := shared.Recover(state)
+	if found {
+		reportRecovery(stderr, cmd, rec)
+	}
+	if err != nil {
+		release()
+		return nil, err
+	}
+	return release, nil
+}
+
+// reportRecovery tells the user what was done about an interrupted run.
+func reportRecovery(w io.Writer, cmd string, r shared.Recovery) {
+	fmt.Fprintf(w, "deepseek-web-retrieval %s: an earlier %s (process %d, started %s) was interrupted before it finished; reversed what it had done:\n", cmd, r.Command, r.PID, r.Started)
+	if len(r.Done) == 0 {
+		fmt.Fprintf(w, "  - it had changed nothing yet\n")
+	}
+	for _, d := range r.Done {
+		fmt.Fprintf(w, "  - %s\n", d)
+	}
+	for _, l := range r.Left {
+		fmt.Fprintf(w, "  ! left %s as it is: it changed after the interrupted run wrote it\n", l)
+	}
+}
+
+// runPlans takes the locks, recovers an interrupted run, makes every plan,
+// and with --yes applies them as one transaction only when every plan
+// could be made: a refusal or a failure for one host leaves every host's
+// files as they were. Empty uninstall plans of auto runs are not shown.
+func runPlans(cmd string, hosts []hostTarget, yes bool, stdout, stderr io.Writer, mk func(hostTarget) (string, func() (*install.Plan, error))) int {
+	type job struct {
+		host string
+		plan func() (*install.Plan, error)
+	}
+	var jobs []job
+	var dirs []string
+	for _, h := range hosts {
+		l, fn := mk(h)
+		jobs = append(jobs, job{h.name, fn})
+		dirs = append(dirs, l)
+	}
+	unlock, err := lockAndRecover(cmd, dirs, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "deepseek-web-retrieval %s: %v\n", cmd, err)
+		return exitFailed
+	}
+	defer unlock()
 	var plans []planned
 	failed := false
 	for _, j := range jobs {
@@ -451,23 +505,20 @@ func runPlans(cmd string, hosts []hostTarget, yes bool, stdout, stderr io.Writer
 		plans = append(plans, planned{j.host, p, err})
 	}
 	quiet := cmd == "uninstall" && len(hosts) > 1
-	shown := 0
 	applied := false
+	var applyErr error
 	if yes && !failed {
-		for i, pl := range plans {
-			if pl.plan.Empty() {
-				continue
-			}
-			if err := pl.plan.Apply(); err != nil {
-				_ = pl.plan.Render(stderr, false)
-				fmt.Fprintf(stderr, "\ndeepseek-web-retrieval %s: applying the plan for %s failed: %v\n", cmd, pl.host, err)
-				plans[i].err = err
-				failed = true
-				break
+		tx := shared.Tx{StateDir: stateDir(), Command: cmd}
+		for _, pl := range plans {
+			if !pl.plan.Empty() {
+				tx.Plans = append(tx.Plans, pl.plan)
 			}
 		}
-		applied = !failed
+		applyErr = tx.Apply()
+		applied = applyErr == nil
+		failed = applyErr != nil
 	}
+	shown := 0
 	for _, pl := range plans {
 		switch {
 		case pl.err != nil && pl.plan == nil:
@@ -484,9 +535,16 @@ func runPlans(cmd string, hosts []hostTarget, yes bool, stdout, stderr io.Writer
 			}
 		}
 	}
-	if failed {
+	switch {
+	case applyErr != nil:
+		fmt.Fprintf(stderr, "\ndeepseek-web-retrieval %s: applying the plans failed: %v\n", cmd, applyErr)
+		if !strings.Contains(applyErr.Error(), "rolling back also failed") {
+			fmt.Fprintf(stderr, "deepseek-web-retrieval %s: nothing was applied: %s\n", cmd, unchanged(plans))
+		}
+		return exitFailed
+	case failed:
 		if yes {
-			fmt.Fprintf(stderr, "deepseek-web-retrieval %s: nothing was applied, because a plan above could not be made or applied (--host HOST acts on one host only)\n", cmd)
+			fmt.Fprintf(stderr, "deepseek-web-retrieval %s: nothing was applied, because a plan above could not be made: %s (--host HOST acts on one host only)\n", cmd, unchanged(plans))
 		}
 		return exitFailed
 	}
@@ -494,6 +552,21 @@ func runPlans(cmd string, hosts []hostTarget, yes bool, stdout, stderr io.Writer
 		fmt.Fprintln(stdout, "deepseek-web-retrieval uninstall: nothing to uninstall: no host has an install by this tool ("+strings.Join(hostNames[:len(hostNames)-1], ", ")+").")
 	}
 	return exitOK
+}
+
+// unchanged names what each host's files hold after a run that applied
+// nothing.
+func unchanged(plans []planned) string {
+	var names []string
+	for _, pl := range plans {
+		if pl.plan != nil && !pl.plan.Empty() {
+			names = append(names, filepath.Join(pl.plan.ConfigDir, pl.plan.ConfigFile)+" ("+pl.host+")")
+		}
+	}
+	if len(names) == 0 {
+		return "no file was changed"
+	}
+	return "these files are as they were before this run: " + strings.Join(names, ", ")
 }
 
 // parse parses flags; done reports that the command is over (help or a

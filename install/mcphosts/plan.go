@@ -207,9 +207,12 @@ func PlanInit(req Request) (*shared.Plan, error) {
 		} else if ok {
 			rc.Op, rc.Old = shared.OpUpdate, old
 		} else {
+			nr.StateDirs = inheritedStateDirs(filepath.Dir(recPath), recPath)
 			for _, d := range missingDirs(filepath.Dir(recPath)) {
 				pre = append(pre, shared.Change{Op: shared.OpCreate, Kind: shared.KindDir, Path: d, Rel: rs.rel(d) + "/", Mode: 0o700})
-				nr.StateDirs = append(nr.StateDirs, d)
+				if !slices.Contains(nr.StateDirs, d) {
+					nr.StateDirs = append(nr.StateDirs, d)
+				}
 			}
 			rc.New = nr.marshal()
 		}
@@ -474,27 +477,55 @@ func PlanUninstall(req Request) (*shared.Plan, error) {
 	}
 	p.Add(shared.Change{Op: shared.OpDelete, Kind: shared.KindRecord, Path: recPath, Rel: rs.rel(recPath), Old: recData})
 	gone[recPath] = true
+	// The directories init created go when they are empty once every plan
+	// of the run is applied (another host's record may leave them in use).
+	// The state directory's own two are always ours to remove when empty.
+	state := filepath.Dir(filepath.Dir(recPath))
 	dirs := append(append([]string{}, rec.CreatedDirs...), rec.StateDirs...)
+	for _, d := range []string{state, filepath.Dir(recPath)} {
+		if !slices.Contains(dirs, d) {
+			dirs = append(dirs, d)
+		}
+	}
 	sort.SliceStable(dirs, func(i, j int) bool { return len(dirs[i]) < len(dirs[j]) })
 	for i := len(dirs) - 1; i >= 0; i-- {
-		d := dirs[i]
-		ents, err := os.ReadDir(d)
+		if d := dirs[i]; exists(d) {
+			p.Add(shared.Change{Op: shared.OpDelete, Kind: shared.KindDir, Path: d, Rel: rs.rel(d) + "/", IfEmpty: true})
+		}
+	}
+	return p, nil
+}
+
+// inheritedStateDirs returns the state directories that installs into
+// other hosts recorded as created by this tool: a new record keeps them
+// too, so whichever install is uninstalled last removes them.
+func inheritedStateDirs(recDir, self string) []string {
+	ents, err := os.ReadDir(recDir)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range ents {
+		p := filepath.Join(recDir, e.Name())
+		if p == self || !strings.HasSuffix(e.Name(), ".json") || strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		data, err := os.ReadFile(p)
 		if err != nil {
 			continue
 		}
-		var left []string
-		for _, e := range ents {
-			if !gone[filepath.Join(d, e.Name())] {
-				left = append(left, e.Name())
-			}
-		}
-		if len(left) > 0 {
+		var r Record
+		if json.Unmarshal(data, &r) != nil || r.Tool != shared.Name {
 			continue
 		}
-		p.Add(shared.Change{Op: shared.OpDelete, Kind: shared.KindDir, Path: d, Rel: rs.rel(d) + "/"})
-		gone[d] = true
+		for _, d := range r.StateDirs {
+			if rel, err := filepath.Rel(d, recDir); err == nil && !strings.HasPrefix(rel, "..") && d != filepath.Dir(d) && !slices.Contains(out, d) {
+				out = append(out, d)
+			}
+		}
 	}
-	return p, nil
+	sort.SliceStable(out, func(i, j int) bool { return len(out[i]) < len(out[j]) })
+	return out
 }
 
 // editUninstall computes one file's content after uninstall; del reports

@@ -1,0 +1,40 @@
+//go:build !windows
+
+package install
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"os/user"
+	"strconv"
+	"syscall"
+)
+
+// syncDir makes the entries of dir (a rename, a creation or a removal in
+// it) durable.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil {
+		return fmt.Errorf("sync %s: %w", dir, err)
+	}
+	return nil
+}
+
+// foreignOwner reports the owner of a file that belongs to another user
+// than the one running the installer.
+func foreignOwner(fi fs.FileInfo) (string, bool) {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok || int(st.Uid) == os.Geteuid() {
+		return "", false
+	}
+	id := strconv.FormatUint(uint64(st.Uid), 10)
+	if u, err := user.LookupId(id); err == nil {
+		return u.Username + " (uid " + id + ")", true
+	}
+	return "uid " + id, true
+}
