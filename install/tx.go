@@ -175,16 +175,23 @@ func (tx Tx) Apply() (err error) {
 	}
 	var j *journal
 	if tx.StateDir != "" {
-		j, err = tx.begin(changes)
+		// The directories that will hold the journal are the run's own:
+		// created with it, not as steps of a plan.
+		missing := missingDirs(tx.StateDir)
+		changes = slices.DeleteFunc(changes, func(c Change) bool {
+			return c.Kind == KindDir && c.Op == OpCreate && slices.Contains(missing, c.Path)
+		})
+		j, err = tx.begin(changes, missing)
 		if err != nil {
 			return fmt.Errorf("writing the journal: %w (nothing was changed)", err)
 		}
 	}
 	var undo []func() error
+	var held []string // empty-when-done directories the journal kept in use
 	defer func() {
 		if err == nil {
 			if j != nil {
-				err = tx.end(j)
+				err = tx.end(j, held)
 			}
 			return
 		}
@@ -201,7 +208,7 @@ func (tx Tx) Apply() (err error) {
 			err = fmt.Errorf("%w; rolling back also failed: %w", err, errors.Join(failed...))
 		default:
 			if j != nil {
-				if eerr := tx.end(j); eerr != nil {
+				if eerr := tx.end(j, nil); eerr != nil {
 					err = fmt.Errorf("%w; %w", err, eerr)
 				}
 			}
@@ -211,6 +218,10 @@ func (tx Tx) Apply() (err error) {
 		}
 	}()
 	for _, c := range changes {
+		if c.IfEmpty && j != nil && isDir(c.Path) && strings.HasPrefix(filepath.Join(tx.StateDir, journalName), c.Path+string(filepath.Separator)) {
+			held = append(held, c.Path)
+			continue
+		}
 		u, err := applyChange(c)
 		if err != nil {
 			return err
@@ -352,47 +363,70 @@ func stepOf(c Change) journalStep {
 	return s
 }
 
-// begin makes the run's steps durable: the state directory (its missing
-// parents recorded, to be removed again), then the journal, file and
-// directory synced.
-func (tx Tx) begin(changes []Change) (*journal, error) {
-	j := &journal{Format: JournalFormat, Tool: Name, Command: tx.Command, PID: os.Getpid(), Started: time.Now().UTC().Format(time.RFC3339)}
+// begin makes the run's steps durable before any of them is taken. When
+// the state directory is missing, its missing part is built under a
+// temporary name (with [TempMarker]) holding the journal, and renamed into
+// place: a crash leaves either no trace the next run cannot remove, or a
+// complete journal that lists those directories as the run's own.
+func (tx Tx) begin(changes []Change, missing []string) (*journal, error) {
+	j := &journal{Format: JournalFormat, Tool: Name, Command: tx.Command, PID: os.Getpid(), Started: time.Now().UTC().Format(time.RFC3339), Dirs: missing}
 	for _, c := range changes {
 		j.Steps = append(j.Steps, stepOf(c))
 	}
-	dirs, err := mkdirs(tx.StateDir)
-	j.Dirs = dirs
+	data, err := json.Marshal(j)
 	if err != nil {
-		removeEmptyDirs(dirs)
 		return nil, err
 	}
-	data, err := json.Marshal(j)
-	if err == nil {
-		err = WriteAtomic(filepath.Join(tx.StateDir, journalName), data, 0o600)
+	if len(missing) == 0 {
+		return j, WriteAtomic(filepath.Join(tx.StateDir, journalName), data, 0o600)
 	}
+	top := missing[0]
+	tmp, err := os.MkdirTemp(filepath.Dir(top), "."+filepath.Base(top)+TempMarker+"*")
 	if err != nil {
-		removeEmptyDirs(dirs)
+		return nil, err
+	}
+	err = func() error {
+		for i, d := range missing {
+			at := tmp
+			if i > 0 {
+				rel, _ := filepath.Rel(top, d)
+				at = filepath.Join(tmp, rel)
+				if err := os.Mkdir(at, 0o755); err != nil {
+					return err
+				}
+			}
+			mode := fs.FileMode(0o755)
+			if d == tx.StateDir {
+				mode = 0o700
+			}
+			if err := os.Chmod(at, mode); err != nil {
+				return err
+			}
+		}
+		rel, _ := filepath.Rel(top, tx.StateDir)
+		if err := WriteAtomic(filepath.Join(tmp, rel, journalName), data, 0o600); err != nil {
+			return err
+		}
+		for d := filepath.Join(tmp, rel); d != filepath.Dir(tmp); d = filepath.Dir(d) {
+			if err := syncDir(d); err != nil {
+				return err
+			}
+		}
+		if err := os.Rename(tmp, top); err != nil {
+			return err
+		}
+		return syncDir(filepath.Dir(top))
+	}()
+	if err != nil {
+		os.RemoveAll(tmp)
 		return nil, err
 	}
 	return j, nil
 }
 
-// end removes the journal of a run that has ended, and the directories
-// made to hold it when nothing else is in them.
-func (tx Tx) end(j *journal) error {
-	if err := os.Remove(filepath.Join(tx.StateDir, journalName)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
-	}
-	if err := syncDir(tx.StateDir); err != nil {
-		return err
-	}
-	removeEmptyDirs(j.Dirs)
-	return nil
-}
-
-// mkdirs creates dir and its missing parents, returning those it created,
-// parents first, each synced into its parent.
-func mkdirs(dir string) ([]string, error) {
+// missingDirs returns dir and those of its parents that do not exist,
+// parents first.
+func missingDirs(dir string) []string {
 	var missing []string
 	for d := dir; !Exists(d); d = filepath.Dir(d) {
 		missing = append([]string{d}, missing...)
@@ -400,24 +434,90 @@ func mkdirs(dir string) ([]string, error) {
 			break
 		}
 	}
-	var made []string
-	for _, d := range missing {
-		mode := fs.FileMode(0o700)
-		if d != dir && filepath.Base(filepath.Dir(d)) != "" {
-			mode = 0o755
-		}
-		if err := os.Mkdir(d, mode); err != nil {
-			if errors.Is(err, fs.ErrExist) && isDir(d) {
-				continue
-			}
-			return made, err
-		}
-		made = append(made, d)
-		if err := syncDir(filepath.Dir(d)); err != nil {
-			return made, err
+	return missing
+}
+
+// cleanupName is the file that stands in for a journal while the
+// directories that held it are removed. It lives beside the shallowest of
+// them, so it outlives them; the next run finishes the removal if a crash
+// stopped it.
+const cleanupName = "." + Name + ".cleanup.json"
+
+// cleanup is the content of a cleanupName file.
+type cleanup struct {
+	Format int    `json:"format"`
+	Tool   string `json:"tool"`
+	// Dirs are removed when empty, in order (deepest first).
+	Dirs []string `json:"dirs"`
+}
+
+// end removes the journal of a run that has ended, then removes the
+// directories in held that are empty (deepest first): those made to hold
+// the journal, and those an uninstall removes that held it.
+func (tx Tx) end(j *journal, held []string) error {
+	dirs := slices.Clone(held)
+	for i := len(j.Dirs) - 1; i >= 0; i-- {
+		if !slices.Contains(dirs, j.Dirs[i]) {
+			dirs = append(dirs, j.Dirs[i])
 		}
 	}
-	return made, nil
+	slices.SortStableFunc(dirs, func(a, b string) int {
+		return strings.Count(b, string(filepath.Separator)) - strings.Count(a, string(filepath.Separator))
+	})
+	var note string
+	if len(dirs) > 0 {
+		note = filepath.Join(filepath.Dir(dirs[len(dirs)-1]), cleanupName)
+		data, _ := json.Marshal(cleanup{Format: JournalFormat, Tool: Name, Dirs: dirs})
+		if err := WriteAtomic(note, data, 0o600); err != nil {
+			return err
+		}
+	}
+	if err := os.Remove(filepath.Join(tx.StateDir, journalName)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	if err := syncDir(tx.StateDir); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	if note == "" {
+		return nil
+	}
+	return finishCleanup(note, dirs)
+}
+
+// finishCleanup removes the empty directories of a cleanup, then its note.
+func finishCleanup(note string, dirs []string) error {
+	for _, d := range dirs {
+		if err := removeEmptyDir(d); err != nil {
+			return err
+		}
+	}
+	if err := os.Remove(note); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return syncDir(filepath.Dir(note))
+}
+
+// resumeCleanup finishes a cleanup that a crash interrupted: its note is
+// in one of stateDir's ancestors.
+func resumeCleanup(stateDir string) (bool, error) {
+	for d := filepath.Dir(stateDir); ; d = filepath.Dir(d) {
+		note := filepath.Join(d, cleanupName)
+		if data, err := os.ReadFile(note); err == nil {
+			var c cleanup
+			if json.Unmarshal(data, &c) != nil || c.Tool != Name {
+				return false, fmt.Errorf("%s is not a note of this installer (move it away to go on)", note)
+			}
+			for _, dir := range c.Dirs {
+				if rel, err := filepath.Rel(d, dir); err != nil || strings.HasPrefix(rel, "..") || rel == "." {
+					return false, fmt.Errorf("%s names %s, outside %s (move it away to go on)", note, dir, d)
+				}
+			}
+			return true, finishCleanup(note, c.Dirs)
+		}
+		if filepath.Dir(d) == d {
+			return false, nil
+		}
+	}
 }
 
 // removeEmptyDirs removes each directory of dirs (parents first) that is
@@ -476,7 +576,15 @@ func readJournal(stateDir string) (*journal, error) {
 // journal found here belongs to a process that has ended. found is false
 // when there was nothing to recover.
 func Recover(stateDir string) (r Recovery, found bool, err error) {
-	removeTemps(stateDir)
+	for d := stateDir; ; d = filepath.Dir(d) {
+		removeTemps(d) // the journal's, and a cleanup note's beside its directories
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	if _, err := resumeCleanup(stateDir); err != nil {
+		return Recovery{}, false, err
+	}
 	j, err := readJournal(stateDir)
 	if err != nil || j == nil {
 		return Recovery{}, false, err
@@ -486,6 +594,9 @@ func Recover(stateDir string) (r Recovery, found bool, err error) {
 	for i := len(j.Steps) - 1; i >= 0; i-- {
 		s := j.Steps[i]
 		dirs[filepath.Dir(s.Path)] = true
+		if slices.Contains(j.Dirs, s.Path) {
+			continue // holds the journal: end removes it when empty
+		}
 		done, left, err := reverseStep(s)
 		if err != nil {
 			return r, true, fmt.Errorf("reversing the interrupted %s (journal %s): %s: %w", j.Command, filepath.Join(stateDir, journalName), s.Path, err)
@@ -500,7 +611,7 @@ func Recover(stateDir string) (r Recovery, found bool, err error) {
 	for d := range dirs {
 		removeTemps(d)
 	}
-	if err := (Tx{StateDir: stateDir}).end(j); err != nil {
+	if err := (Tx{StateDir: stateDir}).end(j, nil); err != nil {
 		return r, true, err
 	}
 	return r, true, nil
