@@ -20,16 +20,25 @@ func doctorUsage(w io.Writer) {
 Checks every host this tool installs into (OpenCode, Codex, Claude Code,
 Gemini CLI, Pi, Cursor), in the global scope and in the project DIR
 (default: the current directory): whether our entry is there and parses,
-whether the binary an MCP entry starts still exists (moved or deleted),
+whether an install record holds it (if not, the command that repairs it),
 whether the vendored OpenCode plugin is complete, which traps are active for
 the entry's options, and whether the key's variable is set in this shell
-(its value is never printed). It changes nothing.
+(its value is never printed).
 
-Exit status: 0 nothing wrong, 1 a problem found, 2 usage error.
+For each MCP entry it starts the server as that host would: the entry's
+command and args, with the environment the host passes it (Codex: its short
+list plus env_vars; Claude Code: ${VAR} and ${VAR:-default}; Gemini CLI:
+$VAR, with variables named like secrets dropped; Pi and Cursor: the whole
+environment), from this shell's environment. It asks initialize and
+tools/list (no tool is called, so DeepSeek is not reached), then closes it,
+and reports "connected, 2 tools (...)" or why not. It changes nothing.
+
+Exit status: 0 nothing wrong, 1 a problem found (an entry that does not
+connect among them), 2 usage error.
 `)
 }
 
-func runDoctor(_ context.Context, args []string, stdout, stderr io.Writer) int {
+func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("doctor", flag.ContinueOnError)
 	fl.SetOutput(io.Discard)
 	var dir string
@@ -102,7 +111,7 @@ func runDoctor(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	binary, _ := binaryPath("")
 	for _, h := range mcphosts.All {
 		for _, sc := range []install.Scope{install.ScopeGlobal, install.ScopeProject} {
-			c := mcphosts.Doctor(mcphosts.Request{Env: env, Host: h, Scope: sc, Dir: dir, Binary: binary})
+			c := mcphosts.Doctor(ctx, mcphosts.Request{Env: env, Host: h, Scope: sc, Dir: dir, Binary: binary}, os.Environ())
 			if !c.Installed && len(c.Problems) == 0 && (sc == install.ScopeProject || !slices.Contains(detected, h)) {
 				continue
 			}

@@ -1,9 +1,10 @@
 package mcphosts
 
 import (
+	"context"
 	"fmt"
-	"os"
 	"path/filepath"
+	"strings"
 
 	shared "github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
 	ocinstall "github.com/deepseek-web-retrieval/deepseek-web-retrieval/opencode/install"
@@ -20,11 +21,17 @@ type Check struct {
 	Installed bool
 	// Lines describe the state, one fact each; Problems are what stops the
 	// server from working; Traps are the plan's warnings for the entry's
-	// own options.
+	// own options, and what will fail although the server starts.
 	Lines, Problems, Traps []string
 	// KeyEnv is the variable the entry passes the key in.
 	KeyEnv string
+	// Probe is what starting the entry's server found (zero when the
+	// entry is absent or unreadable).
+	Probe ProbeResult
 }
+
+// names are the hosts as sentences name them.
+var names = map[Host]string{Codex: "Codex", Claude: "Claude Code", Gemini: "Gemini CLI", Pi: "Pi (pi-mcp-adapter)", Cursor: "Cursor"}
 
 // MainFile returns the file holding the server entry for the host and scope.
 func MainFile(req Request) (string, error) {
@@ -36,9 +43,13 @@ func MainFile(req Request) (string, error) {
 }
 
 // Doctor inspects one host and scope: whether the entry is there and
-// parses, whether the binary it starts still exists (moved or deleted),
-// and which traps are active for its options.
-func Doctor(req Request) Check {
+// parses, whether an install record holds it (if not, the command that
+// repairs that), which traps are active for its options, and whether the
+// server it starts works: the server is started as the host would start it
+// (see hostLaunch), from the environment environ (doctor's own, standing
+// for the one the host is started from), and asked initialize and
+// tools/list (see Probe). The key's value never appears in the Check.
+func Doctor(ctx context.Context, req Request, environ []string) Check {
 	rs, err := resolve(req)
 	c := Check{Host: string(req.Host), Scope: string(req.Scope)}
 	if err != nil {
@@ -69,31 +80,31 @@ func Doctor(req Request) Check {
 	c.Installed = true
 	c.Lines = append(c.Lines, "entry present in "+c.File)
 	cmd, _ := entry["command"].(string)
-	if fi, err := os.Stat(cmd); err != nil || fi.IsDir() || fi.Mode().Perm()&0o111 == 0 {
-		c.Problems = append(c.Problems, fmt.Sprintf("the entry starts %s, which does not exist or is not executable (moved or deleted?): run `make install`, or init again from the binary's new place", cmd))
-	} else {
-		c.Lines = append(c.Lines, "starts "+cmd)
+	recPath := rs.recordPath(ts[0].path)
+	if rec, _, err := readRecord(recPath, rs, ts); err != nil {
+		c.Problems = append(c.Problems, err.Error()+": move it away, then run `"+repairCommand(rs, entry, cmd)+"`")
+	} else if rec == nil {
+		c.Traps = append(c.Traps, fmt.Sprintf("no install record for this entry (written by hand, or by an install that was interrupted), so uninstall will not remove it: run `%s` to adopt it, or remove %s from %s", repairCommand(rs, entry, cmd), strings.Join(ts[0].serverPath, "."), c.File))
 	}
 	// The entry's own options, as far as doctor needs them.
 	o := ocinstall.Options{}
-	if args, ok := entry["args"].([]any); ok {
-		for i := 0; i+1 < len(args); i++ {
-			v, _ := args[i+1].(string)
-			switch args[i] {
-			case "--search":
-				o.Search = v
-			case "--fetch":
-				o.Fetch = v
-			case "--api-key-env":
-				o.APIKeyEnv = v
-			}
+	args := stringList(entry["args"])
+	for i := 0; i+1 < len(args); i++ {
+		switch args[i] {
+		case "--search":
+			o.Search = args[i+1]
+		case "--fetch":
+			o.Fetch = args[i+1]
+		case "--api-key-env":
+			o.APIKeyEnv = args[i+1]
 		}
 	}
 	c.KeyEnv = o.APIKeyVar()
+	c.probe(ctx, rs, entry, environ)
 	if filepath.IsAbs(cmd) {
 		req.Options, req.Binary = o, cmd
 		if p, err := PlanInit(req); err == nil {
-			c.Traps = p.Warnings
+			c.Traps = append(c.Traps, p.Warnings...)
 			for _, ch := range p.Changes {
 				if ch.Kind == shared.KindConfig && ch.Path == c.File {
 					c.Problems = append(c.Problems, "the entry differs from what init writes for its options (edited by hand?): `init` shows the difference")
@@ -104,4 +115,85 @@ func Doctor(req Request) Check {
 		}
 	}
 	return c
+}
+
+// probe starts the entry's server as the host would and reports it, with
+// where the key stands in the server's environment.
+func (c *Check) probe(ctx context.Context, rs *resolved, entry map[string]any, environ []string) {
+	parent := EnvMap(environ)
+	dir := rs.root
+	if rs.global() {
+		dir = rs.Env.WorkDir
+	}
+	l, err := hostLaunch(rs.Host, entry, parent, dir)
+	if err != nil {
+		c.Problems = append(c.Problems, "does not connect: "+err.Error())
+		return
+	}
+	key, name := c.KeyEnv, names[rs.Host]
+	secrets := []string{parent[key]}
+	for _, kv := range l.Env {
+		if k, v, _ := strings.Cut(kv, "="); k == key || geminiSecretName.MatchString(k) {
+			secrets = append(secrets, v)
+		}
+	}
+	c.Lines = append(c.Lines, redact("starts "+strings.Join(append([]string{l.Command}, l.Args...), " "), secrets))
+	c.Traps = append(c.Traps, l.Notes...)
+	v, _ := l.lookup(key)
+	switch {
+	case v != "" && shared.IsEnvReference(v):
+		c.Traps = append(c.Traps, fmt.Sprintf("%s reaches the server as the literal text %q: %s is not set in this shell, and %s passes the reference as written; every search and fetch fails until you export it", key, v, key, name))
+	case v != "":
+		c.Lines = append(c.Lines, key+" reaches the server (value not shown)")
+	case parent[key] == "":
+		c.Traps = append(c.Traps, fmt.Sprintf("%s is not set in this shell, so %s starts the server without a key: it lists its tools, but every search and fetch fails until you export it", key, name))
+	default:
+		fix := "run init again to rewrite the entry"
+		switch rs.Host {
+		case Codex:
+			fix = "Codex passes only a short list of variables: add it to the entry's env_vars (init again does)"
+		case Gemini:
+			fix = "Gemini CLI drops inherited variables named like secrets: pass it in the entry's env as \"$" + key + "\" (init again does)"
+		}
+		c.Traps = append(c.Traps, fmt.Sprintf("%s is set in this shell, but %s does not pass it to the server: %s", key, name, fix))
+	}
+	c.Probe = Probe(ctx, l, secrets)
+	if c.Probe.Connected() {
+		c.Lines = append(c.Lines, c.Probe.String())
+		return
+	}
+	msg := "does not connect: " + c.Probe.String()
+	if strings.HasPrefix(c.Probe.Err, "command not found: /") {
+		msg += " (moved or deleted?): run `make install`, or init again from the binary's new place"
+	}
+	c.Problems = append(c.Problems, msg)
+}
+
+// repairCommand is the init command that writes this very entry, so init
+// adopts it and keeps a record.
+func repairCommand(rs *resolved, entry map[string]any, cmd string) string {
+	parts := []string{shared.Name, "init", "--host", string(rs.Host)}
+	if !rs.global() {
+		parts = append(parts, "--scope", "project", "--dir", rs.root)
+	}
+	if filepath.IsAbs(cmd) {
+		parts = append(parts, "--binary", cmd)
+	}
+	args := stringList(entry["args"])
+	if len(args) > 0 && args[0] == "mcp" {
+		args = args[1:]
+	}
+	parts = append(append(parts, args...), "--yes")
+	for i, p := range parts {
+		parts[i] = shellQuote(p)
+	}
+	return strings.Join(parts, " ")
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,@+%") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
