@@ -2,8 +2,10 @@ package mcphosts
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"reflect"
 	"strings"
 
 	shared "github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
@@ -86,19 +88,9 @@ func Doctor(ctx context.Context, req Request, environ []string) Check {
 	} else if rec == nil {
 		c.Traps = append(c.Traps, fmt.Sprintf("no install record for this entry (written by hand, or by an install that was interrupted), so uninstall will not remove it: run `%s` to adopt it, or remove %s from %s", repairCommand(rs, entry, cmd), strings.Join(ts[0].serverPath, "."), c.File))
 	}
-	// The entry's own options, as far as doctor needs them.
-	o := ocinstall.Options{}
-	args := stringList(entry["args"])
-	for i := 0; i+1 < len(args); i++ {
-		switch args[i] {
-		case "--search":
-			o.Search = args[i+1]
-		case "--fetch":
-			o.Fetch = args[i+1]
-		case "--api-key-env":
-			o.APIKeyEnv = args[i+1]
-		}
-	}
+	// The entry's own options: what init would write for them is compared
+	// with the entry below.
+	o := optionsFromArgs(stringList(entry["args"]))
 	c.KeyEnv = o.APIKeyVar()
 	c.probe(ctx, rs, entry, environ)
 	if filepath.IsAbs(cmd) {
@@ -188,6 +180,51 @@ func repairCommand(rs *resolved, entry map[string]any, cmd string) string {
 		parts[i] = shellQuote(p)
 	}
 	return strings.Join(parts, " ")
+}
+
+// optionsFromArgs reads the options back from the server's command line
+// (the reverse of Args); a flag it does not know is skipped, and the
+// comparison with what init writes then shows the entry as edited.
+func optionsFromArgs(args []string) ocinstall.Options {
+	type field struct {
+		name string
+		typ  reflect.Type
+	}
+	fields := map[string]field{}
+	rt := reflect.TypeFor[ocinstall.Options]()
+	for i := range rt.NumField() {
+		name, _, _ := strings.Cut(rt.Field(i).Tag.Get("json"), ",")
+		fields["--"+kebab(name)] = field{name, rt.Field(i).Type}
+	}
+	var o ocinstall.Options
+	for i := 0; i < len(args); i++ {
+		flag, val, hasVal := strings.Cut(args[i], "=")
+		f, ok := fields[flag]
+		if !ok {
+			continue
+		}
+		if !hasVal && f.typ == reflect.TypeFor[*bool]() {
+			val = "true"
+		} else if !hasVal {
+			if i+1 == len(args) {
+				break
+			}
+			i++
+			val = args[i]
+		}
+		var raw []byte
+		switch f.typ.Kind() {
+		case reflect.String:
+			raw, _ = json.Marshal(val)
+		case reflect.Slice:
+			raw, _ = json.Marshal(strings.Split(val, ","))
+		default:
+			raw = []byte(val)
+		}
+		one, _ := json.Marshal(map[string]json.RawMessage{f.name: raw})
+		_ = json.Unmarshal(one, &o) // a value of the wrong type is left out
+	}
+	return o
 }
 
 // shellQuote quotes s for a POSIX shell when it needs it.
