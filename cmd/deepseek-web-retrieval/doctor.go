@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -37,6 +38,9 @@ Exit status: 0 nothing wrong, 1 a problem found (an entry that does not
 connect among them), 2 usage error.
 `)
 }
+
+// hostKey is the config key each OpenCode generation lists plugins under.
+var hostKey = map[install.Host]string{install.HostOpenCode: "plugins", install.HostOpenCode1: "plugin"}
 
 func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("doctor", flag.ContinueOnError)
@@ -97,8 +101,19 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		var traps []string
 		if c.Installed {
 			addKey(c.Options.APIKeyEnv)
+			if c.Unrecorded {
+				project := ""
+				if sc == install.ScopeProject {
+					project = osEnv().WorkDir
+					if dir != "" {
+						project, _ = filepath.Abs(dir)
+					}
+				}
+				traps = append(traps, fmt.Sprintf("no install record for this entry (written by hand, or by an install that was interrupted), so uninstall will refuse: run `%s` to adopt it, or remove %s from %q in %s",
+					mcphosts.InitCommand(string(c.Host), project, mcphosts.Args(c.Options)[1:]), install.PackagePath, hostKey[c.Host], filepath.Join(c.Dir, c.File)))
+			}
 			if version != "" && strings.HasPrefix(version, "1.") != (c.Host == install.HostOpenCode1) {
-				traps = append(traps, fmt.Sprintf("the config uses the %q key, which OpenCode %s does not read: run init --host auto", map[install.Host]string{install.HostOpenCode: "plugins", install.HostOpenCode1: "plugin"}[c.Host], version))
+				traps = append(traps, fmt.Sprintf("the config uses the %q key, which OpenCode %s does not read: run init --host auto", hostKey[c.Host], version))
 			}
 		}
 		section(fmt.Sprintf("OpenCode (%s: %s)", sc, c.Dir), lines, traps, c.Problems)

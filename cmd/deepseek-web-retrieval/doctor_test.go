@@ -74,3 +74,35 @@ func TestCLIDoctorRepairsAnUnrecordedEntry(t *testing.T) {
 	require.NotContains(t, out, "no install record")
 	require.Contains(t, out, "connected, 2 tools (deepseek_fetch, deepseek_search)")
 }
+
+// OpenCode: an entry with no record gets the init command that adopts it
+// (running it records it); the vendored plugin is checked as OpenCode
+// would load it: the files package.json names, core.wasm's header.
+func TestCLIDoctorOpenCodeChecks(t *testing.T) {
+	cfgDir := setup(t)
+	t.Setenv("DEEPSEEK_API_KEY", cliKey)
+	code, _, errs := runCLI("init", "--host", "opencode", "--fetch", "forced", "--max-results", "5", "--yes")
+	require.Equal(t, exitOK, code, errs)
+	require.NoError(t, os.Remove(filepath.Join(cfgDir, "vendor", "deepseek-web-retrieval.install.json")))
+
+	code, out, _ := runCLI("doctor")
+	require.Equal(t, exitOK, code, out)
+	m := regexp.MustCompile("! no install record for this entry \\(written by hand, or by an install that was interrupted\\), so uninstall will refuse: run `([^`]+)` to adopt it, or remove ./vendor/deepseek-web-retrieval from \"plugins\" in (\\S+)\n").FindStringSubmatch(out)
+	require.NotNil(t, m, out)
+	require.Equal(t, filepath.Join(cfgDir, "opencode.jsonc"), m[2])
+	require.Equal(t, "deepseek-web-retrieval init --host opencode --search preferred --fetch forced --max-results 5 --yes", m[1])
+	code, _, errs = runCLI(strings.Fields(m[1])[1:]...)
+	require.Equal(t, exitOK, code, errs)
+	code, out, _ = runCLI("doctor")
+	require.Equal(t, exitOK, code, out)
+	require.NotContains(t, out, "no install record")
+
+	plug := filepath.Join(cfgDir, "vendor", "deepseek-web-retrieval")
+	require.NoError(t, os.WriteFile(filepath.Join(plug, "core.wasm"), []byte("<html>"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(plug, "package.json"), []byte(`{"main": "./index.js", "files": ["server.js", "runtime.js"]}`), 0o644))
+	code, out, _ = runCLI("doctor")
+	require.Equal(t, exitFailed, code, out)
+	for _, want := range []string{"x vendor/deepseek-web-retrieval/runtime.js is missing: run init again", "x vendor/deepseek-web-retrieval/index.js is missing: run init again", "x vendor/deepseek-web-retrieval/core.wasm is not a WebAssembly module: run init again"} {
+		require.Contains(t, out, want)
+	}
+}

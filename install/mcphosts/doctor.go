@@ -164,16 +164,27 @@ func (c *Check) probe(ctx context.Context, rs *resolved, entry map[string]any, e
 // repairCommand is the init command that writes this very entry, so init
 // adopts it and keeps a record.
 func repairCommand(rs *resolved, entry map[string]any, cmd string) string {
-	parts := []string{shared.Name, "init", "--host", string(rs.Host)}
-	if !rs.global() {
-		parts = append(parts, "--scope", "project", "--dir", rs.root)
-	}
+	var args []string
 	if filepath.IsAbs(cmd) {
-		parts = append(parts, "--binary", cmd)
+		args = append(args, "--binary", cmd)
 	}
-	args := stringList(entry["args"])
-	if len(args) > 0 && args[0] == "mcp" {
-		args = args[1:]
+	if a := stringList(entry["args"]); len(a) > 0 && a[0] == "mcp" {
+		args = append(args, a[1:]...)
+	}
+	project := ""
+	if !rs.global() {
+		project = rs.root
+	}
+	return InitCommand(string(rs.Host), project, args)
+}
+
+// InitCommand is the shell command `deepseek-web-retrieval init --host
+// HOST [--scope project --dir PROJECT] ARGS --yes`, quoted for a POSIX
+// shell; an empty project means the global scope.
+func InitCommand(host, project string, args []string) string {
+	parts := []string{shared.Name, "init", "--host", host}
+	if project != "" {
+		parts = append(parts, "--scope", "project", "--dir", project)
 	}
 	parts = append(append(parts, args...), "--yes")
 	for i, p := range parts {
