@@ -131,6 +131,11 @@ func (c *Check) probe(ctx context.Context, rs *resolved, entry map[string]any, e
 	}
 	c.Lines = append(c.Lines, redact("starts "+strings.Join(append([]string{l.Command}, l.Args...), " "), secrets))
 	c.Traps = append(c.Traps, l.Notes...)
+	if rs.Host == Gemini {
+		if w := geminiTrust(rs, dir, parent); w != "" {
+			c.Traps = append(c.Traps, w)
+		}
+	}
 	v, _ := l.lookup(key)
 	switch {
 	case v != "" && shared.IsEnvReference(v):

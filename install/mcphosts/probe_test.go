@@ -271,3 +271,46 @@ func TestOptionsFromArgs(t *testing.T) {
 	require.Equal(t, o, optionsFromArgs(Args(o)))
 	require.Equal(t, ocinstall.Options{Search: "off"}, optionsFromArgs([]string{"mcp", "--frob", "--search", "off", "--max-results", "many", "--fetch"}))
 }
+
+// TestGeminiTrust: doctor's reading of Gemini CLI's folder trust, which
+// agrees with `gemini mcp list` 0.61.0 in the cases tried by hand
+// (Disabled with no rule, Connected under TRUST_FOLDER and TRUST_PARENT).
+func TestGeminiTrust(t *testing.T) {
+	f := newFixture(t)
+	proj := f.env.WorkDir
+	file := filepath.Join(f.env.Home, ".gemini", "trustedFolders.json")
+	tests := []struct {
+		name, rules, settings string
+		env                   map[string]string
+		want                  string
+	}{
+		{name: "no file", want: proj + " is not trusted in " + file},
+		{name: "the folder trusted", rules: `{"` + proj + `": "TRUST_FOLDER"}`},
+		{name: "an ancestor trusted", rules: `{"` + f.root + `": "TRUST_FOLDER"}`},
+		{name: "a sibling's parent trusted", rules: `{"` + filepath.Join(f.root, "other") + `": "TRUST_PARENT"}`},
+		{name: "the longest rule wins", rules: `{"` + f.root + `": "TRUST_FOLDER", "` + proj + `": "DO_NOT_TRUST"}`, want: proj + " is marked DO_NOT_TRUST in " + file},
+		{name: "another folder trusted", rules: `{"` + proj + `-x": "TRUST_FOLDER"}`, want: proj + " is not trusted in "},
+		{name: "folder trust off", settings: `{"security": {"folderTrust": {"enabled": false}}}`},
+		{name: "trusted by the environment", env: map[string]string{"GEMINI_CLI_TRUST_WORKSPACE": "true"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_ = os.Remove(file)
+			_ = os.Remove(filepath.Join(f.env.Home, ".gemini", "settings.json"))
+			if tc.rules != "" {
+				f.write(file, tc.rules)
+			}
+			if tc.settings != "" {
+				f.write(filepath.Join(f.env.Home, ".gemini", "settings.json"), tc.settings)
+			}
+			rs, err := resolve(Request{Env: f.env, Host: Gemini})
+			require.NoError(t, err)
+			got := geminiTrust(rs, proj, tc.env)
+			if tc.want == "" {
+				require.Empty(t, got)
+				return
+			}
+			require.Contains(t, got, "Gemini CLI starts stdio MCP servers only in trusted folders, and "+tc.want)
+		})
+	}
+}
