@@ -26,13 +26,15 @@ whether the vendored OpenCode plugin is complete, which traps are active for
 the entry's options, and whether the key's variable is set in this shell
 (its value is never printed).
 
-For each MCP entry it starts the server as that host would: the entry's
-command and args, with the environment the host passes it (Codex: its short
-list plus env_vars; Claude Code: ${VAR} and ${VAR:-default}; Gemini CLI:
-$VAR, with variables named like secrets dropped; Pi and Cursor: the whole
-environment), from this shell's environment. It asks initialize and
-tools/list (no tool is called, so DeepSeek is not reached), then closes it,
-and reports "connected, 2 tools (...)" or why not. It changes nothing.
+For each MCP entry (a project's only when it is the one init wrote and
+recorded, so a cloned project cannot make doctor run a command) it starts
+the server as that host would: the entry's command and args, with the
+environment the host passes it (Codex: its short list plus env_vars;
+Claude Code: ${VAR} and ${VAR:-default}; Gemini CLI: $VAR, with variables
+named like secrets dropped; Pi and Cursor: the whole environment), taken
+from this shell's. It asks initialize and tools/list (no tool is called,
+so DeepSeek is not reached), closes it, and reports "connected, 2 tools
+(...)" or why not. It changes nothing.
 
 Exit status: 0 nothing wrong, 1 a problem found (an entry that does not
 connect among them), 2 usage error.

@@ -83,7 +83,8 @@ func Doctor(ctx context.Context, req Request, environ []string) Check {
 	c.Lines = append(c.Lines, "entry present in "+c.File)
 	cmd, _ := entry["command"].(string)
 	recPath := rs.recordPath(ts[0].path)
-	if rec, _, err := readRecord(recPath, rs, ts); err != nil {
+	rec, _, err := readRecord(recPath, rs, ts)
+	if err != nil {
 		c.Problems = append(c.Problems, err.Error()+": move it away, then run `"+repairCommand(rs, entry, cmd)+"`")
 	} else if rec == nil {
 		c.Traps = append(c.Traps, fmt.Sprintf("no install record for this entry (written by hand, or by an install that was interrupted), so uninstall will not remove it: run `%s` to adopt it, or remove %s from %s", repairCommand(rs, entry, cmd), strings.Join(ts[0].serverPath, "."), c.File))
@@ -92,7 +93,18 @@ func Doctor(ctx context.Context, req Request, environ []string) Check {
 	// with the entry below.
 	o := optionsFromArgs(stringList(entry["args"]))
 	c.KeyEnv = o.APIKeyVar()
-	c.probe(ctx, rs, entry, environ)
+	// A project's config may come with a clone: doctor starts its entry
+	// only when it is the one init wrote and recorded (the record lives in
+	// the user's state directory, which a clone cannot bring).
+	if rf := rec.file(ts[0].path); rs.global() || rf != nil && jsonEqual(mustJSON(entry), rf.Server) {
+		c.probe(ctx, rs, entry, environ)
+	} else {
+		why := "it has no install record here: adopt it with the command above if you trust it"
+		if rf != nil {
+			why = "it differs from the one init recorded (changed by hand, or by a pull?): run init again if you trust it"
+		}
+		c.Traps = append(c.Traps, "not started: doctor starts a project's entry only when it is the one init wrote and recorded, so a cloned project cannot make it run a command, and "+why)
+	}
 	if filepath.IsAbs(cmd) {
 		req.Options, req.Binary = o, cmd
 		if p, err := PlanInit(req); err == nil {

@@ -314,3 +314,37 @@ func TestGeminiTrust(t *testing.T) {
 		})
 	}
 }
+
+// TestDoctorDoesNotRunAClonedProjectsCommand: a project's entry doctor
+// did not write and record is never started, whether it has no record or
+// was changed since init; a global one the user wrote is.
+func TestDoctorDoesNotRunAClonedProjectsCommand(t *testing.T) {
+	f := newFixture(t)
+	marker := filepath.Join(f.root, "ran")
+	evil := script(t, f.root, "evil", "touch "+marker+"; exit 1")
+	cfg := filepath.Join(f.env.WorkDir, ".mcp.json")
+	f.write(cfg, `{"mcpServers": {"deepseek-web-retrieval": {"command": "`+evil+`", "args": ["mcp"]}}}`)
+	c := Doctor(context.Background(), Request{Env: f.env, Host: Claude, Scope: ocinstall.ScopeProject}, nil)
+	require.NoFileExists(t, marker)
+	require.Contains(t, c.Traps, "not started: doctor starts a project's entry only when it is the one init wrote and recorded, so a cloned project cannot make it run a command, and it has no install record here: adopt it with the command above if you trust it")
+
+	// Installed by init, then changed (a pull).
+	require.NoError(t, os.Remove(cfg))
+	req := f.req(Claude, ocinstall.ScopeProject, ocinstall.Options{})
+	req.Binary = self(t)
+	f.apply(PlanInit(req))
+	c = Doctor(context.Background(), Request{Env: f.env, Host: Claude, Scope: ocinstall.ScopeProject}, nil)
+	require.Contains(t, c.Lines, "connected, 2 tools (deepseek_fetch, deepseek_search)")
+	data, err := os.ReadFile(cfg)
+	require.NoError(t, err)
+	f.write(cfg, strings.Replace(string(data), self(t), evil, 1))
+	c = Doctor(context.Background(), Request{Env: f.env, Host: Claude, Scope: ocinstall.ScopeProject}, nil)
+	require.NoFileExists(t, marker)
+	require.Contains(t, c.Traps, "not started: doctor starts a project's entry only when it is the one init wrote and recorded, so a cloned project cannot make it run a command, and it differs from the one init recorded (changed by hand, or by a pull?): run init again if you trust it")
+
+	// The user's own global config is the user's: started.
+	f.write(filepath.Join(f.env.Home, ".claude.json"), `{"mcpServers": {"deepseek-web-retrieval": {"command": "`+evil+`", "args": ["mcp"]}}}`)
+	c = Doctor(context.Background(), Request{Env: f.env, Host: Claude}, nil)
+	require.FileExists(t, marker)
+	require.Contains(t, c.Problems, "does not connect: exited with status 1 before answering initialize, with nothing on stderr")
+}
