@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -122,12 +123,14 @@ func failure(ctx context.Context, cmd *exec.Cmd, stderr *headBuffer, step string
 		}
 		return msg
 	}
-	if st := cmd.ProcessState; st != nil {
-		var msg string
-		if st.Exited() {
-			msg = fmt.Sprintf("exited with status %d", st.ExitCode())
-		} else {
-			msg = "ended: " + st.String()
+	// It ended by itself: with a status, or by a signal other than those
+	// closing sends when it is still running after the exchange failed.
+	st := cmd.ProcessState
+	ws, _ := sysStatus(st)
+	if st != nil && (st.Exited() || ws.Signaled() && ws.Signal() != syscall.SIGTERM && ws.Signal() != syscall.SIGKILL) {
+		msg := fmt.Sprintf("exited with status %d", st.ExitCode())
+		if !st.Exited() {
+			msg = fmt.Sprintf("killed by a signal (%s)", ws.Signal())
 		}
 		if line != "" {
 			return msg + ": " + line
@@ -230,4 +233,12 @@ func redact(s string, secrets []string) string {
 		}
 	}
 	return s
+}
+
+func sysStatus(st *os.ProcessState) (syscall.WaitStatus, bool) {
+	if st == nil {
+		return 0, false
+	}
+	ws, ok := st.Sys().(syscall.WaitStatus)
+	return ws, ok
 }
