@@ -128,6 +128,15 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	binary, _ := binaryPath("")
 	for _, h := range mcphosts.All {
 		for _, sc := range []install.Scope{install.ScopeGlobal, install.ScopeProject} {
+			req := mcphosts.Request{Env: env, Host: h, Scope: sc, Dir: dir}
+			if sc == install.ScopeProject {
+				// Run from the home directory, a project's file can be
+				// the global one (~/.codex/config.toml): shown once.
+				g, gerr := mcphosts.MainFile(mcphosts.Request{Env: env, Host: h})
+				if f, err := mcphosts.MainFile(req); err == nil && gerr == nil && f == g {
+					continue
+				}
+			}
 			c := mcphosts.Doctor(ctx, mcphosts.Request{Env: env, Host: h, Scope: sc, Dir: dir, Binary: binary}, os.Environ())
 			if !c.Installed && len(c.Problems) == 0 && (sc == install.ScopeProject || !slices.Contains(detected, h)) {
 				continue

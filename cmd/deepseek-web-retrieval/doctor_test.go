@@ -26,6 +26,15 @@ func TestCLIDoctorConnects(t *testing.T) {
 	require.Equal(t, 3, strings.Count(out, "\n  - DEEPSEEK_API_KEY reaches the server (value not shown)\n"), out)
 	require.NotContains(t, out, cliKey)
 	require.NotContains(t, out, "no install record")
+
+	// From the home directory, the project's .codex/config.toml and
+	// .gemini/settings.json are the global files: each is shown once.
+	t.Chdir(os.Getenv("HOME"))
+	code, out, _ = runCLI("doctor")
+	require.Equal(t, exitOK, code, out)
+	require.Equal(t, 3, strings.Count(out, "connected, 2 tools"), out)
+	require.NotContains(t, out, "(project)")
+	require.NotContains(t, out, "no install record")
 }
 
 // A server that prints the key and exits: doctor exits 1, says why, and
