@@ -69,6 +69,9 @@ func plural(n int) string {
 func Probe(ctx context.Context, l Launch, secrets []string) ProbeResult {
 	res := probe(ctx, l)
 	res.Err = redact(res.Err, secrets)
+	for i, t := range res.Tools {
+		res.Tools[i] = redact(t, secrets)
+	}
 	return res
 }
 
@@ -91,11 +94,10 @@ func probe(ctx context.Context, l Launch) ProbeResult {
 		return ProbeResult{Err: failure(ctx, cmd, stderr, "initialize", err)}
 	}
 	list, err := cs.ListTools(ctx, nil)
+	_ = cs.Close() // waits for the server to exit, so failure sees how
 	if err != nil {
-		_ = cs.Close()
 		return ProbeResult{Err: failure(ctx, cmd, stderr, "tools/list", err)}
 	}
-	_ = cs.Close()
 	var names []string
 	for _, t := range list.Tools {
 		names = append(names, t.Name)

@@ -89,6 +89,7 @@ func TestProbe(t *testing.T) {
 		{name: "never answers", command: script(t, dir, "hangs", `exec sleep 30`), want: "no answer to initialize within 500ms"},
 		{name: "never answers, key on stderr", command: script(t, dir, "hangs-leaks", `echo "starting with $DEEPSEEK_API_KEY" >&2; exec sleep 30`), want: "no answer to initialize within 500ms; its stderr began: starting with [redacted]"},
 		{name: "answers initialize only", command: script(t, dir, "half", `read line; echo '{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"half","version":"1"}}}'; exec sleep 30`), want: "no answer to tools/list within 500ms"},
+		{name: "exits after initialize", command: script(t, dir, "quits", `read line; echo '{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"q","version":"1"}}}'; read line; read line; echo "tools/list: out of memory" >&2; exit 4`), want: "exited with status 4: tools/list: out of memory"},
 		{name: "crashes", command: script(t, dir, "crashes", `echo "panic: nil map" >&2; kill -SEGV $$`), want: "killed by a signal (segmentation fault): panic: nil map"},
 		{name: "answers garbage", command: script(t, dir, "garbage", `read line; echo "not json"; exec sleep 30`), want: "initialize failed: calling \"initialize\": invalid character 'o' in literal null (expecting 'u')"},
 	}
