@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -20,16 +21,30 @@ func doctorUsage(w io.Writer) {
 Checks every host this tool installs into (OpenCode, Codex, Claude Code,
 Gemini CLI, Pi, Cursor), in the global scope and in the project DIR
 (default: the current directory): whether our entry is there and parses,
-whether the binary an MCP entry starts still exists (moved or deleted),
+whether an install record holds it (if not, the command that repairs it),
 whether the vendored OpenCode plugin is complete, which traps are active for
 the entry's options, and whether the key's variable is set in this shell
-(its value is never printed). It changes nothing.
+(its value is never printed).
 
-Exit status: 0 nothing wrong, 1 a problem found, 2 usage error.
+For each MCP entry (a project's only when it is the one init wrote and
+recorded, so a cloned project cannot make doctor run a command) it starts
+the server as that host would: the entry's command and args, with the
+environment the host passes it (Codex: its short list plus env_vars;
+Claude Code: ${VAR} and ${VAR:-default}; Gemini CLI: $VAR, with variables
+named like secrets dropped; Pi and Cursor: the whole environment), taken
+from this shell's. It asks initialize and tools/list (no tool is called,
+so DeepSeek is not reached), closes it, and reports "connected, 2 tools
+(...)" or why not. It changes nothing.
+
+Exit status: 0 nothing wrong, 1 a problem found (an entry that does not
+connect among them), 2 usage error.
 `)
 }
 
-func runDoctor(_ context.Context, args []string, stdout, stderr io.Writer) int {
+// hostKey is the config key each OpenCode generation lists plugins under.
+var hostKey = map[install.Host]string{install.HostOpenCode: "plugins", install.HostOpenCode1: "plugin"}
+
+func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("doctor", flag.ContinueOnError)
 	fl.SetOutput(io.Discard)
 	var dir string
@@ -88,8 +103,19 @@ func runDoctor(_ context.Context, args []string, stdout, stderr io.Writer) int {
 		var traps []string
 		if c.Installed {
 			addKey(c.Options.APIKeyEnv)
+			if c.Unrecorded {
+				project := ""
+				if sc == install.ScopeProject {
+					project = osEnv().WorkDir
+					if dir != "" {
+						project, _ = filepath.Abs(dir)
+					}
+				}
+				traps = append(traps, fmt.Sprintf("no install record for this entry (written by hand, or by an install that was interrupted), so uninstall will refuse: run `%s` to adopt it, or remove %s from %q in %s",
+					mcphosts.InitCommand(string(c.Host), project, mcphosts.Args(c.Options)[1:]), install.PackagePath, hostKey[c.Host], filepath.Join(c.Dir, c.File)))
+			}
 			if version != "" && strings.HasPrefix(version, "1.") != (c.Host == install.HostOpenCode1) {
-				traps = append(traps, fmt.Sprintf("the config uses the %q key, which OpenCode %s does not read: run init --host auto", map[install.Host]string{install.HostOpenCode: "plugins", install.HostOpenCode1: "plugin"}[c.Host], version))
+				traps = append(traps, fmt.Sprintf("the config uses the %q key, which OpenCode %s does not read: run init --host auto", hostKey[c.Host], version))
 			}
 		}
 		section(fmt.Sprintf("OpenCode (%s: %s)", sc, c.Dir), lines, traps, c.Problems)
@@ -102,7 +128,16 @@ func runDoctor(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	binary, _ := binaryPath("")
 	for _, h := range mcphosts.All {
 		for _, sc := range []install.Scope{install.ScopeGlobal, install.ScopeProject} {
-			c := mcphosts.Doctor(mcphosts.Request{Env: env, Host: h, Scope: sc, Dir: dir, Binary: binary})
+			req := mcphosts.Request{Env: env, Host: h, Scope: sc, Dir: dir}
+			if sc == install.ScopeProject {
+				// Run from the home directory, a project's file can be
+				// the global one (~/.codex/config.toml): shown once.
+				g, gerr := mcphosts.MainFile(mcphosts.Request{Env: env, Host: h})
+				if f, err := mcphosts.MainFile(req); err == nil && gerr == nil && f == g {
+					continue
+				}
+			}
+			c := mcphosts.Doctor(ctx, mcphosts.Request{Env: env, Host: h, Scope: sc, Dir: dir, Binary: binary}, os.Environ())
 			if !c.Installed && len(c.Problems) == 0 && (sc == install.ScopeProject || !slices.Contains(detected, h)) {
 				continue
 			}

@@ -247,7 +247,7 @@ func TestCLIMCPHost(t *testing.T) {
 
 	code, out, errs = runCLI("doctor")
 	require.Equal(t, exitFailed, code, "the binary does not exist: %s", out)
-	require.Contains(t, out, "/opt/x/deepseek-web-retrieval, which does not exist or is not executable")
+	require.Contains(t, out, "x does not connect: command not found: /opt/x/deepseek-web-retrieval (moved or deleted?)")
 
 	code, out, errs = runCLI("uninstall", "--yes")
 	require.Equal(t, exitOK, code, errs)

@@ -1,9 +1,12 @@
 package mcphosts
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
+	"reflect"
+	"strings"
 
 	shared "github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
 	ocinstall "github.com/deepseek-web-retrieval/deepseek-web-retrieval/opencode/install"
@@ -20,11 +23,17 @@ type Check struct {
 	Installed bool
 	// Lines describe the state, one fact each; Problems are what stops the
 	// server from working; Traps are the plan's warnings for the entry's
-	// own options.
+	// own options, and what will fail although the server starts.
 	Lines, Problems, Traps []string
 	// KeyEnv is the variable the entry passes the key in.
 	KeyEnv string
+	// Probe is what starting the entry's server found (zero when the
+	// entry is absent or unreadable).
+	Probe ProbeResult
 }
+
+// names are the hosts as sentences name them.
+var names = map[Host]string{Codex: "Codex", Claude: "Claude Code", Gemini: "Gemini CLI", Pi: "Pi (pi-mcp-adapter)", Cursor: "Cursor"}
 
 // MainFile returns the file holding the server entry for the host and scope.
 func MainFile(req Request) (string, error) {
@@ -36,9 +45,13 @@ func MainFile(req Request) (string, error) {
 }
 
 // Doctor inspects one host and scope: whether the entry is there and
-// parses, whether the binary it starts still exists (moved or deleted),
-// and which traps are active for its options.
-func Doctor(req Request) Check {
+// parses, whether an install record holds it (if not, the command that
+// repairs that), which traps are active for its options, and whether the
+// server it starts works: the server is started as the host would start it
+// (see hostLaunch), from the environment environ (doctor's own, standing
+// for the one the host is started from), and asked initialize and
+// tools/list (see Probe). The key's value never appears in the Check.
+func Doctor(ctx context.Context, req Request, environ []string) Check {
 	rs, err := resolve(req)
 	c := Check{Host: string(req.Host), Scope: string(req.Scope)}
 	if err != nil {
@@ -69,31 +82,33 @@ func Doctor(req Request) Check {
 	c.Installed = true
 	c.Lines = append(c.Lines, "entry present in "+c.File)
 	cmd, _ := entry["command"].(string)
-	if fi, err := os.Stat(cmd); err != nil || fi.IsDir() || fi.Mode().Perm()&0o111 == 0 {
-		c.Problems = append(c.Problems, fmt.Sprintf("the entry starts %s, which does not exist or is not executable (moved or deleted?): run `make install`, or init again from the binary's new place", cmd))
-	} else {
-		c.Lines = append(c.Lines, "starts "+cmd)
+	recPath := rs.recordPath(ts[0].path)
+	rec, _, err := readRecord(recPath, rs, ts)
+	if err != nil {
+		c.Problems = append(c.Problems, err.Error()+": move it away, then run `"+repairCommand(rs, entry, cmd)+"`")
+	} else if rec == nil {
+		c.Traps = append(c.Traps, fmt.Sprintf("no install record for this entry (written by hand, or by an install that was interrupted), so uninstall will not remove it: run `%s` to adopt it, or remove %s from %s", repairCommand(rs, entry, cmd), strings.Join(ts[0].serverPath, "."), c.File))
 	}
-	// The entry's own options, as far as doctor needs them.
-	o := ocinstall.Options{}
-	if args, ok := entry["args"].([]any); ok {
-		for i := 0; i+1 < len(args); i++ {
-			v, _ := args[i+1].(string)
-			switch args[i] {
-			case "--search":
-				o.Search = v
-			case "--fetch":
-				o.Fetch = v
-			case "--api-key-env":
-				o.APIKeyEnv = v
-			}
-		}
-	}
+	// The entry's own options: what init would write for them is compared
+	// with the entry below.
+	o := optionsFromArgs(stringList(entry["args"]))
 	c.KeyEnv = o.APIKeyVar()
+	// A project's config may come with a clone: doctor starts its entry
+	// only when it is the one init wrote and recorded (the record lives in
+	// the user's state directory, which a clone cannot bring).
+	if rf := rec.file(ts[0].path); rs.global() || rf != nil && jsonEqual(mustJSON(entry), rf.Server) {
+		c.probe(ctx, rs, entry, environ)
+	} else {
+		why := "it has no install record here: adopt it with the command above if you trust it"
+		if rf != nil {
+			why = "it differs from the one init recorded (changed by hand, or by a pull?): run init again if you trust it"
+		}
+		c.Traps = append(c.Traps, "not started: doctor starts a project's entry only when it is the one init wrote and recorded, so a cloned project cannot make it run a command, and "+why)
+	}
 	if filepath.IsAbs(cmd) {
 		req.Options, req.Binary = o, cmd
 		if p, err := PlanInit(req); err == nil {
-			c.Traps = p.Warnings
+			c.Traps = append(c.Traps, p.Warnings...)
 			for _, ch := range p.Changes {
 				if ch.Kind == shared.KindConfig && ch.Path == c.File {
 					c.Problems = append(c.Problems, "the entry differs from what init writes for its options (edited by hand?): `init` shows the difference")
@@ -104,4 +119,146 @@ func Doctor(req Request) Check {
 		}
 	}
 	return c
+}
+
+// probe starts the entry's server as the host would and reports it, with
+// where the key stands in the server's environment.
+func (c *Check) probe(ctx context.Context, rs *resolved, entry map[string]any, environ []string) {
+	parent := EnvMap(environ)
+	dir := rs.root
+	if rs.global() {
+		dir = rs.Env.WorkDir
+	}
+	l, err := hostLaunch(rs.Host, entry, parent, dir)
+	if err != nil {
+		c.Problems = append(c.Problems, "does not connect: "+err.Error())
+		return
+	}
+	key, name := c.KeyEnv, names[rs.Host]
+	secrets := []string{parent[key]}
+	for _, kv := range l.Env {
+		if k, v, _ := strings.Cut(kv, "="); k == key || geminiSecretName.MatchString(k) {
+			secrets = append(secrets, v)
+		}
+	}
+	c.Lines = append(c.Lines, redact("starts "+strings.Join(append([]string{l.Command}, l.Args...), " "), secrets))
+	c.Traps = append(c.Traps, l.Notes...)
+	if rs.Host == Gemini {
+		if w := geminiTrust(rs, dir, parent); w != "" {
+			c.Traps = append(c.Traps, w)
+		}
+	}
+	v, _ := l.lookup(key)
+	switch {
+	case v != "" && shared.IsEnvReference(v):
+		c.Traps = append(c.Traps, fmt.Sprintf("%s reaches the server as the literal text %q: %s is not set in this shell, and %s passes the reference as written; every search and fetch fails until you export it", key, v, key, name))
+	case v != "":
+		c.Lines = append(c.Lines, key+" reaches the server (value not shown)")
+	case parent[key] == "":
+		c.Traps = append(c.Traps, fmt.Sprintf("%s is not set in this shell, so %s starts the server without a key: it lists its tools, but every search and fetch fails until you export it", key, name))
+	default:
+		fix := "run init again to rewrite the entry"
+		switch rs.Host {
+		case Codex:
+			fix = "Codex passes only a short list of variables: add it to the entry's env_vars (init again does)"
+		case Gemini:
+			fix = "Gemini CLI drops inherited variables named like secrets: pass it in the entry's env as \"$" + key + "\" (init again does)"
+		}
+		c.Traps = append(c.Traps, fmt.Sprintf("%s is set in this shell, but %s does not pass it to the server: %s", key, name, fix))
+	}
+	c.Probe = Probe(ctx, l, secrets)
+	if c.Probe.Connected() {
+		c.Lines = append(c.Lines, c.Probe.String())
+		return
+	}
+	msg := "does not connect: " + c.Probe.String()
+	if strings.HasPrefix(c.Probe.Err, "command not found: /") {
+		msg += " (moved or deleted?): run `make install`, or init again from the binary's new place"
+	}
+	c.Problems = append(c.Problems, msg)
+}
+
+// repairCommand is the init command that writes this very entry, so init
+// adopts it and keeps a record.
+func repairCommand(rs *resolved, entry map[string]any, cmd string) string {
+	var args []string
+	if filepath.IsAbs(cmd) {
+		args = append(args, "--binary", cmd)
+	}
+	if a := stringList(entry["args"]); len(a) > 0 && a[0] == "mcp" {
+		args = append(args, a[1:]...)
+	}
+	project := ""
+	if !rs.global() {
+		project = rs.root
+	}
+	return InitCommand(string(rs.Host), project, args)
+}
+
+// InitCommand is the shell command `deepseek-web-retrieval init --host
+// HOST [--scope project --dir PROJECT] ARGS --yes`, quoted for a POSIX
+// shell; an empty project means the global scope.
+func InitCommand(host, project string, args []string) string {
+	parts := []string{shared.Name, "init", "--host", host}
+	if project != "" {
+		parts = append(parts, "--scope", "project", "--dir", project)
+	}
+	parts = append(append(parts, args...), "--yes")
+	for i, p := range parts {
+		parts[i] = shellQuote(p)
+	}
+	return strings.Join(parts, " ")
+}
+
+// optionsFromArgs reads the options back from the server's command line
+// (the reverse of Args); a flag it does not know is skipped, and the
+// comparison with what init writes then shows the entry as edited.
+func optionsFromArgs(args []string) ocinstall.Options {
+	type field struct {
+		name string
+		typ  reflect.Type
+	}
+	fields := map[string]field{}
+	rt := reflect.TypeFor[ocinstall.Options]()
+	for i := range rt.NumField() {
+		name, _, _ := strings.Cut(rt.Field(i).Tag.Get("json"), ",")
+		fields["--"+kebab(name)] = field{name, rt.Field(i).Type}
+	}
+	var o ocinstall.Options
+	for i := 0; i < len(args); i++ {
+		flag, val, hasVal := strings.Cut(args[i], "=")
+		f, ok := fields[flag]
+		if !ok {
+			continue
+		}
+		if !hasVal && f.typ == reflect.TypeFor[*bool]() {
+			val = "true"
+		} else if !hasVal {
+			if i+1 == len(args) {
+				break
+			}
+			i++
+			val = args[i]
+		}
+		var raw []byte
+		switch f.typ.Kind() {
+		case reflect.String:
+			raw, _ = json.Marshal(val)
+		case reflect.Slice:
+			raw, _ = json.Marshal(strings.Split(val, ","))
+		default:
+			raw = []byte(val)
+		}
+		one, _ := json.Marshal(map[string]json.RawMessage{f.name: raw})
+		_ = json.Unmarshal(one, &o) // a value of the wrong type is left out
+	}
+	return o
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,@+%") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

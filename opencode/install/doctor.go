@@ -1,8 +1,12 @@
 package install
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
+	"slices"
 
 	shared "github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
 )
@@ -17,8 +21,12 @@ type Check struct {
 	Installed bool
 	// Lines are facts, Problems what stops the plugin from loading.
 	Lines, Problems []string
-	// Options are the entry's options (tiers and apiKeyEnv), when installed.
+	// Options are the entry's options, when installed.
 	Options Options
+	// Unrecorded reports an entry with no install record (written by
+	// hand, or by an init that was interrupted): uninstall refuses it
+	// until init adopts it.
+	Unrecorded bool
 }
 
 // Doctor inspects the config directory an install into scope would use:
@@ -63,9 +71,12 @@ func Doctor(env Env, scope Scope, dir string) Check {
 				c.Installed, c.Host = true, h
 				c.Lines = append(c.Lines, fmt.Sprintf("%s lists %s under %q (%s)", c.File, PackagePath, h.key(), h.label()))
 				if opts, ok := recEntryOptions(e); ok {
-					c.Options.Search, _ = opts["search"].(string)
-					c.Options.Fetch, _ = opts["fetch"].(string)
-					c.Options.APIKeyEnv, _ = opts["apiKeyEnv"].(string)
+					// Each option on its own: one of the wrong type is
+					// left out rather than losing the others.
+					for k, v := range opts {
+						one, _ := json.Marshal(map[string]any{k: v})
+						_ = json.Unmarshal(one, &c.Options)
+					}
 				}
 			}
 		}
@@ -74,14 +85,8 @@ func Doctor(env Env, scope Scope, dir string) Check {
 		c.Lines = append(c.Lines, c.File+" does not list "+PackagePath)
 		return c
 	}
-	if rec == nil {
-		c.Lines = append(c.Lines, "no install record: uninstall will refuse (installed by hand?)")
-	}
-	for _, f := range []string{"package.json", "server.js", "core.wasm"} {
-		if !exists(filepath.Join(d, filepath.FromSlash(pluginDir), f)) {
-			c.Problems = append(c.Problems, fmt.Sprintf("%s/%s is missing: run init again", pluginDir, f))
-		}
-	}
+	c.Unrecorded = rec == nil
+	c.Problems = append(c.Problems, checkPlugin(filepath.Join(d, filepath.FromSlash(pluginDir)))...)
 	if rec != nil {
 		for _, f := range rec.Files {
 			cur, _, ok, err := shared.ReadFile(filepath.Join(d, filepath.FromSlash(f.Path)))
@@ -91,4 +96,44 @@ func Doctor(env Env, scope Scope, dir string) Check {
 		}
 	}
 	return c
+}
+
+// wasmHeader starts every WebAssembly binary module (magic, version 1).
+var wasmHeader = []byte("\x00asm\x01\x00\x00\x00")
+
+// checkPlugin checks what OpenCode would load from the vendored plugin
+// directory, without starting OpenCode: package.json parses, the files it
+// lists and its main module are there, and core.wasm is a WebAssembly
+// module.
+func checkPlugin(dir string) []string {
+	var probs []string
+	want := []string{"package.json", "server.js", "core.wasm"}
+	if data, err := os.ReadFile(filepath.Join(dir, "package.json")); err == nil {
+		var pkg struct {
+			Main  string   `json:"main"`
+			Files []string `json:"files"`
+		}
+		if err := json.Unmarshal(data, &pkg); err != nil {
+			probs = append(probs, fmt.Sprintf("%s/package.json does not parse (%v): run init again", pluginDir, err))
+		}
+		for _, f := range append(pkg.Files, pkg.Main) {
+			if f = filepath.ToSlash(filepath.Clean(f)); f != "." && !slices.Contains(want, f) {
+				want = append(want, f)
+			}
+		}
+	}
+	for _, f := range want {
+		if !exists(filepath.Join(dir, filepath.FromSlash(f))) {
+			probs = append(probs, fmt.Sprintf("%s/%s is missing: run init again", pluginDir, f))
+		}
+	}
+	if f, err := os.Open(filepath.Join(dir, "core.wasm")); err == nil {
+		head := make([]byte, len(wasmHeader))
+		n, _ := f.Read(head)
+		f.Close()
+		if !bytes.Equal(head[:n], wasmHeader) {
+			probs = append(probs, pluginDir+"/core.wasm is not a WebAssembly module: run init again")
+		}
+	}
+	return probs
 }

@@ -1,0 +1,246 @@
+package mcphosts
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
+	shared "github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
+)
+
+// ProbeTimeout bounds a probe's exchange: start, initialize and tools/list
+// together. Codex gives a server 10 s to start and list its tools too.
+var ProbeTimeout = 10 * time.Second
+
+// probeTerminate is how long closing waits for the server to exit after
+// its stdin closes, then after SIGTERM, before SIGKILL.
+var probeTerminate = 2 * time.Second
+
+// probeProtocol is the version the probe's initialize asks for: one every
+// host here speaks and our server negotiates.
+const probeProtocol = "2025-06-18"
+
+// ProbeResult is what starting an entry's server found.
+type ProbeResult struct {
+	// Tools are the names tools/list returned, in its order; nil when the
+	// exchange failed.
+	Tools []string
+	// Err says why the server did not connect, in a sentence with no
+	// secret in it ("command not found: /path"); empty when it connected
+	// and listed at least one tool.
+	Err string
+}
+
+// Connected reports whether the server answered and listed tools.
+func (r ProbeResult) Connected() bool { return r.Err == "" }
+
+// String is "connected, 2 tools (a, b)" or the reason.
+func (r ProbeResult) String() string {
+	if r.Err != "" {
+		return r.Err
+	}
+	return fmt.Sprintf("connected, %d tool%s (%s)", len(r.Tools), plural(len(r.Tools)), strings.Join(r.Tools, ", "))
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// Probe starts l's server exactly as its host would and speaks MCP over
+// stdio: initialize, notifications/initialized, tools/list, then closes
+// its stdin (and signals it if it does not exit). It calls no tool, so the
+// server never reaches DeepSeek. Every value in secrets is masked in the
+// result, as is anything shaped like a credential.
+func Probe(ctx context.Context, l Launch, secrets []string) ProbeResult {
+	res := probe(ctx, l)
+	res.Err = redact(res.Err, secrets)
+	for i, t := range res.Tools {
+		res.Tools[i] = redact(t, secrets)
+	}
+	return res
+}
+
+func probe(ctx context.Context, l Launch) ProbeResult {
+	path, err := findCommand(l.Command, l.Env)
+	if err != nil {
+		return ProbeResult{Err: err.Error()}
+	}
+	cmd := &exec.Cmd{Path: path, Args: append([]string{l.Command}, l.Args...), Env: l.Env, Dir: l.Dir}
+	stderr := &headBuffer{max: 64 << 10}
+	cmd.Stderr = stderr
+	// A server that leaves a child holding stderr open must not hold the
+	// probe past its exit.
+	cmd.WaitDelay = probeTerminate
+	ctx, cancel := context.WithTimeout(ctx, ProbeTimeout)
+	defer cancel()
+	client := sdk.NewClient(&sdk.Implementation{Name: shared.Name + "-doctor", Version: core.Version}, nil)
+	cs, err := client.Connect(ctx, &sdk.CommandTransport{Command: cmd, TerminateDuration: probeTerminate}, &sdk.ClientSessionOptions{ProtocolVersion: probeProtocol})
+	if err != nil {
+		return ProbeResult{Err: failure(ctx, cmd, stderr, "initialize", err)}
+	}
+	list, err := cs.ListTools(ctx, nil)
+	_ = cs.Close() // waits for the server to exit, so failure sees how
+	if err != nil {
+		return ProbeResult{Err: failure(ctx, cmd, stderr, "tools/list", err)}
+	}
+	var names []string
+	for _, t := range list.Tools {
+		names = append(names, t.Name)
+	}
+	if len(names) == 0 {
+		return ProbeResult{Tools: []string{}, Err: "tools/list returned 0 tools"}
+	}
+	return ProbeResult{Tools: names}
+}
+
+// failure says why the exchange stopped at step.
+func failure(ctx context.Context, cmd *exec.Cmd, stderr *headBuffer, step string, err error) string {
+	if cmd.Process == nil {
+		var ee *exec.Error
+		if errors.As(err, &ee) || errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
+			return "cannot start " + cmd.Path + ": " + rootCause(err)
+		}
+		return "cannot start " + cmd.Path + ": " + err.Error()
+	}
+	line := stderr.firstLine()
+	if ctx.Err() != nil {
+		msg := fmt.Sprintf("no answer to %s within %s", step, ProbeTimeout)
+		if line != "" {
+			msg += "; its stderr began: " + line
+		}
+		return msg
+	}
+	// It ended by itself: with a status, or by a signal other than those
+	// closing sends when it is still running after the exchange failed.
+	st := cmd.ProcessState
+	ws, _ := sysStatus(st)
+	if st != nil && (st.Exited() || ws.Signaled() && ws.Signal() != syscall.SIGTERM && ws.Signal() != syscall.SIGKILL) {
+		msg := fmt.Sprintf("exited with status %d", st.ExitCode())
+		if !st.Exited() {
+			msg = fmt.Sprintf("killed by a signal (%s)", ws.Signal())
+		}
+		if line != "" {
+			return msg + ": " + line
+		}
+		return msg + " before answering " + step + ", with nothing on stderr"
+	}
+	msg := step + " failed: " + err.Error()
+	if line != "" {
+		msg += "; its stderr began: " + line
+	}
+	return msg
+}
+
+func rootCause(err error) string {
+	for {
+		u := errors.Unwrap(err)
+		if u == nil {
+			return err.Error()
+		}
+		err = u
+	}
+}
+
+// findCommand resolves the command the way the host's spawn does: a name
+// with a slash as is, a bare name on the PATH of the server's environment.
+func findCommand(name string, env []string) (string, error) {
+	check := func(p string) error {
+		fi, err := os.Stat(p)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return fmt.Errorf("command not found: %s", p)
+		case err != nil:
+			return fmt.Errorf("cannot start %s: %v", p, rootCause(err))
+		case fi.IsDir():
+			return fmt.Errorf("cannot start %s: it is a directory", p)
+		case fi.Mode().Perm()&0o111 == 0:
+			return fmt.Errorf("cannot start %s: not executable", p)
+		}
+		return nil
+	}
+	if strings.ContainsRune(name, '/') || filepath.IsAbs(name) {
+		return name, check(name)
+	}
+	pathVar, _ := Launch{Env: env}.lookup("PATH")
+	for _, d := range filepath.SplitList(pathVar) {
+		if d == "" {
+			continue
+		}
+		p := filepath.Join(d, name)
+		if check(p) == nil {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("command not found: %s (not on the PATH the host passes: %s)", name, pathVar)
+}
+
+// headBuffer keeps the first max bytes written to it.
+type headBuffer struct {
+	mu  sync.Mutex
+	max int
+	b   bytes.Buffer
+}
+
+func (h *headBuffer) Write(p []byte) (int, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if room := h.max - h.b.Len(); room > 0 {
+		h.b.Write(p[:min(room, len(p))])
+	}
+	return len(p), nil
+}
+
+// firstLine is the first non-blank line, at most 300 bytes.
+func (h *headBuffer) firstLine() string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, line := range strings.Split(h.b.String(), "\n") {
+		if line = strings.TrimSpace(line); line != "" {
+			if len(line) > 300 {
+				line = strings.ToValidUTF8(line[:300], "") + "…"
+			}
+			return line
+		}
+	}
+	return ""
+}
+
+// redact masks each secret (in every form core's Redactor knows) and any
+// word shaped like a credential.
+func redact(s string, secrets []string) string {
+	for _, k := range secrets {
+		if len(k) >= 4 {
+			s = core.NewRedactor(k).Mask(s)
+		}
+	}
+	words := strings.FieldsFunc(s, func(r rune) bool { return strings.ContainsRune(" \t\"'`,;()[]{}<>", r) })
+	for _, w := range words {
+		if shared.LooksSecret(w) {
+			s = strings.ReplaceAll(s, w, "[redacted]")
+		}
+	}
+	return s
+}
+
+func sysStatus(st *os.ProcessState) (syscall.WaitStatus, bool) {
+	if st == nil {
+		return 0, false
+	}
+	ws, ok := st.Sys().(syscall.WaitStatus)
+	return ws, ok
+}
