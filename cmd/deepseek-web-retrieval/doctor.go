@@ -82,6 +82,15 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	b.WriteString("deepseek-web-retrieval doctor\n\n")
 
+	// A run that was killed before it finished.
+	if r, found, err := shared.Pending(stateDir()); err != nil {
+		section("Installer state", nil, nil, []string{err.Error()})
+	} else if found {
+		section("Installer state", nil, nil, []string{fmt.Sprintf(
+			"an %s (process %d, started %s) was interrupted before it finished; run `deepseek-web-retrieval %s --yes` (with the same --host and --scope) and it reverses what the interrupted run did first",
+			r.Command, r.PID, r.Started, r.Command)})
+	}
+
 	// OpenCode.
 	path, version, verr := opencodeVersion()
 	var ocLines []string

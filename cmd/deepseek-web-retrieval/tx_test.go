@@ -253,3 +253,24 @@ func TestKilledRunsRecover(t *testing.T) {
 		t.Log(s)
 	}
 }
+
+// doctor reports a run that was killed before it finished, with the
+// command that reverses it; that command does, and says so.
+func TestDoctorReportsAnInterruptedRun(t *testing.T) {
+	home, env := txHome(t, "codex")
+	before := tree(t, home)
+	state := filepath.Join(home, ".local", "state", "deepseek-web-retrieval")
+	require.NoError(t, os.MkdirAll(state, 0o700))
+	journal := `{"format":1,"tool":"deepseek-web-retrieval","command":"init","pid":4242,"started":"2026-12-02T03:00:00Z","steps":[],"dirs":["` +
+		filepath.Join(home, ".local") + `","` + filepath.Join(home, ".local", "state") + `","` + state + `"]}`
+	require.NoError(t, os.WriteFile(filepath.Join(state, "journal.json"), []byte(journal), 0o600))
+	code, stdout, _, err := binRun(env, "doctor")
+	require.NoError(t, err)
+	require.Equal(t, exitFailed, code, stdout)
+	require.Contains(t, stdout, "x an init (process 4242, started 2026-12-02T03:00:00Z) was interrupted before it finished; run `deepseek-web-retrieval init --yes`")
+	code, stdout, stderr, err := binRun(env, "uninstall", "--host", "codex", "--yes")
+	require.NoError(t, err)
+	require.Equal(t, 0, code, stdout+stderr)
+	require.Contains(t, stderr, "an earlier init (process 4242, started 2026-12-02T03:00:00Z) was interrupted before it finished; reversed what it had done:\n  - it had changed nothing yet\n")
+	require.Equal(t, before, tree(t, home))
+}
