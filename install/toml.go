@@ -72,10 +72,12 @@ type TOMLEntry struct {
 }
 
 // TOMLShapeError is a document whose shape the editor cannot add to or
-// take from: Line (1-based) holds the definition Shape describes.
+// take from: Line (1-based) holds the definition Shape describes; Fix
+// says how to rewrite it.
 type TOMLShapeError struct {
 	Line  int
 	Shape string
+	Fix   string
 }
 
 func (e *TOMLShapeError) Error() string { return fmt.Sprintf("line %d: %s", e.Line, e.Shape) }
@@ -448,16 +450,18 @@ func (d *TOMLDoc) shape(parent, name string) (*entryShape, error) {
 		p := st.path()
 		switch {
 		case st.kind == stmtArrayTable && equalKeys(p, []string{parent}):
-			return nil, &TOMLShapeError{st.line, fmt.Sprintf("[[%s]] makes %s an array of tables; Codex reads %s as a table of named servers ([%s.<name>])", quoteKey(parent), quoteKey(parent), quoteKey(parent), quoteKey(parent))}
+			return nil, &TOMLShapeError{st.line, fmt.Sprintf("[[%s]] makes %s an array of tables; Codex reads %s as a table of named servers ([%s.<name>])", quoteKey(parent), quoteKey(parent), quoteKey(parent), quoteKey(parent)),
+				fmt.Sprintf("turn each [[%s]] into a [%s.<name>] table (Codex refuses the file as it is), then run init again", quoteKey(parent), quoteKey(parent))}
 		case st.kind == stmtArrayTable && hasPrefixKeys(p, ours):
-			return nil, &TOMLShapeError{st.line, fmt.Sprintf("[[%s]] is an array of tables, not a server table", joinKeys(p))}
+			return nil, &TOMLShapeError{st.line, fmt.Sprintf("[[%s]] is an array of tables, not a server table", joinKeys(p)), "remove it (or make it a [" + joinKeys(ours) + "] table), then run init again"}
 		case st.kind == stmtKeyVal && equalKeys(p, []string{parent}):
 			if d.text[st.val] != '{' {
-				return nil, &TOMLShapeError{st.line, fmt.Sprintf("%s is set to a value that is not a table (%s)", quoteKey(parent), strings.TrimSpace(firstLine(d.text[st.val:st.vend])))}
+				return nil, &TOMLShapeError{st.line, fmt.Sprintf("%s is set to a value that is not a table (%s)", quoteKey(parent), strings.TrimSpace(firstLine(d.text[st.val:st.vend]))),
+					"remove that line (or make it a table of servers: " + quoteKey(parent) + " = { <name> = { command = \"…\" } }), then run init again"}
 			}
 			sh.inline = &sts[i]
 		case st.kind == stmtKeyVal && equalKeys(p, ours) && d.text[st.val] != '{':
-			return nil, &TOMLShapeError{st.line, fmt.Sprintf("%s is set to a value that is not a table", joinKeys(p))}
+			return nil, &TOMLShapeError{st.line, fmt.Sprintf("%s is set to a value that is not a table", joinKeys(p)), "remove that line, then run init again"}
 		case hasPrefixKeys(p, ours):
 			sh.parts = append(sh.parts, st)
 			if st.kind == stmtTable || hasPrefixKeys(st.table, ours) {
@@ -475,7 +479,7 @@ func (d *TOMLDoc) shape(parent, name string) (*entryShape, error) {
 		for i, m := range ms {
 			if len(m.keys) > 0 && m.keys[0] == name {
 				if sh.member != nil || len(m.keys) > 1 {
-					return nil, &TOMLShapeError{d.lineAt(m.start), fmt.Sprintf("%s is defined with dotted keys inside the inline table %s = { … }", joinKeys(ours), quoteKey(parent))}
+					return nil, &TOMLShapeError{d.lineAt(m.start), fmt.Sprintf("%s is defined with dotted keys inside the inline table %s = { … }", joinKeys(ours), quoteKey(parent)), "remove it from the inline table, then run init again"}
 				}
 				sh.member = &ms[i]
 				sh.form, sh.line = "inline", d.lineAt(m.start)
@@ -549,7 +553,7 @@ func (d *TOMLDoc) AddEntry(parent, name string, kvs []TOMLKV) (*TOMLEntry, error
 		return nil, err
 	}
 	if sh.form != "" {
-		return nil, &TOMLShapeError{sh.line, joinKeys([]string{parent, name}) + " is already defined"}
+		return nil, &TOMLShapeError{sh.line, joinKeys([]string{parent, name}) + " is already defined", "remove it, then run init again"}
 	}
 	if sh.inline != nil {
 		return d.addMember(sh.inline, name, kvs)
@@ -741,7 +745,8 @@ func (d *TOMLDoc) topKey(key string) (*tomlStmt, []tomlStmt, error) {
 	for i, st := range sts {
 		p := st.path()
 		if len(p) > 1 && p[0] == key || st.kind != stmtKeyVal && len(p) == 1 && p[0] == key {
-			return nil, nil, &TOMLShapeError{st.line, fmt.Sprintf("%s is a table here; Codex reads the top-level %s as a string", quoteKey(key), quoteKey(key))}
+			return nil, nil, &TOMLShapeError{st.line, fmt.Sprintf("%s is a table here; Codex reads the top-level %s as a string", quoteKey(key), quoteKey(key)),
+				fmt.Sprintf("remove the %s table (Codex refuses the file as it is), then run init again", quoteKey(key))}
 		}
 		if st.kind == stmtKeyVal && equalKeys(p, []string{key}) {
 			found = &sts[i]

@@ -226,7 +226,7 @@ func TestCodexRefusedShapes(t *testing.T) {
 		{"our entry as an array of tables", "[[mcp_servers.deepseek-web-retrieval]]\ncommand = \"x\"\n", false, "line 1: [[mcp_servers.deepseek-web-retrieval]] is an array of tables, not a server table"},
 		{"our entry dotted inside the inline table", "mcp_servers = { deepseek-web-retrieval.command = \"x\" }\n", false, "line 1: mcp_servers.deepseek-web-retrieval is defined with dotted keys inside the inline table mcp_servers = { … }"},
 		{"an entry of the user's, as a table", "a = 1\n\n[mcp_servers.'deepseek-web-retrieval']\ncommand = \"other\"\n", false, "line 3: mcp_servers.deepseek-web-retrieval is already defined as a [mcp_servers.deepseek-web-retrieval] table, and this installer did not write it"},
-		{"an entry of the user's, inline", "mcp_servers = {\n  deepseek-web-retrieval = { command = \"other\" },\n}\n", false, "line 2: mcp_servers.deepseek-web-retrieval is already defined inside an inline table (mcp_servers.deepseek-web-retrieval = { … }), and this installer did not write it"},
+		{"an entry of the user's, inline", "mcp_servers = {\n  deepseek-web-retrieval = { command = \"other\" },\n}\n", false, "line 2: mcp_servers.deepseek-web-retrieval is already defined inside an inline table (mcp_servers = { … }), and this installer did not write it"},
 		{"an entry of the user's, dotted", "mcp_servers.deepseek-web-retrieval.command = \"other\"\n", false, "line 1: mcp_servers.deepseek-web-retrieval is already defined with dotted keys (mcp_servers.deepseek-web-retrieval.… = …), and this installer did not write it"},
 		{"web_search as a table (forced)", "[web_search]\nmode = \"live\"\n", true, "line 1: web_search is a table here; Codex reads the top-level web_search as a string"},
 	}
@@ -245,6 +245,8 @@ func TestCodexRefusedShapes(t *testing.T) {
 				var re *shared.RefusedError
 				require.ErrorAs(t, err, &re)
 				require.Equal(t, cfgPath+" "+tc.want, re.Reason)
+				require.Len(t, re.Manual, 1)
+				require.Regexp(t, `^(remove|turn) .*, then run init again$`, re.Manual[0])
 				require.Equal(t, before, f.tree())
 				_, statErr := os.Stat(filepath.Join(f.env.Home, ".local", "state"))
 				require.True(t, os.IsNotExist(statErr))

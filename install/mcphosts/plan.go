@@ -376,6 +376,9 @@ func mustJSON(v any) []byte {
 func tomlShapeRefusal(path string, err error, how ...string) error {
 	var se *shared.TOMLShapeError
 	if errors.As(err, &se) {
+		if se.Fix != "" {
+			how = []string{se.Fix}
+		}
 		return shared.Refuse(fmt.Sprintf("%s line %d: %s", path, se.Line, se.Shape), how...)
 	}
 	return fmt.Errorf("internal error editing %s (nothing was written): %v", path, err)
@@ -417,7 +420,11 @@ func editInitTOML(rs *resolved, t target, cur parsed, prev *RecordFile, rf *Reco
 			rf.ServerExisted = true // the same entry, committed: adopted, and left by uninstall
 		case same:
 		case form != "" && prev == nil:
-			return nil, nil, shared.Refuse(fmt.Sprintf("%s line %d: %s is already defined "+tomlForms[form]+", and this installer did not write it", t.path, line, strings.Join(t.serverPath, "."), strings.Join(t.serverPath, ".")),
+			what := strings.Join(t.serverPath, ".")
+			if form == "inline" {
+				what = parent
+			}
+			return nil, nil, shared.Refuse(fmt.Sprintf("%s line %d: %s is already defined "+tomlForms[form]+", and this installer did not write it", t.path, line, strings.Join(t.serverPath, "."), what),
 				"remove that entry (or run `deepseek-web-retrieval uninstall` if an earlier install wrote it), then run init again")
 		default:
 			if form != "" {
