@@ -52,9 +52,6 @@ func ParseTOML(data []byte) (*TOMLDoc, map[string]any, error) {
 // Bytes returns the document.
 func (d *TOMLDoc) Bytes() []byte { return []byte(d.text) }
 
-// Newline returns the line ending new lines take ("\n" or "\r\n").
-func (d *TOMLDoc) Newline() string { return d.nl }
-
 // TOMLKV is one key/value pair of an entry: a bare key and its value as
 // TOML text (see TOMLString, TOMLStrings).
 type TOMLKV struct{ Key, Value string }
@@ -523,22 +520,6 @@ func (d *TOMLDoc) EntryForm(parent, name string) (form string, line int, err err
 		return "", 0, err
 	}
 	return sh.form, sh.line, nil
-}
-
-// EntryText returns the text that defines parent.name ("" when absent).
-func (d *TOMLDoc) EntryText(parent, name string) string {
-	sh, err := d.shape(parent, name)
-	if err != nil {
-		return ""
-	}
-	if sh.member != nil {
-		return d.text[sh.member.start:sh.member.vend]
-	}
-	var b strings.Builder
-	for _, r := range d.partRanges(sh) {
-		b.WriteString(d.text[r[0]:r[1]])
-	}
-	return b.String()
 }
 
 // AddEntry adds parent.name with kvs, which must not be defined yet: as a
