@@ -461,9 +461,12 @@ func (d *TOMLDoc) shape(parent, name string) (*entryShape, error) {
 			return nil, &TOMLShapeError{st.line, fmt.Sprintf("%s is set to a value that is not a table", joinKeys(p)), "remove that line, then run init again"}
 		case hasPrefixKeys(p, ours):
 			sh.parts = append(sh.parts, st)
-			if st.kind == stmtTable || hasPrefixKeys(st.table, ours) {
+			switch {
+			case st.kind == stmtTable || hasPrefixKeys(st.table, ours):
 				kinds = append(kinds, "table")
-			} else {
+			case equalKeys(p, ours):
+				kinds = append(kinds, "value")
+			default:
 				kinds = append(kinds, "dotted")
 			}
 		}
@@ -511,7 +514,9 @@ func joinKeys(keys []string) string {
 
 // EntryForm reports how the document defines parent.name: "" when it does
 // not, "table" ([parent.name] and its subtables), "dotted" (dotted keys),
-// "inline" (a member of the inline table parent = { … }) or "mixed"; with
+// "value" (an inline table: parent.name = { … }, or name = { … } under
+// [parent]), "inline" (a member of the inline table parent = { … }) or
+// "mixed"; with
 // the first line that defines it. A shape no entry can be added to is an
 // error (*TOMLShapeError).
 func (d *TOMLDoc) EntryForm(parent, name string) (form string, line int, err error) {

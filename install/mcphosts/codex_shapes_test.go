@@ -228,6 +228,7 @@ func TestCodexRefusedShapes(t *testing.T) {
 		{"an entry of the user's, as a table", "a = 1\n\n[mcp_servers.'deepseek-web-retrieval']\ncommand = \"other\"\n", false, "line 3: mcp_servers.deepseek-web-retrieval is already defined as a [mcp_servers.deepseek-web-retrieval] table, and this installer did not write it"},
 		{"an entry of the user's, inline", "mcp_servers = {\n  deepseek-web-retrieval = { command = \"other\" },\n}\n", false, "line 2: mcp_servers.deepseek-web-retrieval is already defined inside an inline table (mcp_servers = { … }), and this installer did not write it"},
 		{"an entry of the user's, dotted", "mcp_servers.deepseek-web-retrieval.command = \"other\"\n", false, "line 1: mcp_servers.deepseek-web-retrieval is already defined with dotted keys (mcp_servers.deepseek-web-retrieval.… = …), and this installer did not write it"},
+		{"an entry of the user's, an inline table under [mcp_servers]", "[mcp_servers]\n\"deepseek-web-retrieval\" = { command = \"other\" }\n", false, "line 2: mcp_servers.deepseek-web-retrieval is already defined as an inline table (mcp_servers.deepseek-web-retrieval = { … }), and this installer did not write it"},
 		{"web_search as a table (forced)", "[web_search]\nmode = \"live\"\n", true, "line 1: web_search is a table here; Codex reads the top-level web_search as a string"},
 	}
 	for _, tc := range tests {

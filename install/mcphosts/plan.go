@@ -263,12 +263,7 @@ func editInit(rs *resolved, t target, cur parsed, prev *RecordFile) (*RecordFile
 	// an earlier run added.
 	tcheck := t
 	if prev != nil {
-		for _, old := range prev.Adds {
-			tcheck.adds = append(tcheck.adds, addEdit{Path: old.Path, Items: old.Items})
-		}
-		if prev.TopKey != nil && tcheck.topKey == nil {
-			tcheck.topKey = &topKeyEdit{Key: prev.TopKey.Key, Line: prev.TopKey.Line}
-		}
+		tcheck = recordTarget(t, prev)
 	}
 	var out []byte
 	switch {
@@ -388,6 +383,7 @@ var tomlForms = map[string]string{
 	"table":  "as a [%s] table",
 	"dotted": "with dotted keys (%s.… = …)",
 	"inline": "inside an inline table (%s = { … })",
+	"value":  "as an inline table (%s = { … })",
 	"mixed":  "with a table and dotted keys (%s)",
 }
 
