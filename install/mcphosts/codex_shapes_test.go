@@ -98,8 +98,9 @@ var codexRuns = [][]string{{"off"}, {"forced"}, {"optional", "forced"}, {"forced
 // TOML parsers read, with our entry and (forced) web_search = "disabled"
 // and everything else as it was; new lines take the file's line ending;
 // a second init changes nothing; and uninstall gives back the original
-// bytes, both through the record's patch and through the structural
-// removal used when the patch is unusable (dropped here from the record).
+// bytes through the record's patch, and, after the user appended a table
+// (so the patch no longer applies and the record's TOMLEntry and TopKey
+// are used), exactly the original bytes plus that table.
 func TestCodexShapeCorpus(t *testing.T) {
 	cases, structural := 0, 0
 	for _, run := range codexRuns {
@@ -119,24 +120,24 @@ func TestCodexShapeCorpus(t *testing.T) {
 				continue // a replaced entry of the user's comes back only through the patch
 			}
 			for _, v := range codexVariants(sh.text) {
-				for _, dropPatch := range []bool{false, true} {
-					name := fmt.Sprintf("%s/%s/%s/patch=%t", strings.Join(run, "-"), sh.name, v.name, !dropPatch)
+				for _, handEdit := range []bool{false, true} {
+					name := fmt.Sprintf("%s/%s/%s/hand-edit=%t", strings.Join(run, "-"), sh.name, v.name, handEdit)
 					t.Run(name, func(t *testing.T) {
 						t.Parallel()
-						codexRoundTrip(t, run, v.text, dropPatch)
+						codexRoundTrip(t, run, v.text, handEdit)
 					})
 					cases++
-					if dropPatch {
+					if handEdit {
 						structural++
 					}
 				}
 			}
 		}
 	}
-	t.Logf("%d cases (%d through the structural removal)", cases, structural)
+	t.Logf("%d cases (%d hand-edited, through the structural removal)", cases, structural)
 }
 
-func codexRoundTrip(t *testing.T, run []string, orig string, dropPatch bool) {
+func codexRoundTrip(t *testing.T, run []string, orig string, handEdit bool) {
 	f := newFixture(t)
 	cfgPath := filepath.Join(f.env.Home, ".codex", "config.toml")
 	f.write(cfgPath, orig)
@@ -151,19 +152,29 @@ func codexRoundTrip(t *testing.T, run []string, orig string, dropPatch bool) {
 	again, err := PlanInit(f.req(Codex, ocinstall.ScopeGlobal, opts))
 	require.NoError(t, err)
 	require.True(t, again.Empty(), "a second init changes nothing:\n%s", f.render(again, false))
-	if dropPatch {
-		recs, err := filepath.Glob(filepath.Join(f.env.Home, ".local", "state", shared.Name, "installs", "*.json"))
-		require.NoError(t, err)
-		require.Len(t, recs, 1)
-		var rec Record
-		require.NoError(t, json.Unmarshal([]byte(f.read(recs[0])), &rec))
-		for i := range rec.Files {
-			rec.Files[i].Patch = nil
+	want := before
+	if handEdit {
+		nl := "\n"
+		if strings.Contains(orig, "\r\n") {
+			nl = "\r\n"
 		}
-		f.write(recs[0], string(rec.marshal()))
+		added := nl + "[profiles.by-hand]" + nl + "model = \"gpt-5-mini\"" + nl
+		f.write(cfgPath, got+added)
+		want = f.tree()
+		want[filepath.Join("home", ".codex", "config.toml")] = orig + added
+		for k := range want {
+			if strings.Contains(k, ".local") {
+				delete(want, k)
+			}
+		}
+		for k, v := range before {
+			if strings.Contains(k, ".local") {
+				want[k] = v
+			}
+		}
 	}
 	f.apply(PlanUninstall(f.req(Codex, ocinstall.ScopeGlobal, ocinstall.Options{})))
-	require.Equal(t, before, f.tree(), "uninstall restores every file byte for byte")
+	require.Equal(t, want, f.tree(), "uninstall restores every file byte for byte")
 }
 
 // checkCodexConfig checks what init wrote against the original.
