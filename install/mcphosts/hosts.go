@@ -51,12 +51,12 @@ func codexTargets(r *resolved) []target {
 	if !r.global() {
 		path = r.project(".codex", "config.toml")
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "[mcp_servers.%s]\n", shared.Name)
-	fmt.Fprintf(&b, "command = %s\n", shared.TOMLString(r.Binary))
-	fmt.Fprintf(&b, "args = %s\n", shared.TOMLStrings(r.args))
-	fmt.Fprintf(&b, "env_vars = %s\n", shared.TOMLStrings([]string{r.key}))
-	t := target{path: path, toml: true, server: true, serverPath: []string{"mcp_servers", shared.Name}, tomlTable: b.String()}
+	kvs := []shared.TOMLKV{
+		{Key: "command", Value: shared.TOMLString(r.Binary)},
+		{Key: "args", Value: shared.TOMLStrings(r.args)},
+		{Key: "env_vars", Value: shared.TOMLStrings([]string{r.key})},
+	}
+	t := target{path: path, toml: true, server: true, serverPath: []string{"mcp_servers", shared.Name}, tomlKVs: kvs}
 	if r.searchForced() {
 		t.topKey = &topKeyEdit{Key: "web_search", Line: "web_search = \"disabled\"\n"}
 	}

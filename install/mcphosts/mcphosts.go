@@ -104,8 +104,8 @@ type target struct {
 	// the TOML table path).
 	server     bool
 	serverPath []string
-	entry      any    // JSON value of the entry
-	tomlTable  string // TOML text of the table (header and keys)
+	entry      any             // JSON value of the entry
+	tomlKVs    []shared.TOMLKV // the TOML entry's keys and values
 	// adds are strings added to arrays (built-in tools turned off).
 	adds []addEdit
 	// topKey is a TOML top-level key line (Codex's web_search).

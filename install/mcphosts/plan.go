@@ -63,6 +63,10 @@ type RecordFile struct {
 	// TopKey is the TOML top-level key line init wrote, with the line it
 	// replaced (Prev) or the text it inserted.
 	TopKey *RecordTopKey `json:"topKey,omitempty"`
+	// TOMLEntry is how init wrote the TOML entry (a table, or a member of
+	// an inline table) and the text it put around it, so uninstall takes
+	// out exactly that even when the file changed elsewhere since.
+	TOMLEntry *shared.TOMLEntry `json:"tomlEntry,omitempty"`
 }
 
 // RecordAdd is one array edit.
@@ -251,6 +255,7 @@ func editInit(rs *resolved, t target, cur parsed, prev *RecordFile) (*RecordFile
 		rf.ServerExisted = prev.ServerExisted
 		rf.Adds = prev.Adds
 		rf.TopKey = prev.TopKey
+		rf.TOMLEntry = prev.TOMLEntry
 		b, ok := []byte(nil), false
 		if prev.Patch != nil {
 			b, ok = prev.Patch.Reverse(cur.data)
@@ -261,50 +266,15 @@ func editInit(rs *resolved, t target, cur parsed, prev *RecordFile) (*RecordFile
 	// an earlier run added.
 	tcheck := t
 	if prev != nil {
-		for _, old := range prev.Adds {
-			tcheck.adds = append(tcheck.adds, addEdit{Path: old.Path, Items: old.Items})
-		}
-		if prev.TopKey != nil && tcheck.topKey == nil {
-			tcheck.topKey = &topKeyEdit{Key: prev.TopKey.Key, Line: prev.TopKey.Line}
-		}
+		tcheck = recordTarget(t, prev)
 	}
 	var out []byte
 	switch {
 	case t.toml:
-		doc := cur.toml
-		if t.server {
-			if hasEntryElsewhere(doc, cur.tomlV, t.serverPath) {
-				return nil, nil, nil, shared.Refuse(fmt.Sprintf("%s defines [%s] in a form init does not edit (inline or dotted keys)", t.path, strings.Join(t.serverPath, ".")),
-					"remove that definition, then run init again")
-			}
-			want := lookupTOMLTable(t.tomlTable, t.serverPath)
-			if prev == nil && doc.HasTable(t.serverPath) && jsonEqual(mustJSON(lookup(cur.tomlV, t.serverPath...)), mustJSON(want)) {
-				rf.ServerExisted = true // the same table, committed: adopted, and left by uninstall
-			} else if prev == nil && doc.HasTable(t.serverPath) {
-				return nil, nil, nil, shared.Refuse(fmt.Sprintf("%s already has a [%s] table that this installer did not write", t.path, strings.Join(t.serverPath, ".")),
-					"remove the table (or run `deepseek-web-retrieval uninstall` if an earlier install wrote it), then run init again")
-			}
-			if !jsonEqual(mustJSON(lookup(cur.tomlV, t.serverPath...)), mustJSON(want)) {
-				doc.SetTable(t.serverPath, t.tomlTable)
-				rf.ServerExisted = false // ours now: uninstall removes it
-			}
-			rf.Server = mustJSON(want)
+		var err error
+		if out, warns, err = editInitTOML(rs, t, cur, prev, rf, mark); err != nil {
+			return nil, nil, nil, err
 		}
-		if t.topKey != nil {
-			line := doc.TopKeyLine(t.topKey.Key)
-			switch {
-			case rf.TopKey != nil && line == rf.TopKey.Line:
-			case rf.TopKey != nil:
-				warns = append(warns, fmt.Sprintf("%s: the %s line init wrote was changed by hand (%q); init leaves it", rs.rel(t.path), t.topKey.Key, strings.TrimSpace(line)))
-			default:
-				pl, ins := doc.SetTopKey(t.topKey.Key, t.topKey.Line)
-				rf.TopKey = &RecordTopKey{Key: t.topKey.Key, Line: t.topKey.Line, Prev: pl, Inserted: ins}
-			}
-		} else if rf.TopKey != nil {
-			doc.RemoveTopKey(rf.TopKey.Key, rf.TopKey.Line, rf.TopKey.Prev, rf.TopKey.Inserted)
-			rf.TopKey = nil
-		}
-		out = append(bytes.Clone(mark), doc.Bytes()...)
 		_, after, err := shared.ParseTOML(out[len(mark):])
 		if err != nil || !equalExcept(cur.tomlV, after, tcheck) {
 			return nil, nil, nil, fmt.Errorf("internal error editing %s (nothing was written): %v", t.path, err)
@@ -399,18 +369,118 @@ func mustJSON(v any) []byte {
 	return b
 }
 
-// hasEntryElsewhere reports a server entry that the parsed document has
-// but no table header declares (inline table or dotted keys).
-func hasEntryElsewhere(doc *shared.TOMLDoc, v map[string]any, path []string) bool {
-	return lookup(v, path...) != nil && !doc.HasTable(path)
+// tomlShapeRefusal turns a shape the TOML editor cannot edit into a
+// refusal naming the file and the line.
+func tomlShapeRefusal(path string, err error, how ...string) error {
+	var se *shared.TOMLShapeError
+	if errors.As(err, &se) {
+		if se.Fix != "" {
+			how = []string{se.Fix}
+		}
+		return shared.Refuse(fmt.Sprintf("%s line %d: %s", path, se.Line, se.Shape), how...)
+	}
+	return fmt.Errorf("internal error editing %s (nothing was written): %v", path, err)
 }
 
-func lookupTOMLTable(text string, path []string) any {
-	_, v, err := shared.ParseTOML([]byte(text))
+var tomlForms = map[string]string{
+	"table":  "as a [%s] table",
+	"dotted": "with dotted keys (%s.… = …)",
+	"inline": "inside an inline table (%s = { … })",
+	"value":  "as an inline table (%s = { … })",
+	"mixed":  "with a table and dotted keys (%s)",
+}
+
+// editInitTOML adds or updates the entry and the top-level key in a TOML
+// target: the entry is added in the form the file's parent table takes
+// (see shared.TOMLDoc.AddEntry); a shape it cannot take (an array of
+// tables, a parent that is not a table) is refused with its line.
+func editInitTOML(rs *resolved, t target, cur parsed, prev *RecordFile, rf *RecordFile, mark []byte) ([]byte, []string, error) {
+	var warns []string
+	doc := cur.toml
+	fix := "change that definition by hand, then run init again"
+	// A tier lowered: the key an earlier run wrote goes first (the reverse
+	// of the order init adds them in).
+	if t.topKey == nil && rf.TopKey != nil {
+		if _, err := doc.RemoveTopKey(rf.TopKey.Key, rf.TopKey.Line, rf.TopKey.Prev, rf.TopKey.Inserted); err != nil {
+			return nil, nil, tomlShapeRefusal(t.path, err, fix)
+		}
+		rf.TopKey = nil
+	}
+	if t.server {
+		parent, name := t.serverPath[0], t.serverPath[1]
+		want := tomlWant(t)
+		form, line, err := doc.EntryForm(parent, name)
+		if err != nil {
+			return nil, nil, tomlShapeRefusal(t.path, err, fix)
+		}
+		same := form != "" && jsonEqual(mustJSON(lookup(cur.tomlV, t.serverPath...)), mustJSON(want))
+		switch {
+		case same && prev == nil:
+			rf.ServerExisted = true // the same entry, committed: adopted, and left by uninstall
+		case same:
+		case form != "" && prev == nil:
+			what := strings.Join(t.serverPath, ".")
+			if form == "inline" {
+				what = parent
+			}
+			return nil, nil, shared.Refuse(fmt.Sprintf("%s line %d: %s is already defined "+tomlForms[form]+", and this installer did not write it", t.path, line, strings.Join(t.serverPath, "."), what),
+				"remove that entry (or run `deepseek-web-retrieval uninstall` if an earlier install wrote it), then run init again")
+		default:
+			if form != "" {
+				if _, err := doc.RemoveEntry(parent, name, rf.TOMLEntry); err != nil {
+					return nil, nil, tomlShapeRefusal(t.path, err, fix)
+				}
+			}
+			e, err := doc.AddEntry(parent, name, t.tomlKVs)
+			if err != nil {
+				return nil, nil, tomlShapeRefusal(t.path, err, fix)
+			}
+			rf.TOMLEntry = e
+			rf.ServerExisted = false // ours now: uninstall removes it
+		}
+		rf.Server = mustJSON(want)
+	}
+	if t.topKey != nil {
+		line := doc.TopKeyLine(t.topKey.Key)
+		switch {
+		case rf.TopKey != nil && line == strings.TrimRight(rf.TopKey.Line, "\r\n"):
+		case rf.TopKey != nil:
+			warns = append(warns, fmt.Sprintf("%s: the %s line init wrote was changed by hand (%q); init leaves it", rs.rel(t.path), t.topKey.Key, strings.TrimSpace(line)))
+		default:
+			pl, ins, err := doc.SetTopKey(t.topKey.Key, strings.TrimRight(t.topKey.Line, "\r\n"))
+			if err != nil {
+				return nil, nil, tomlShapeRefusal(t.path, err, fix)
+			}
+			rf.TopKey = &RecordTopKey{Key: t.topKey.Key, Line: t.topKey.Line, Prev: pl, Inserted: ins}
+		}
+	}
+	return append(bytes.Clone(mark), doc.Bytes()...), warns, nil
+}
+
+// tomlWant is the entry's value as a TOML parser reads it.
+func tomlWant(t target) any {
+	var b strings.Builder
+	b.WriteString("[" + strings.Join(t.serverPath, ".") + "]\n")
+	for _, kv := range t.tomlKVs {
+		b.WriteString(kv.Key + " = " + kv.Value + "\n")
+	}
+	_, v, err := shared.ParseTOML([]byte(b.String()))
 	if err != nil {
 		panic(err)
 	}
-	return lookup(v, path...)
+	return lookup(v, t.serverPath...)
+}
+
+// recordTarget is t with what the record says an earlier run added (the
+// parts a check may see changed).
+func recordTarget(t target, rf *RecordFile) target {
+	for _, old := range rf.Adds {
+		t.adds = append(t.adds, addEdit{Path: old.Path, Items: old.Items})
+	}
+	if rf.TopKey != nil && t.topKey == nil {
+		t.topKey = &topKeyEdit{Key: rf.TopKey.Key, Line: rf.TopKey.Line}
+	}
+	return t
 }
 
 // UninstallPlan plans reversing what init did to one host. With no record
@@ -531,6 +601,9 @@ func inheritedStateDirs(recDir, self string) []string {
 // editUninstall computes one file's content after uninstall; del reports
 // that the file is to be deleted (init created it and nothing else is in it).
 func editUninstall(rs *resolved, t target, cur parsed, rf *RecordFile, manual []string) ([]byte, bool, error) {
+	// What init may have changed: this host's parts as the record has them
+	// (uninstall's own options do not say which tiers init ran with).
+	t = recordTarget(t, rf)
 	// Unchanged since init: reverse the patch (checked as data).
 	if rf.Patch != nil {
 		if prev, ok := rf.Patch.Reverse(cur.data); ok {
@@ -549,23 +622,27 @@ func editUninstall(rs *resolved, t target, cur parsed, rf *RecordFile, manual []
 	var out []byte
 	if t.toml {
 		doc := cur.toml
-		if rf.Server != nil && !rf.ServerExisted {
-			got, _ := json.Marshal(lookup(cur.tomlV, t.serverPath...))
-			switch {
-			case lookup(cur.tomlV, t.serverPath...) == nil:
-			case !jsonEqual(got, rf.Server):
-				return nil, false, shared.Refuse(fmt.Sprintf("the [%s] table in %s was changed since init wrote it", strings.Join(t.serverPath, "."), t.path), manual...)
-			case hasEntryElsewhere(doc, cur.tomlV, t.serverPath):
-				return nil, false, shared.Refuse(fmt.Sprintf("%s defines [%s] in a form uninstall does not edit", t.path, strings.Join(t.serverPath, ".")), manual...)
-			default:
-				doc.RemoveTable(t.serverPath)
+		// The reverse of init's order: the top-level key, then the entry.
+		if k := rf.TopKey; k != nil {
+			if _, err := doc.RemoveTopKey(k.Key, k.Line, k.Prev, k.Inserted); err != nil {
+				return nil, false, tomlShapeRefusal(t.path, err, manual...)
 			}
 		}
-		if k := rf.TopKey; k != nil {
-			doc.RemoveTopKey(k.Key, k.Line, k.Prev, k.Inserted)
+		if rf.Server != nil && !rf.ServerExisted {
+			got := lookup(cur.tomlV, t.serverPath...)
+			switch {
+			case got == nil:
+			case !jsonEqual(mustJSON(got), rf.Server):
+				return nil, false, shared.Refuse(fmt.Sprintf("the %s entry in %s was changed since init wrote it", strings.Join(t.serverPath, "."), t.path), manual...)
+			default:
+				if _, err := doc.RemoveEntry(t.serverPath[0], t.serverPath[1], rf.TOMLEntry); err != nil {
+					return nil, false, tomlShapeRefusal(t.path, err, manual...)
+				}
+			}
 		}
 		out = append(bytes.Clone(mark), doc.Bytes()...)
-		if _, _, err := shared.ParseTOML(out[len(mark):]); err != nil {
+		_, after, err := shared.ParseTOML(out[len(mark):])
+		if err != nil || !equalExcept(cur.tomlV, after, t) {
 			return nil, false, fmt.Errorf("internal error editing %s (nothing was written): %v", t.path, err)
 		}
 		if !rf.Existed && strings.TrimSpace(string(out)) == "" {
