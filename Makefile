@@ -88,13 +88,14 @@ test-e2e: js-deps
 	cd $(JSDIR) && npm run test:e2e
 
 # Real MCP hosts (Codex, Claude Code, Gemini CLI, Pi) on loopback mocks: tests/hosts/README.md.
+# every-host.test.js also runs OpenCode 1.18.33 from tests/js (js-deps).
 # npm ci only when the lockfile changed (node_modules/.package-lock.json is npm's own stamp).
 hosts-deps: $(HOSTSDIR)/node_modules/.package-lock.json
 
 $(HOSTSDIR)/node_modules/.package-lock.json: $(HOSTSDIR)/package.json $(HOSTSDIR)/package-lock.json
 	cd $(HOSTSDIR) && npm ci --no-audit --no-fund
 
-test-hosts: cli hosts-deps
+test-hosts: cli hosts-deps js-deps
 	cd $(HOSTSDIR) && DWR_BIN=$(abspath $(CLI)) node --test --test-concurrency=1
 
 bench: build wazero
