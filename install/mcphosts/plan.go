@@ -57,6 +57,10 @@ type RecordFile struct {
 	// ServerExisted reports that the same entry was there before init (a
 	// committed project file): uninstall leaves it.
 	ServerExisted bool `json:"serverExisted,omitempty"`
+	// ServerLayout is the whitespace the entry's insertion moved, so that
+	// removing it structurally (no patch, or a patch that no longer
+	// applies) still gives back the bytes around it.
+	ServerLayout *shared.Layout `json:"serverLayout,omitempty"`
 	// Adds are the strings init added to arrays, with how many path
 	// elements it created for each.
 	Adds []RecordAdd `json:"adds,omitempty"`
@@ -70,6 +74,8 @@ type RecordAdd struct {
 	Path    []string `json:"path"`
 	Items   []string `json:"items"`
 	Created int      `json:"created,omitempty"`
+	// Layouts are the whitespace each append moved (see ServerLayout).
+	Layouts []shared.Layout `json:"layouts,omitempty"`
 }
 
 // RecordTopKey is a TOML top-level key edit.
@@ -248,6 +254,7 @@ func editInit(rs *resolved, t target, cur parsed, prev *RecordFile) (*RecordFile
 		rf.ServerExisted = prev.ServerExisted
 		rf.Adds = prev.Adds
 		rf.TopKey = prev.TopKey
+		rf.ServerLayout = prev.ServerLayout
 		b, ok := []byte(nil), false
 		if prev.Patch != nil {
 			b, ok = prev.Patch.Reverse(cur.data)
@@ -319,12 +326,13 @@ func editInit(rs *resolved, t target, cur parsed, prev *RecordFile) (*RecordFile
 				}
 			}
 			if existing == nil || !jsonEqual(mustJSON(existing), mustJSON(t.entry)) {
-				n, err := c.Set(t.serverPath, t.entry)
+				n, lay, err := c.Set(t.serverPath, t.entry)
 				if err != nil {
-					return nil, nil, nil, shared.Refuse(fmt.Sprintf("cannot add the entry to %s: %v", t.path, err))
+					return nil, nil, nil, shared.Refuse(fmt.Sprintf("cannot add the entry to %s: %v", t.path, err),
+						fmt.Sprintf("make %q an object (or remove it), then run init again", strings.Join(t.serverPath[:len(t.serverPath)-1], ".")))
 				}
 				if prev == nil {
-					rf.ServerCreated = n
+					rf.ServerCreated, rf.ServerLayout = n, lay
 				}
 				rf.ServerExisted = false // ours now: uninstall removes it
 			}
@@ -332,7 +340,7 @@ func editInit(rs *resolved, t target, cur parsed, prev *RecordFile) (*RecordFile
 		}
 		var adds []RecordAdd
 		for _, ad := range t.adds {
-			added, created, err := c.AddStrings(ad.Path, ad.Items)
+			added, created, lays, err := c.AddStrings(ad.Path, ad.Items)
 			if err != nil {
 				return nil, nil, nil, shared.Refuse(fmt.Sprintf("cannot turn the built-in off in %s: %v", t.path, err), fmt.Sprintf("make %q an array, then run init again", strings.Join(ad.Path, ".")))
 			}
@@ -341,17 +349,18 @@ func editInit(rs *resolved, t target, cur parsed, prev *RecordFile) (*RecordFile
 				if slices.Equal(old.Path, ad.Path) {
 					added = append(old.Items, added...)
 					created = max(created, old.Created)
+					lays = append(old.Layouts, lays...)
 				}
 			}
 			if len(added) > 0 {
-				adds = append(adds, RecordAdd{Path: ad.Path, Items: dedupe(added), Created: created})
+				adds = append(adds, RecordAdd{Path: ad.Path, Items: dedupe(added), Created: created, Layouts: lays})
 			}
 		}
 		// Strings an earlier run added that this run does not want (a tier
 		// lowered) are removed again.
 		for _, old := range rf.Adds {
 			if !slices.ContainsFunc(t.adds, func(a addEdit) bool { return slices.Equal(a.Path, old.Path) }) {
-				c.RemoveStrings(old.Path, old.Items, old.Created)
+				c.RemoveStrings(old.Path, old.Items, old.Created, old.Layouts...)
 			}
 		}
 		rf.Adds = adds
@@ -375,7 +384,28 @@ func editInit(rs *resolved, t target, cur parsed, prev *RecordFile) (*RecordFile
 			rf.Patch = pt
 		}
 	}
+	dropSecretLayouts(rf, shared.Secrets(t.path, cur.data))
 	return rf, out, warns, nil
+}
+
+// dropSecretLayouts leaves out of the record any layout whose text (a
+// comment beside our entry) holds a credential: the record never copies
+// one. Uninstall then removes that item with the generic whitespace rule.
+func dropSecretLayouts(rf *RecordFile, secrets [][]byte) {
+	bad := func(l shared.Layout) bool { return shared.HasSecrets(secrets, l.Lead, l.TailBefore, l.TailAfter) }
+	if rf.ServerLayout != nil && bad(*rf.ServerLayout) {
+		rf.ServerLayout = nil
+	}
+	for i := range rf.Adds {
+		rf.Adds[i].Layouts = slices.DeleteFunc(slices.Clone(rf.Adds[i].Layouts), bad)
+	}
+}
+
+func layouts(l *shared.Layout) []shared.Layout {
+	if l == nil {
+		return nil
+	}
+	return []shared.Layout{*l}
 }
 
 func dedupe(ss []string) []string {
@@ -550,11 +580,11 @@ func editUninstall(rs *resolved, t target, cur parsed, rf *RecordFile, manual []
 		case !jsonEqual(mustJSON(got), rf.Server):
 			return nil, false, shared.Refuse(fmt.Sprintf("the %q entry in %s was changed since init wrote it", strings.Join(t.serverPath, "."), t.path), manual...)
 		default:
-			c.Remove(t.serverPath, rf.ServerCreated)
+			c.Remove(t.serverPath, rf.ServerCreated, layouts(rf.ServerLayout)...)
 		}
 	}
 	for _, ad := range rf.Adds {
-		c.RemoveStrings(ad.Path, ad.Items, ad.Created)
+		c.RemoveStrings(ad.Path, ad.Items, ad.Created, ad.Layouts...)
 	}
 	body := c.Pack()
 	if !rf.Existed && shared.EmptyObject(body) {

@@ -155,9 +155,11 @@ func PlanInit(req Request) (*Plan, error) {
 	before := data // the content uninstall should restore
 	var arr *hujson.Array
 	if mi := c.Member(key); mi >= 0 {
-		a, ok := c.Obj.Members[mi].Value.Value.(*hujson.Array)
+		v := &c.Obj.Members[mi].Value
+		a, ok := v.Value.(*hujson.Array)
 		if !ok {
-			return nil, refuse(fmt.Sprintf("%q in %s is not an array", key, cfgPath), fmt.Sprintf("make %q an array, then run init again", key))
+			return nil, refuse(fmt.Sprintf("cannot add the plugin to %s: %v", cfgPath, &shared.ShapeError{Path: key, Line: c.Line(v), Shape: shared.Shape(v.Value), Want: "an array"}),
+				fmt.Sprintf("make %q an array (or remove it), then run init again", key))
 		}
 		arr = a
 	}
@@ -725,9 +727,9 @@ func addEntry(c *shared.JSONC, h Host, o Options) (createdKey bool, lay shared.L
 		outer, _ := shared.LineIndent(m.Name.BeforeExtra)
 		multi := shared.IsMultiline(it, c.Multiline)
 		ind := shared.ItemIndent(it, outer, c.Unit)
-		text := entryJSON(h, o, ind, c.Unit, !multi)
+		text := c.Lines(entryJSON(h, o, ind, c.Unit, !multi))
 		old := string(arr.AfterExtra)
-		lead, trail, tail := shared.AppendLayout(it, multi, ind, outer)
+		lead, trail, tail := c.AppendLayout(it, multi, ind, outer)
 		arr.Elements = append(arr.Elements, hujson.Value{BeforeExtra: lead, Value: shared.ParseTrimmed(text), AfterExtra: trail})
 		arr.AfterExtra = tail
 		return false, shared.Layout{Lead: string(lead), TailBefore: old, TailAfter: string(tail)}
@@ -742,13 +744,13 @@ func addEntry(c *shared.JSONC, h Host, o Options) (createdKey bool, lay shared.L
 		arrText = "[" + string(entryJSON(h, o, "", "", true)) + "]"
 	}
 	keyJSON, _ := json.Marshal(key)
-	wrap, err := hujson.Parse([]byte("{" + string(keyJSON) + ": " + arrText + "}"))
+	wrap, err := hujson.Parse(c.Lines([]byte("{" + string(keyJSON) + ": " + arrText + "}")))
 	if err != nil {
 		panic(err)
 	}
 	m := wrap.Value.(*hujson.Object).Members[0]
 	old := string(c.Obj.AfterExtra)
-	lead, trail, tail := shared.AppendLayout(root, multi, memberInd, "")
+	lead, trail, tail := c.AppendLayout(root, multi, memberInd, "")
 	m.Name.BeforeExtra, m.Value.AfterExtra = lead, trail
 	c.Obj.Members = append(c.Obj.Members, m)
 	c.Obj.AfterExtra = tail
@@ -762,7 +764,7 @@ func setOptions(c *shared.JSONC, h Host, arr *hujson.Array, e entry, o Options) 
 	ind, ok := shared.LineIndent(el.BeforeExtra)
 	compact := !ok
 	if e.form != h.form() {
-		el.Value = shared.ParseTrimmed(entryJSON(h, o, ind, c.Unit, compact))
+		el.Value = shared.ParseTrimmed(c.Lines(entryJSON(h, o, ind, c.Unit, compact)))
 		return
 	}
 	switch v := el.Value.(type) {
@@ -771,17 +773,17 @@ func setOptions(c *shared.JSONC, h Host, arr *hujson.Array, e entry, o Options) 
 			m := &v.Members[i]
 			if lit, ok := m.Name.Value.(hujson.Literal); ok && lit.String() == "options" {
 				oi, ok := shared.LineIndent(m.Name.BeforeExtra)
-				m.Value.Value = shared.ParseTrimmed(shared.Marshal(o, oi, c.Unit, !ok))
+				m.Value.Value = shared.ParseTrimmed(c.Marshal(o, oi, !ok))
 				return
 			}
 		}
 		it := shared.ObjItems{O: v}
 		multi := shared.IsMultiline(it, !compact)
 		mi := shared.ItemIndent(it, ind, c.Unit)
-		lead, trail, tail := shared.AppendLayout(it, multi, mi, ind)
+		lead, trail, tail := c.AppendLayout(it, multi, mi, ind)
 		m := hujson.ObjectMember{
 			Name:  hujson.Value{BeforeExtra: lead, Value: hujson.String("options")},
-			Value: hujson.Value{BeforeExtra: hujson.Extra(" "), Value: shared.ParseTrimmed(shared.Marshal(o, mi, c.Unit, !multi)), AfterExtra: trail},
+			Value: hujson.Value{BeforeExtra: hujson.Extra(" "), Value: shared.ParseTrimmed(c.Marshal(o, mi, !multi)), AfterExtra: trail},
 		}
 		v.Members = append(v.Members, m)
 		v.AfterExtra = tail
@@ -791,14 +793,14 @@ func setOptions(c *shared.JSONC, h Host, arr *hujson.Array, e entry, o Options) 
 			if !ok {
 				oi = ind
 			}
-			v.Elements[1].Value = shared.ParseTrimmed(shared.Marshal(o, oi, c.Unit, compact))
+			v.Elements[1].Value = shared.ParseTrimmed(c.Marshal(o, oi, compact))
 			return
 		}
 		it := shared.ArrItems{A: v}
 		multi := shared.IsMultiline(it, false)
 		ei := shared.ItemIndent(it, ind, c.Unit)
-		lead, trail, tail := shared.AppendLayout(it, multi, ei, ind)
-		v.Elements = append(v.Elements, hujson.Value{BeforeExtra: lead, Value: shared.ParseTrimmed(shared.Marshal(o, ind, c.Unit, compact)), AfterExtra: trail})
+		lead, trail, tail := c.AppendLayout(it, multi, ei, ind)
+		v.Elements = append(v.Elements, hujson.Value{BeforeExtra: lead, Value: shared.ParseTrimmed(c.Marshal(o, ind, compact)), AfterExtra: trail})
 		v.AfterExtra = tail
 	}
 }
