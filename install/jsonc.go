@@ -21,12 +21,13 @@ type JSONC struct {
 	Unit      string // one indentation level, as the file writes it
 	EOL       string // the file's line ending: "\n", or "\r\n" when most lines end so
 	src       []byte // the parsed text, for line numbers in messages
+	addedNL   bool   // ParseValue added a final "\n"; Pack takes it off
 }
 
 // ParseJSONC parses a JSONC document (comments and trailing commas allowed)
 // whose top level must be an object.
 func ParseJSONC(data []byte) (*JSONC, error) {
-	root, err := hujson.Parse(data)
+	root, addedNL, err := ParseValue(data)
 	if err != nil {
 		return nil, err
 	}
@@ -34,7 +35,7 @@ func ParseJSONC(data []byte) (*JSONC, error) {
 	if !ok {
 		return nil, fmt.Errorf("the top level is not an object")
 	}
-	c := &JSONC{Root: root, Obj: obj, Unit: "  ", Multiline: true, EOL: DetectEOL(data), src: data}
+	c := &JSONC{Root: root, Obj: obj, Unit: "  ", Multiline: true, EOL: DetectEOL(data), src: data, addedNL: addedNL}
 	if n := len(obj.Members); n > 0 {
 		lead := obj.Members[0].Name.BeforeExtra
 		c.Multiline = HasNewline(lead) || HasNewline(obj.Members[n-1].Name.BeforeExtra)
@@ -138,8 +139,29 @@ func (e *ShapeError) Error() string {
 	return fmt.Sprintf("line %d: %q is %s, not %s", e.Line, e.Path, e.Shape, e.Want)
 }
 
+// ParseValue parses JSONC like hujson.Parse, and also accepts a file that
+// ends in a line comment with no line break after it (as the comment
+// strippers of the JSON.parse-based hosts do): it then parses the text
+// with a "\n" added, and addedNL reports it.
+func ParseValue(data []byte) (v hujson.Value, addedNL bool, err error) {
+	v, err = hujson.Parse(data)
+	if err == nil {
+		return v, false, nil
+	}
+	if w, err2 := hujson.Parse(append(bytes.Clone(data), '\n')); err2 == nil {
+		return w, true, nil
+	}
+	return v, false, err
+}
+
 // Pack returns the document's bytes, every untouched byte as it was.
-func (c *JSONC) Pack() []byte { return c.Root.Pack() }
+func (c *JSONC) Pack() []byte {
+	b := c.Root.Pack()
+	if c.addedNL && len(b) > 0 && b[len(b)-1] == '\n' {
+		b = b[:len(b)-1]
+	}
+	return b
+}
 
 // Member returns the index of the member named key, or -1. Like JSON.parse,
 // the last of duplicate names wins.

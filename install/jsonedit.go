@@ -267,7 +267,7 @@ func oneLine(b []byte) []byte {
 // EmptyObject reports whether data is an object with no members and no
 // comments: what is left of a config init created once its entry is gone.
 func EmptyObject(data []byte) bool {
-	v, err := hujson.Parse(data)
+	v, _, err := ParseValue(data)
 	if err != nil {
 		return false
 	}
@@ -279,7 +279,7 @@ func EmptyObject(data []byte) bool {
 // two versions of a file as data.
 func Normalize(data []byte) (any, error) {
 	_, body := SplitBOM(data)
-	v, err := hujson.Parse(bytes.Clone(body)) // Standardize rewrites the buffer
+	v, _, err := ParseValue(bytes.Clone(body)) // Standardize rewrites the buffer
 	if err != nil {
 		return nil, err
 	}

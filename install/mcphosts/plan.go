@@ -61,6 +61,10 @@ type RecordFile struct {
 	// removing it structurally (no patch, or a patch that no longer
 	// applies) still gives back the bytes around it.
 	ServerLayout *shared.Layout `json:"serverLayout,omitempty"`
+	// BlankText is the file's text (after any BOM) when it held only
+	// whitespace before init: what uninstall puts back once our parts
+	// are gone.
+	BlankText *string `json:"blankText,omitempty"`
 	// Adds are the strings init added to arrays, with how many path
 	// elements it created for each.
 	Adds []RecordAdd `json:"adds,omitempty"`
@@ -246,6 +250,10 @@ func editInit(rs *resolved, t target, cur parsed, prev *RecordFile) (*RecordFile
 	var warns []string
 	mark, _ := shared.SplitBOM(cur.data)
 	rf := &RecordFile{Path: t.path, Existed: cur.exists}
+	if _, body := shared.SplitBOM(cur.data); cur.exists && !t.toml && shared.IsBlank(body) {
+		text := string(body)
+		rf.BlankText = &text
+	}
 	before := cur.data
 	known := true
 	if prev != nil {
@@ -255,6 +263,7 @@ func editInit(rs *resolved, t target, cur parsed, prev *RecordFile) (*RecordFile
 		rf.Adds = prev.Adds
 		rf.TopKey = prev.TopKey
 		rf.ServerLayout = prev.ServerLayout
+		rf.BlankText = prev.BlankText
 		b, ok := []byte(nil), false
 		if prev.Patch != nil {
 			b, ok = prev.Patch.Reverse(cur.data)
@@ -530,13 +539,22 @@ func PlanUninstall(req Request) (*shared.Plan, error) {
 // editUninstall computes one file's content after uninstall; del reports
 // that the file is to be deleted (init created it and nothing else is in it).
 func editUninstall(rs *resolved, t target, cur parsed, rf *RecordFile, manual []string) ([]byte, bool, error) {
-	// Unchanged since init: reverse the patch (checked as data).
+	// Unchanged since init: reverse the patch (checked as data, against
+	// what the record says init added, whatever this run's tiers).
+	tcheck := t
+	tcheck.adds = nil
+	for _, ad := range rf.Adds {
+		tcheck.adds = append(tcheck.adds, addEdit{Path: ad.Path, Items: ad.Items})
+	}
+	if rf.TopKey != nil {
+		tcheck.topKey = &topKeyEdit{Key: rf.TopKey.Key, Line: rf.TopKey.Line}
+	}
 	if rf.Patch != nil {
 		if prev, ok := rf.Patch.Reverse(cur.data); ok {
 			if !rf.Existed {
 				return nil, true, nil
 			}
-			if pv, err := plainOf(t, prev); err == nil && cur.err == nil && equalExcept(pv, cur.plain, t) {
+			if pv, err := plainOf(t, prev); err == nil && cur.err == nil && equalExcept(pv, cur.plain, tcheck) {
 				return prev, false, nil
 			}
 		}
@@ -573,6 +591,12 @@ func editUninstall(rs *resolved, t target, cur parsed, rf *RecordFile, manual []
 		return out, false, nil
 	}
 	c := cur.json
+	// Removed in the reverse order of init's appends (the server first,
+	// then each array's items), so each layout still matches.
+	for i := len(rf.Adds) - 1; i >= 0; i-- {
+		ad := rf.Adds[i]
+		c.RemoveStrings(ad.Path, ad.Items, ad.Created, ad.Layouts...)
+	}
 	if rf.Server != nil && !rf.ServerExisted {
 		got := c.LookupPlain(t.serverPath...)
 		switch {
@@ -583,12 +607,12 @@ func editUninstall(rs *resolved, t target, cur parsed, rf *RecordFile, manual []
 			c.Remove(t.serverPath, rf.ServerCreated, layouts(rf.ServerLayout)...)
 		}
 	}
-	for _, ad := range rf.Adds {
-		c.RemoveStrings(ad.Path, ad.Items, ad.Created, ad.Layouts...)
-	}
 	body := c.Pack()
 	if !rf.Existed && shared.EmptyObject(body) {
 		return nil, true, nil
+	}
+	if rf.BlankText != nil && shared.IsBlank([]byte(*rf.BlankText)) && shared.EmptyObject(body) {
+		body = []byte(*rf.BlankText)
 	}
 	out = append(bytes.Clone(mark), body...)
 	return out, false, nil

@@ -666,7 +666,7 @@ func checkEdit(before, after []byte, key string, wantOurs bool) error {
 }
 
 func normalized(data []byte, key string) (any, int, error) {
-	v, err := hujson.Parse(data)
+	v, _, err := shared.ParseValue(data)
 	if err != nil {
 		return nil, 0, err
 	}
