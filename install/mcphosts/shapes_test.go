@@ -137,6 +137,8 @@ func variants() []variant {
 	return out
 }
 
+var tabIndented = regexp.MustCompile(`(?m)^\t+[^\s]`)
+
 var leadingSpaces = regexp.MustCompile(`(?m)^( +)`)
 
 // render writes text in variant v.
@@ -225,7 +227,7 @@ func checkStyle(t *testing.T, v variant, orig, got string, name string) {
 		require.NotContains(t, got, "\r", "%s: a CR in an LF file", name)
 	}
 	switch {
-	case v.unit == "\t" && strings.Contains(orig, "\n\t"):
+	case v.unit == "\t" && tabIndented.MatchString(orig):
 		require.NotRegexp(t, `(?m)^ `, got, "%s: a space-indented line in a tab-indented file:\n%s", name, got)
 	case v.unit != "\t":
 		require.NotRegexp(t, `(?m)^\t`, got, "%s: a tab-indented line in a space-indented file:\n%s", name, got)

@@ -133,7 +133,8 @@ func PlanInit(req Request) (*Plan, error) {
 	}
 	base := body
 	if len(bytes.TrimSpace(body)) == 0 {
-		base = []byte("{\n}\n")
+		eol := shared.DetectEOL(body)
+		base = []byte("{" + eol + "}" + eol)
 	}
 	c, err := shared.ParseJSONC(base)
 	if err != nil {
