@@ -238,12 +238,14 @@ func (x ArrItems) remove(i int)              { x.A.Elements = append(x.A.Element
 // ArrItems is an array's elements as Items.
 type ArrItems struct{ A *hujson.Array }
 
-// IsMultiline reports whether a new item of the container goes on its own line.
+// IsMultiline reports whether a new item of the container goes on its own
+// line: as the last item does, or for an empty container, when it already
+// spans lines or fileMultiline says so.
 func IsMultiline(it Items, fileMultiline bool) bool {
 	if n := it.n(); n > 0 {
 		return HasNewline(*it.lead(n - 1))
 	}
-	return fileMultiline
+	return fileMultiline || HasNewline(*it.tail())
 }
 
 // ItemIndent returns the indentation of the container's Items, given the

@@ -174,9 +174,10 @@ func (c *JSONC) AddStrings(path []string, items []string) (added []string, creat
 			continue
 		}
 		multi := IsMultiline(it, false)
-		ind := ItemIndent(it, "", c.Unit)
+		outer := closingIndent(arr.AfterExtra)
+		ind := ItemIndent(it, outer, c.Unit)
 		old := string(arr.AfterExtra)
-		lead, trail, tail := c.AppendLayout(it, multi, ind, closingIndent(arr.AfterExtra))
+		lead, trail, tail := c.AppendLayout(it, multi, ind, outer)
 		text, _ := json.Marshal(s)
 		arr.Elements = append(arr.Elements, hujson.Value{BeforeExtra: lead, Value: ParseTrimmed(text), AfterExtra: trail})
 		arr.AfterExtra = tail
