@@ -425,3 +425,17 @@ func TestShapeCorpus(t *testing.T) {
 		}
 	}
 }
+
+// Gemini CLI refuses a settings.json with a byte order mark (seen in
+// tests/hosts/shapes.test.js): init keeps the mark and says so.
+func TestGeminiWarnsAboutABOM(t *testing.T) {
+	f := newFixture(t)
+	path := filepath.Join(f.env.Home, ".gemini", "settings.json")
+	warning := ".gemini/settings.json starts with a byte order mark, which Gemini CLI refuses (\"Unexpected token '\ufeff'\"): init keeps it, as it keeps every byte it does not own; remove it, or Gemini will not start"
+	for _, text := range []string{"{}\n", "\ufeff{}\n"} {
+		f.write(path, text)
+		p, err := PlanInit(f.req(Gemini, ocinstall.ScopeGlobal, ocinstall.Options{}))
+		require.NoError(t, err)
+		require.Equal(t, strings.HasPrefix(text, "\ufeff"), slices.Contains(p.Warnings, warning), "%q: %q", text, p.Warnings)
+	}
+}
