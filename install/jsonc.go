@@ -33,7 +33,8 @@ func ParseJSONC(data []byte) (*JSONC, error) {
 	}
 	obj, ok := root.Value.(*hujson.Object)
 	if !ok {
-		return nil, fmt.Errorf("the top level is not an object")
+		line := bytes.Count(data[:min(max(root.StartOffset, 0), len(data))], []byte("\n")) + 1
+		return nil, fmt.Errorf("line %d: the top level is %s, not an object", line, Shape(root.Value))
 	}
 	c := &JSONC{Root: root, Obj: obj, Unit: "  ", Multiline: true, EOL: DetectEOL(data), src: data, addedNL: addedNL}
 	if n := len(obj.Members); n > 0 {

@@ -76,7 +76,9 @@ var serverShapes = []shape{
 	{name: "mcpServers a number", text: "{\n  \"mcpServers\":\n    0\n}\n",
 		refuse: "cannot add the entry to {file}: line 3: \"mcpServers\" is a number, not an object"},
 	{name: "top level an array", text: "[\n  {}\n]\n",
-		refuse: "cannot parse {file}: the top level is not an object"},
+		refuse: "cannot parse {file}: line 1: the top level is an array, not an object"},
+	{name: "top level null after a comment", text: "// nothing yet\nnull\n",
+		refuse: "cannot parse {file}: line 2: the top level is null, not an object"},
 }
 
 // geminiShapes add the tools member the forced tiers edit.

@@ -59,6 +59,8 @@ var ocShapes = []ocShape{
 	{name: "plugins a string", text: "{\"plugins\": \"opencode-foo\"}\n",
 		refuse: "cannot add the plugin to {file}: line 1: \"plugins\" is a string, not an array"},
 
+	{name: "top level a string", text: "\"opencode\"\n",
+		refuse: "cannot parse {file}: line 1: the top level is a string, not an object"},
 	{name: "1.x plugin absent", host: HostOpenCode1, text: "{\n  \"model\": \"x\"\n}\n"},
 	{name: "1.x plugin []", host: HostOpenCode1, text: "{\n  \"plugin\": []\n}\n"},
 	{name: "1.x plugin strings", host: HostOpenCode1, text: "{\n  \"plugin\": [\n    \"opencode-foo\",\n    \"opencode-bar\", // bar\n  ]\n}\n"},
