@@ -435,16 +435,7 @@ func PlanUninstall(req UninstallRequest) (*Plan, error) {
 			}
 			arr.Elements[idx].Value = v
 		} else {
-			var elemLayout, keyLayout *shared.Layout
-			if rec.Config.CreatedKey {
-				keyLayout = rec.Config.Layout
-			} else {
-				elemLayout = rec.Config.Layout
-			}
-			shared.RemoveItem(shared.ArrItems{A: arr}, idx, elemLayout)
-			if rec.Config.CreatedKey && len(arr.Elements) == 0 {
-				shared.RemoveItem(shared.ObjItems{O: c.Obj}, mi, keyLayout)
-			}
+			removeEntry(c, mi, idx, rec.Config.CreatedKey, rec.Config.Layout)
 		}
 		newBody := c.Pack()
 		if err := checkEdit(body, newBody, rec.Key, rec.Config.EntryExisted); err != nil {
@@ -756,6 +747,24 @@ func addEntry(c *shared.JSONC, h Host, o Options) (createdKey bool, lay shared.L
 	c.Obj.Members = append(c.Obj.Members, m)
 	c.Obj.AfterExtra = tail
 	return true, shared.Layout{Lead: string(lead), TailBefore: old, TailAfter: string(tail)}
+}
+
+// removeEntry removes element idx of the plugin list (member mi of the
+// root), and the list with it when init created it and it is now empty.
+// lay is what addEntry returned: the element's layout, or the list's when
+// createdKey.
+func removeEntry(c *shared.JSONC, mi, idx int, createdKey bool, lay *shared.Layout) {
+	arr := c.Obj.Members[mi].Value.Value.(*hujson.Array)
+	var elemLayout, keyLayout *shared.Layout
+	if createdKey {
+		keyLayout = lay
+	} else {
+		elemLayout = lay
+	}
+	shared.RemoveItem(shared.ArrItems{A: arr}, idx, elemLayout)
+	if createdKey && len(arr.Elements) == 0 {
+		shared.RemoveItem(shared.ObjItems{O: c.Obj}, mi, keyLayout)
+	}
 }
 
 // setOptions rewrites entry e of arr so it carries options o, in h's form,
