@@ -326,6 +326,11 @@ func editInit(rs *resolved, t target, cur parsed, prev *RecordFile) (*RecordFile
 		c := cur.json
 		if t.server {
 			existing := c.LookupPlain(t.serverPath...)
+			if existing == nil && prev == nil && c.Lookup(t.serverPath...) != nil {
+				// "deepseek-web-retrieval": null is the user's, not absent.
+				return nil, nil, nil, shared.Refuse(fmt.Sprintf("%s already has an entry %q that this installer did not write", t.path, strings.Join(t.serverPath, ".")),
+					"remove the entry (or run `deepseek-web-retrieval uninstall` if an earlier install wrote it), then run init again")
+			}
 			if existing != nil && prev == nil {
 				want, _ := shared.Normalize(mustJSON(t.entry))
 				rf.ServerExisted = true

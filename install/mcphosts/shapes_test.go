@@ -67,6 +67,8 @@ var serverShapes = []shape{
 	{name: "our entry already there", text: "{\n  \"mcpServers\": {\n    \"deepseek-web-retrieval\": {entry}\n  }\n}\n", ours: true},
 	{name: "our entry with other options", text: "{\n  \"mcpServers\": {\n    \"deepseek-web-retrieval\": {\"command\": \"/elsewhere\"}\n  }\n}\n",
 		refuse: "{file} already has an entry \"mcpServers.deepseek-web-retrieval\" that this installer did not write"},
+	{name: "our entry null", text: "{\n  \"mcpServers\": {\"deepseek-web-retrieval\": null}\n}\n",
+		refuse: "{file} already has an entry \"mcpServers.deepseek-web-retrieval\" that this installer did not write"},
 	{name: "mcpServers null", text: "{\n  \"theme\": \"dark\",\n  \"mcpServers\": null\n}\n",
 		refuse: "cannot add the entry to {file}: line 3: \"mcpServers\" is null, not an object"},
 	{name: "mcpServers an array", text: "{\n  // servers\n  \"mcpServers\": [\n    {\"name\": \"a\"}\n  ]\n}\n",
