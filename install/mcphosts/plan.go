@@ -13,6 +13,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/tailscale/hujson"
+
 	shared "github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
 	ocinstall "github.com/deepseek-web-retrieval/deepseek-web-retrieval/opencode/install"
 )
@@ -57,6 +59,10 @@ type RecordFile struct {
 	// ServerExisted reports that the same entry was there before init (a
 	// committed project file): uninstall leaves it.
 	ServerExisted bool `json:"serverExisted,omitempty"`
+	// ServerOriginal is the text of that entry (JSON files), for
+	// uninstall to put back once a later init changed it (a tier
+	// changed); empty when it holds a credential.
+	ServerOriginal string `json:"serverOriginal,omitempty"`
 	// ServerLayout is the whitespace the entry's insertion moved, so that
 	// removing it structurally (no patch, or a patch that no longer
 	// applies) still gives back the bytes around it.
@@ -264,6 +270,7 @@ func editInit(rs *resolved, t target, cur parsed, prev *RecordFile) (*RecordFile
 		rf.TopKey = prev.TopKey
 		rf.ServerLayout = prev.ServerLayout
 		rf.BlankText = prev.BlankText
+		rf.ServerOriginal = prev.ServerOriginal
 		b, ok := []byte(nil), false
 		if prev.Patch != nil {
 			b, ok = prev.Patch.Reverse(cur.data)
@@ -337,6 +344,9 @@ func editInit(rs *resolved, t target, cur parsed, prev *RecordFile) (*RecordFile
 				if !reflect.DeepEqual(existing, want) {
 					return nil, nil, nil, shared.Refuse(fmt.Sprintf("%s already has an entry %q that this installer did not write", t.path, strings.Join(t.serverPath, ".")),
 						"remove the entry (or run `deepseek-web-retrieval uninstall` if an earlier install wrote it), then run init again")
+				}
+				if text := string(hujson.Value{Value: c.Lookup(t.serverPath...).Value}.Pack()); !shared.HasSecrets(shared.Secrets(t.path, cur.data), text) {
+					rf.ServerOriginal = text
 				}
 			}
 			if existing == nil || !jsonEqual(mustJSON(existing), mustJSON(t.entry)) {
@@ -608,6 +618,14 @@ func editUninstall(rs *resolved, t target, cur parsed, rf *RecordFile, manual []
 		case got == nil:
 		case !jsonEqual(mustJSON(got), rf.Server):
 			return nil, false, shared.Refuse(fmt.Sprintf("the %q entry in %s was changed since init wrote it", strings.Join(t.serverPath, "."), t.path), manual...)
+		case rf.ServerOriginal != "":
+			// The entry was there before init, and a later init changed
+			// it: put its text back.
+			orig, err := hujson.Parse([]byte(rf.ServerOriginal))
+			if _, isObj := orig.Value.(*hujson.Object); err != nil || !isObj {
+				return nil, false, shared.Refuse(fmt.Sprintf("the install record's original %q entry is not a JSON object", strings.Join(t.serverPath, ".")), manual...)
+			}
+			c.Lookup(t.serverPath...).Value = orig.Value
 		default:
 			c.Remove(t.serverPath, rf.ServerCreated, layouts(rf.ServerLayout)...)
 		}

@@ -312,6 +312,25 @@ func runCase(t *testing.T, f *fixture, c corpusCase) bool {
 	again, err := PlanInit(req)
 	require.NoError(t, err, name)
 	require.True(t, again.Empty(), "%s: a second init changes nothing:\n%s", name, f.render(again, false))
+	if forced {
+		// A tier lowered by a later init takes back what forced added,
+		// leaving the other files as they were.
+		lower := f.req(c.host, c.scope, ocinstall.Options{Search: "preferred", Fetch: "preferred"})
+		lp, err := PlanInit(lower)
+		require.NoError(t, err, name)
+		require.NoError(t, lp.Apply(), name)
+		for _, tg := range ts {
+			if tg.server {
+				continue
+			}
+			orig, existed := before[rel(f, tg.path)]
+			got, err := os.ReadFile(tg.path)
+			if existed {
+				require.NoError(t, err, name)
+				require.Equal(t, orig, string(got), "%s: lowering the tier restores %s", name, tg.path)
+			}
+		}
+	}
 
 	// Uninstall through the patch, then (the plan's result compared)
 	// through the structural removal alone.
