@@ -254,6 +254,24 @@ func ocCase(t *testing.T, f *fixture, s ocShape, v ocVariant, tier string) bool 
 	again, err := PlanInit(req)
 	require.NoError(t, err, name)
 	require.True(t, again.Empty(), "%s: a second init changes nothing:\n%s", name, f.render(again, false))
+	// The .jsonc cases change the tier with a later init: the entry's
+	// options are rewritten in place, and uninstall still restores.
+	if v.file == "opencode.jsonc" {
+		other := Options{Search: "forced", Fetch: "off"}
+		if tier == "forced" {
+			other = Options{Search: "off", Fetch: "preferred"}
+		}
+		req2 := f.request(other)
+		req2.Host = h
+		p2, err := PlanInit(req2)
+		require.NoError(t, err, name)
+		require.NoError(t, p2.Apply(), name)
+		got2, err := os.ReadFile(cfg)
+		require.NoError(t, err)
+		a2, n2 := withoutOurs(ocRead(t, got2), key, true)
+		require.Equal(t, o, a2, "%s: the second init changed only the plugin list", name)
+		require.Equal(t, 1, n2, name)
+	}
 
 	// Uninstall through the patch, then through the structural removal.
 	check := func(p *Plan, how string) {
