@@ -346,7 +346,32 @@ func runCase(t *testing.T, f *fixture, c corpusCase) bool {
 	f.write(recPath, string(rec.marshal()))
 	s := f.uninstallPlan(t, c.host, c.scope, name)
 	checkRestores(t, f, s, before, name+" (structural)")
-	require.NoError(t, s.Apply(), name)
+
+	// A hand edit elsewhere in the server's file (a comment line put at
+	// the top) voids the patch: uninstall keeps the edit and takes out
+	// only what init added, byte for byte.
+	orig, existed := before[rel(f, ts[0].path)]
+	if mark, body := shared.SplitBOM([]byte(orig)); existed && !shared.IsBlank(body) {
+		eol := shared.DetectEOL(body)
+		edit := func(b []byte) string {
+			m, rest := shared.SplitBOM(b)
+			return string(m) + "// edited" + eol + string(rest)
+		}
+		cur, err := os.ReadFile(ts[0].path)
+		require.NoError(t, err)
+		f.write(recPath, recData)
+		f.write(ts[0].path, edit(cur))
+		h := f.uninstallPlan(t, c.host, c.scope, name)
+		for _, ch := range h.Changes {
+			if ch.Path == ts[0].path {
+				require.Equal(t, edit(append(mark, body...)), string(ch.New), "%s (edited)", name)
+			}
+		}
+		require.NoError(t, h.Apply(), name)
+		f.write(ts[0].path, orig)
+	} else {
+		require.NoError(t, s.Apply(), name)
+	}
 	require.Equal(t, before, f.tree(), "%s: uninstall restores every file byte for byte", name)
 	return false
 }
