@@ -14,6 +14,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"github.com/tailscale/hujson"
+
+	shared "github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
 )
 
 // The shape corpus of OpenCode's config: every legal shape of the plugin
@@ -179,6 +181,12 @@ func newMemFixture(t *testing.T) *fixture {
 	return &fixture{t: t, root: root, env: env, cfgDir: cfgDir}
 }
 
+func readNow(t *testing.T, path string) []byte {
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	return b
+}
+
 // TestShapeCorpus runs the corpus; see the comment above ocShapes.
 func TestShapeCorpus(t *testing.T) {
 	vs := ocVariants()
@@ -298,7 +306,32 @@ func ocCase(t *testing.T, f *fixture, s ocShape, v ocVariant, tier string) bool 
 	u2, err := PlanUninstall(UninstallRequest{Env: f.env, Scope: ScopeGlobal})
 	require.NoError(t, err, name)
 	check(u2, "structural")
-	require.NoError(t, u2.Apply(), name)
+
+	// A hand edit elsewhere (a comment line at the top) voids the patch:
+	// uninstall keeps it and takes out only our entry, byte for byte.
+	if mark, body := shared.SplitBOM(orig); len(orig) > 0 && !shared.IsBlank(body) {
+		eol := shared.DetectEOL(body)
+		edit := func(b []byte) string {
+			m, rest := shared.SplitBOM(b)
+			return string(m) + "// edited" + eol + string(rest)
+		}
+		f.write(recordFile, recData)
+		f.write(v.file, edit(readNow(t, cfg)))
+		u3, err := PlanUninstall(UninstallRequest{Env: f.env, Scope: ScopeGlobal})
+		require.NoError(t, err, name)
+		seen := false
+		for _, c := range u3.Changes {
+			if c.Kind == KindConfig {
+				seen = true
+				require.Equal(t, edit(append(mark, body...)), string(c.New), "%s (edited)", name)
+			}
+		}
+		require.True(t, seen, name)
+		require.NoError(t, u3.Apply(), name)
+		f.write(v.file, string(orig))
+	} else {
+		require.NoError(t, u2.Apply(), name)
+	}
 	require.True(t, reflect.DeepEqual(before, f.tree()), "%s: uninstall restores every file byte for byte:\n%q\n%q", name, before[v.file], f.tree()[v.file])
 	return false
 }
