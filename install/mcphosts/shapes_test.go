@@ -235,6 +235,11 @@ func checkStyle(t *testing.T, v variant, orig, got string, name string) {
 		require.NotRegexp(t, `(?m)^ `, got, "%s: a space-indented line in a tab-indented file:\n%s", name, got)
 	case v.unit != "\t":
 		require.NotRegexp(t, `(?m)^\t`, got, "%s: a tab-indented line in a space-indented file:\n%s", name, got)
+		if strings.Contains(orig, "\n"+v.unit+"\"") {
+			for _, ind := range leadingSpaces.FindAllString(got, -1) {
+				require.Zero(t, len(ind)%len(v.unit), "%s: an indentation of %d spaces in a file indented by %d:\n%s", name, len(ind), len(v.unit), got)
+			}
+		}
 	}
 }
 
