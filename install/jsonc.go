@@ -19,32 +19,150 @@ type JSONC struct {
 	Obj       *hujson.Object
 	Multiline bool   // the root object spans lines; new Items go on their own lines
 	Unit      string // one indentation level, as the file writes it
+	EOL       string // the file's line ending: "\n", or "\r\n" when most lines end so
+	src       []byte // the parsed text, for line numbers in messages
+	addedNL   bool   // ParseValue added a final "\n"; Pack takes it off
 }
 
 // ParseJSONC parses a JSONC document (comments and trailing commas allowed)
 // whose top level must be an object.
 func ParseJSONC(data []byte) (*JSONC, error) {
-	root, err := hujson.Parse(data)
+	root, addedNL, err := ParseValue(data)
 	if err != nil {
 		return nil, err
 	}
 	obj, ok := root.Value.(*hujson.Object)
 	if !ok {
-		return nil, fmt.Errorf("the top level is not an object")
+		line := bytes.Count(data[:min(max(root.StartOffset, 0), len(data))], []byte("\n")) + 1
+		return nil, fmt.Errorf("line %d: the top level is %s, not an object", line, Shape(root.Value))
 	}
-	c := &JSONC{Root: root, Obj: obj, Unit: "  ", Multiline: true}
+	c := &JSONC{Root: root, Obj: obj, Unit: "  ", Multiline: true, EOL: DetectEOL(data), src: data, addedNL: addedNL}
 	if n := len(obj.Members); n > 0 {
 		lead := obj.Members[0].Name.BeforeExtra
 		c.Multiline = HasNewline(lead) || HasNewline(obj.Members[n-1].Name.BeforeExtra)
 		if ind, ok := LineIndent(lead); ok && ind != "" {
 			c.Unit = ind
+		} else if ind := firstIndent(data); ind != "" {
+			c.Unit = ind
 		}
+	} else if ind := firstIndent(data); ind != "" {
+		c.Unit = ind
 	}
 	return c, nil
 }
 
+// DetectEOL returns "\r\n" when most of data's lines end with it, else "\n".
+func DetectEOL(data []byte) string {
+	crlf := bytes.Count(data, []byte("\r\n"))
+	if crlf > 0 && crlf >= bytes.Count(data, []byte("\n"))-crlf {
+		return "\r\n"
+	}
+	return "\n"
+}
+
+// firstIndent returns the indentation of the first indented line of data
+// (tabs or spaces as written), or "".
+func firstIndent(data []byte) string {
+	for _, line := range bytes.Split(data, []byte("\n"))[1:] {
+		j := 0
+		for j < len(line) && (line[j] == ' ' || line[j] == '\t') {
+			j++
+		}
+		if j > 0 && j < len(line) && line[j] != '\r' {
+			return string(line[:j])
+		}
+	}
+	return ""
+}
+
+// Lines converts the line breaks of generated text (always "\n") to the
+// file's line ending.
+func (c *JSONC) Lines(b []byte) []byte {
+	if c.EOL == "\n" || c.EOL == "" {
+		return b
+	}
+	return bytes.ReplaceAll(b, []byte("\n"), []byte(c.EOL))
+}
+
+// Marshal formats v like [Marshal] with the file's indentation unit and
+// line ending.
+func (c *JSONC) Marshal(v any, prefix string, compact bool) []byte {
+	return c.Lines(Marshal(v, prefix, c.Unit, compact))
+}
+
+// AppendLayout is [AppendLayout] with the file's line ending.
+func (c *JSONC) AppendLayout(it Items, multiline bool, indent, outer string) (lead, trail, tail hujson.Extra) {
+	return appendLayout(it, multiline, indent, outer, c.EOL)
+}
+
+// Line returns the 1-based line of v's first byte in the parsed text (v
+// must come from the parse, not from an edit).
+func (c *JSONC) Line(v *hujson.Value) int {
+	off := min(max(v.StartOffset, 0), len(c.src))
+	return bytes.Count(c.src[:off], []byte("\n")) + 1
+}
+
+// Shape names the kind of a JSON value for messages: "null", "an array",
+// "a string", "a number", "true", "false" or "an object".
+func Shape(v hujson.ValueTrimmed) string {
+	switch x := v.(type) {
+	case *hujson.Object:
+		return "an object"
+	case *hujson.Array:
+		return "an array"
+	case hujson.Literal:
+		switch x.Kind() {
+		case 'n':
+			return "null"
+		case 't':
+			return "true"
+		case 'f':
+			return "false"
+		case '"':
+			return "a string"
+		}
+		return "a number"
+	}
+	return "not a JSON value"
+}
+
+// ShapeError reports a member on an edit's path that is not the kind of
+// value the edit needs (`"mcpServers": null`, say). The caller adds the
+// file's name.
+type ShapeError struct {
+	Path  string // the member, dotted
+	Line  int    // 1-based
+	Shape string // what it is (see Shape)
+	Want  string // what the edit needs: "an object", "an array"
+}
+
+func (e *ShapeError) Error() string {
+	return fmt.Sprintf("line %d: %q is %s, not %s", e.Line, e.Path, e.Shape, e.Want)
+}
+
+// ParseValue parses JSONC like hujson.Parse, and also accepts a file that
+// ends in a line comment with no line break after it (as the comment
+// strippers of the JSON.parse-based hosts do): it then parses the text
+// with a "\n" added, and addedNL reports it.
+func ParseValue(data []byte) (v hujson.Value, addedNL bool, err error) {
+	v, err = hujson.Parse(data)
+	if err == nil {
+		return v, false, nil
+	}
+	if w, err2 := hujson.Parse(append(bytes.Clone(data), '\n')); err2 == nil {
+		return w, true, nil
+	}
+	return v, false, err
+}
+
 // Pack returns the document's bytes, every untouched byte as it was.
-func (c *JSONC) Pack() []byte { return c.Root.Pack() }
+func (c *JSONC) Pack() []byte {
+	b := c.Root.Pack()
+	if c.addedNL && len(b) > 0 && b[len(b)-1] == '\n' {
+		b = b[:len(b)-1]
+	}
+	return b
+}
 
 // Member returns the index of the member named key, or -1. Like JSON.parse,
 // the last of duplicate names wins.
@@ -121,12 +239,14 @@ func (x ArrItems) remove(i int)              { x.A.Elements = append(x.A.Element
 // ArrItems is an array's elements as Items.
 type ArrItems struct{ A *hujson.Array }
 
-// IsMultiline reports whether a new item of the container goes on its own line.
+// IsMultiline reports whether a new item of the container goes on its own
+// line: as the last item does, or for an empty container, when it already
+// spans lines or fileMultiline says so.
 func IsMultiline(it Items, fileMultiline bool) bool {
 	if n := it.n(); n > 0 {
 		return HasNewline(*it.lead(n - 1))
 	}
-	return fileMultiline
+	return fileMultiline || HasNewline(*it.tail())
 }
 
 // ItemIndent returns the indentation of the container's Items, given the
@@ -144,8 +264,12 @@ func ItemIndent(it Items, outer, unit string) string {
 // trail (trailing-comma style copied from the current last item) and the
 // container's new tail. The container's current tail is split after its
 // first line, so a comment trailing the old last item stays on that item's
-// line.
+// line. New line breaks are "\n"; [JSONC.AppendLayout] uses the file's.
 func AppendLayout(it Items, multiline bool, indent, outer string) (lead, trail, tail hujson.Extra) {
+	return appendLayout(it, multiline, indent, outer, "\n")
+}
+
+func appendLayout(it Items, multiline bool, indent, outer, eol string) (lead, trail, tail hujson.Extra) {
 	n := it.n()
 	old := *it.tail()
 	if n > 0 && *it.trail(n - 1) != nil {
@@ -161,9 +285,25 @@ func AppendLayout(it Items, multiline bool, indent, outer string) (lead, trail, 
 		return lead, trail, Cat(old)
 	}
 	if first, rest, ok := SplitFirstLine(old); ok {
-		return Cat(first, []byte(indent)), trail, Cat([]byte("\n"), rest)
+		return Cat(first, []byte(indent)), trail, Cat([]byte(eol), rest)
 	}
-	return Cat(old, []byte("\n"+indent)), trail, hujson.Extra("\n" + outer)
+	return Cat(old, []byte(eol+indent)), trail, hujson.Extra(eol + outer)
+}
+
+// RemoveItemOf removes item i like RemoveItem, with the first of lays that
+// matches the item (see RemoveItem) as its saved layout.
+func RemoveItemOf(it Items, i int, lays []Layout) {
+	var saved *Layout
+	if i == it.n()-1 {
+		lead, tail := string(*it.lead(i)), string(*it.tail())
+		for k := range lays {
+			if lays[k].Lead == lead && lays[k].TailAfter == tail {
+				saved = &lays[k]
+				break
+			}
+		}
+	}
+	RemoveItem(it, i, saved)
 }
 
 // RemoveItem removes item i. saved, when it still matches, restores the

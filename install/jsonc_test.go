@@ -31,3 +31,13 @@ func TestRemoveItemKeepsNeighbourComments(t *testing.T) {
 	RemoveItem(ArrItems{c.Obj.Members[0].Value.Value.(*hujson.Array)}, 1, nil)
 	require.Equal(t, "{\n  \"plugins\": [\n    \"a\", // about a\n    \"b\"\n  ]\n}\n", string(c.Pack()))
 }
+
+// Strings added to an empty array that spans lines go on their own lines,
+// one level inside its closing bracket.
+func TestAddStringsIntoAnEmptyMultilineArray(t *testing.T) {
+	c, err := ParseJSONC([]byte("{\r\n\t\"tools\": {\r\n\t\t\"exclude\": [\r\n\t\t]\r\n\t}\r\n}\r\n"))
+	require.NoError(t, err)
+	_, _, _, err = c.AddStrings([]string{"tools", "exclude"}, []string{"a", "b"})
+	require.NoError(t, err)
+	require.Equal(t, "{\r\n\t\"tools\": {\r\n\t\t\"exclude\": [\r\n\t\t\t\"a\",\r\n\t\t\t\"b\"\r\n\t\t]\r\n\t}\r\n}\r\n", string(c.Pack()))
+}

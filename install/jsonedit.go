@@ -3,7 +3,6 @@ package install
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"strings"
 
 	"github.com/tailscale/hujson"
@@ -63,8 +62,11 @@ func memberIndex(o *hujson.Object, key string) int {
 // json.RawMessage or a struct to control the key order), replacing its
 // value when it exists and creating it, and every missing object on the
 // way, when it does not. created is how many path elements did not exist
-// (0 when the member was replaced), for Remove to prune them again.
-func (c *JSONC) Set(path []string, v any) (created int, err error) {
+// (0 when the member was replaced), for Remove to prune them again; lay is
+// the layout of the member appended (nil when none was), for Remove to
+// put the whitespace back exactly. A member on the way that is not an
+// object is a *ShapeError, and nothing is changed.
+func (c *JSONC) Set(path []string, v any) (created int, lay *Layout, err error) {
 	obj, outer, multi := c.Obj, "", c.Multiline
 	for i, k := range path {
 		mi := memberIndex(obj, k)
@@ -73,8 +75,8 @@ func (c *JSONC) Set(path []string, v any) (created int, err error) {
 			for j := len(path) - 1; j > i; j-- {
 				val = map[string]any{path[j]: val}
 			}
-			appendMember(obj, outer, c.Unit, multi, k, val)
-			return len(path) - i, nil
+			l := c.appendMember(obj, outer, multi, k, val)
+			return len(path) - i, &l, nil
 		}
 		m := &obj.Members[mi]
 		ind, onLine := LineIndent(m.Name.BeforeExtra)
@@ -82,45 +84,49 @@ func (c *JSONC) Set(path []string, v any) (created int, err error) {
 			ind = outer
 		}
 		if i == len(path)-1 {
-			m.Value.Value = ParseTrimmed(Marshal(v, ind, c.Unit, !onLine || !multi))
-			return 0, nil
+			m.Value.Value = ParseTrimmed(c.Marshal(v, ind, !onLine || !multi))
+			return 0, nil, nil
 		}
 		sub, ok := m.Value.Value.(*hujson.Object)
 		if !ok {
-			return 0, fmt.Errorf("%q is not an object", strings.Join(path[:i+1], "."))
+			return 0, nil, &ShapeError{Path: strings.Join(path[:i+1], "."), Line: c.Line(&m.Value), Shape: Shape(m.Value.Value), Want: "an object"}
 		}
 		obj, outer = sub, ind
 		multi = multi && onLine
 	}
-	return 0, nil
+	return 0, nil, nil
 }
 
-func appendMember(o *hujson.Object, outer, unit string, fileMulti bool, key string, v any) {
+func (c *JSONC) appendMember(o *hujson.Object, outer string, fileMulti bool, key string, v any) Layout {
 	it := ObjItems{o}
 	multi := IsMultiline(it, fileMulti)
-	ind := ItemIndent(it, outer, unit)
-	text := Marshal(v, ind, unit, !multi)
+	ind := ItemIndent(it, outer, c.Unit)
+	text := Marshal(v, ind, c.Unit, !multi)
 	keyJSON, _ := json.Marshal(key)
-	wrap, err := hujson.Parse([]byte("{" + string(keyJSON) + ": " + string(text) + "}"))
+	wrap, err := hujson.Parse(c.Lines([]byte("{" + string(keyJSON) + ": " + string(text) + "}")))
 	if err != nil {
 		panic(err)
 	}
 	m := wrap.Value.(*hujson.Object).Members[0]
-	lead, trail, tail := AppendLayout(it, multi, ind, outer)
+	old := string(o.AfterExtra)
+	lead, trail, tail := c.AppendLayout(it, multi, ind, outer)
 	m.Name.BeforeExtra, m.Value.AfterExtra = lead, trail
 	o.Members = append(o.Members, m)
 	o.AfterExtra = tail
+	return Layout{Lead: string(lead), TailBefore: old, TailAfter: string(tail)}
 }
 
 // Remove removes the member at path, then up to prune of its ancestors
-// (innermost first) that are left empty: those Set created. It reports
-// whether the member was there.
-func (c *JSONC) Remove(path []string, prune int) bool {
+// (innermost first) that are left empty: those Set created. lays are the
+// layouts Set returned; each item removed takes the one that still
+// matches it, so an untouched file gets its bytes back. It reports whether
+// the member was there.
+func (c *JSONC) Remove(path []string, prune int, lays ...Layout) bool {
 	_, parent, mi := c.find(path)
 	if parent == nil {
 		return false
 	}
-	RemoveItem(ObjItems{parent}, mi, nil)
+	RemoveItemOf(ObjItems{parent}, mi, lays)
 	for n := 1; n < prune && len(path)-n > 0; n++ {
 		up := path[:len(path)-n]
 		v, pp, pi := c.find(up)
@@ -130,23 +136,31 @@ func (c *JSONC) Remove(path []string, prune int) bool {
 		if o, ok := v.Value.(*hujson.Object); !ok || len(o.Members) > 0 || !IsBlank(o.AfterExtra) {
 			break
 		}
-		RemoveItem(ObjItems{pp}, pi, nil)
+		RemoveItemOf(ObjItems{pp}, pi, lays)
 	}
 	return true
 }
 
 // AddStrings appends each of items missing from the array at path,
 // creating the array (and missing objects) when absent. It returns the
-// items it added and how many path elements it created.
-func (c *JSONC) AddStrings(path []string, items []string) (added []string, created int, err error) {
+// items it added, how many path elements it created and the layouts of
+// its appends (for RemoveStrings). A member on the way that is not an
+// object, or an array that is not one, is a *ShapeError.
+func (c *JSONC) AddStrings(path []string, items []string) (added []string, created int, lays []Layout, err error) {
 	v := c.Lookup(path...)
 	if v == nil {
-		created, err = c.Set(path, items)
-		return items, created, err
+		n, lay, err := c.Set(path, items)
+		if err != nil {
+			return nil, 0, nil, err
+		}
+		if lay != nil {
+			lays = append(lays, *lay)
+		}
+		return items, n, lays, nil
 	}
 	arr, ok := v.Value.(*hujson.Array)
 	if !ok {
-		return nil, 0, fmt.Errorf("%q is not an array", strings.Join(path, "."))
+		return nil, 0, nil, &ShapeError{Path: strings.Join(path, "."), Line: c.Line(v), Shape: Shape(v.Value), Want: "an array"}
 	}
 	have := map[string]bool{}
 	for _, e := range arr.Elements {
@@ -160,15 +174,18 @@ func (c *JSONC) AddStrings(path []string, items []string) (added []string, creat
 			continue
 		}
 		multi := IsMultiline(it, false)
-		ind := ItemIndent(it, "", c.Unit)
-		lead, trail, tail := AppendLayout(it, multi, ind, closingIndent(arr.AfterExtra))
+		outer := closingIndent(arr.AfterExtra)
+		ind := ItemIndent(it, outer, c.Unit)
+		old := string(arr.AfterExtra)
+		lead, trail, tail := c.AppendLayout(it, multi, ind, outer)
 		text, _ := json.Marshal(s)
 		arr.Elements = append(arr.Elements, hujson.Value{BeforeExtra: lead, Value: ParseTrimmed(text), AfterExtra: trail})
 		arr.AfterExtra = tail
 		added = append(added, s)
+		lays = append(lays, Layout{Lead: string(lead), TailBefore: old, TailAfter: string(tail)})
 		have[s] = true
 	}
-	return added, 0, nil
+	return added, 0, lays, nil
 }
 
 // closingIndent is the indentation before an array's closing bracket.
@@ -178,8 +195,9 @@ func closingIndent(tail []byte) string {
 }
 
 // RemoveStrings removes items from the array at path; an array left empty
-// is removed with up to prune ancestors, as Remove does.
-func (c *JSONC) RemoveStrings(path []string, items []string, prune int) {
+// is removed with up to prune ancestors, as Remove does. lays are the
+// layouts AddStrings returned.
+func (c *JSONC) RemoveStrings(path []string, items []string, prune int, lays ...Layout) {
 	v := c.Lookup(path...)
 	if v == nil {
 		return
@@ -194,11 +212,11 @@ func (c *JSONC) RemoveStrings(path []string, items []string, prune int) {
 	}
 	for i := len(arr.Elements) - 1; i >= 0; i-- {
 		if s, ok := Plain(arr.Elements[i]).(string); ok && drop[s] {
-			RemoveItem(ArrItems{arr}, i, nil)
+			RemoveItemOf(ArrItems{arr}, i, lays)
 		}
 	}
-	if len(arr.Elements) == 0 && prune > 0 {
-		c.Remove(path, prune)
+	if len(arr.Elements) == 0 && prune > 0 && IsBlank(arr.AfterExtra) {
+		c.Remove(path, prune, lays...)
 	}
 }
 
@@ -250,7 +268,7 @@ func oneLine(b []byte) []byte {
 // EmptyObject reports whether data is an object with no members and no
 // comments: what is left of a config init created once its entry is gone.
 func EmptyObject(data []byte) bool {
-	v, err := hujson.Parse(data)
+	v, _, err := ParseValue(data)
 	if err != nil {
 		return false
 	}
@@ -262,7 +280,7 @@ func EmptyObject(data []byte) bool {
 // two versions of a file as data.
 func Normalize(data []byte) (any, error) {
 	_, body := SplitBOM(data)
-	v, err := hujson.Parse(bytes.Clone(body)) // Standardize rewrites the buffer
+	v, _, err := ParseValue(bytes.Clone(body)) // Standardize rewrites the buffer
 	if err != nil {
 		return nil, err
 	}

@@ -229,6 +229,12 @@ func geminiTraps(r *resolved, p *shared.Plan, cfgs []parsed) {
 	if r.searchForced() || r.fetchForced() {
 		p.Notes = append(p.Notes, "forced tiers add Gemini's google_web_search / web_fetch to tools.exclude")
 	}
+	// Seen in tests/hosts (shapes.test.js): Gemini CLI 0.61.0 reads
+	// settings.json with JSON.parse after stripping comments, and a byte
+	// order mark makes it refuse the file ("Unexpected token").
+	if mark, _ := shared.SplitBOM(cfgs[0].data); len(mark) > 0 {
+		p.Warnings = append(p.Warnings, r.rel(geminiTargets(r)[0].path)+" starts with a byte order mark, which Gemini CLI refuses (\"Unexpected token '\ufeff'\"): init keeps it, as it keeps every byte it does not own; remove it, or Gemini will not start")
+	}
 	if v := lookup(cfgs[0].plain, "excludeTools"); v != nil && (r.searchForced() || r.fetchForced()) {
 		p.Warnings = append(p.Warnings, "this settings.json uses the old top-level excludeTools; current Gemini CLI reads tools.exclude, where init writes")
 	}

@@ -215,7 +215,8 @@ func readTarget(t target) (parsed, fs.FileMode, error) {
 		return p, mode, nil
 	}
 	if len(strings.TrimSpace(string(body))) == 0 {
-		body = []byte("{\n}\n")
+		eol := shared.DetectEOL(body)
+		body = []byte("{" + eol + "}" + eol)
 	}
 	p.json, p.err = shared.ParseJSONC(body)
 	if p.err == nil {

@@ -13,6 +13,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/tailscale/hujson"
+
 	shared "github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
 	ocinstall "github.com/deepseek-web-retrieval/deepseek-web-retrieval/opencode/install"
 )
@@ -57,6 +59,18 @@ type RecordFile struct {
 	// ServerExisted reports that the same entry was there before init (a
 	// committed project file): uninstall leaves it.
 	ServerExisted bool `json:"serverExisted,omitempty"`
+	// ServerOriginal is the text of that entry (JSON files), for
+	// uninstall to put back once a later init changed it (a tier
+	// changed); empty when it holds a credential.
+	ServerOriginal string `json:"serverOriginal,omitempty"`
+	// ServerLayout is the whitespace the entry's insertion moved, so that
+	// removing it structurally (no patch, or a patch that no longer
+	// applies) still gives back the bytes around it.
+	ServerLayout *shared.Layout `json:"serverLayout,omitempty"`
+	// BlankText is the file's text (after any BOM) when it held only
+	// whitespace before init: what uninstall puts back once our parts
+	// are gone.
+	BlankText *string `json:"blankText,omitempty"`
 	// Adds are the strings init added to arrays, with how many path
 	// elements it created for each.
 	Adds []RecordAdd `json:"adds,omitempty"`
@@ -74,6 +88,8 @@ type RecordAdd struct {
 	Path    []string `json:"path"`
 	Items   []string `json:"items"`
 	Created int      `json:"created,omitempty"`
+	// Layouts are the whitespace each append moved (see ServerLayout).
+	Layouts []shared.Layout `json:"layouts,omitempty"`
 }
 
 // RecordTopKey is a TOML top-level key edit.
@@ -247,6 +263,10 @@ func editInit(rs *resolved, t target, cur parsed, prev *RecordFile) (*RecordFile
 	var warns []string
 	mark, _ := shared.SplitBOM(cur.data)
 	rf := &RecordFile{Path: t.path, Existed: cur.exists}
+	if _, body := shared.SplitBOM(cur.data); cur.exists && !t.toml && shared.IsBlank(body) {
+		text := string(body)
+		rf.BlankText = &text
+	}
 	before := cur.data
 	known := true
 	if prev != nil {
@@ -256,6 +276,9 @@ func editInit(rs *resolved, t target, cur parsed, prev *RecordFile) (*RecordFile
 		rf.Adds = prev.Adds
 		rf.TopKey = prev.TopKey
 		rf.TOMLEntry = prev.TOMLEntry
+		rf.ServerLayout = prev.ServerLayout
+		rf.BlankText = prev.BlankText
+		rf.ServerOriginal = prev.ServerOriginal
 		b, ok := []byte(nil), false
 		if prev.Patch != nil {
 			b, ok = prev.Patch.Reverse(cur.data)
@@ -283,6 +306,11 @@ func editInit(rs *resolved, t target, cur parsed, prev *RecordFile) (*RecordFile
 		c := cur.json
 		if t.server {
 			existing := c.LookupPlain(t.serverPath...)
+			if existing == nil && prev == nil && c.Lookup(t.serverPath...) != nil {
+				// "deepseek-web-retrieval": null is the user's, not absent.
+				return nil, nil, nil, shared.Refuse(fmt.Sprintf("%s already has an entry %q that this installer did not write", t.path, strings.Join(t.serverPath, ".")),
+					"remove the entry (or run `deepseek-web-retrieval uninstall` if an earlier install wrote it), then run init again")
+			}
 			if existing != nil && prev == nil {
 				want, _ := shared.Normalize(mustJSON(t.entry))
 				rf.ServerExisted = true
@@ -290,14 +318,18 @@ func editInit(rs *resolved, t target, cur parsed, prev *RecordFile) (*RecordFile
 					return nil, nil, nil, shared.Refuse(fmt.Sprintf("%s already has an entry %q that this installer did not write", t.path, strings.Join(t.serverPath, ".")),
 						"remove the entry (or run `deepseek-web-retrieval uninstall` if an earlier install wrote it), then run init again")
 				}
+				if text := string(hujson.Value{Value: c.Lookup(t.serverPath...).Value}.Pack()); !shared.HasSecrets(shared.Secrets(t.path, cur.data), text) {
+					rf.ServerOriginal = text
+				}
 			}
 			if existing == nil || !jsonEqual(mustJSON(existing), mustJSON(t.entry)) {
-				n, err := c.Set(t.serverPath, t.entry)
+				n, lay, err := c.Set(t.serverPath, t.entry)
 				if err != nil {
-					return nil, nil, nil, shared.Refuse(fmt.Sprintf("cannot add the entry to %s: %v", t.path, err))
+					return nil, nil, nil, shared.Refuse(fmt.Sprintf("cannot add the entry to %s: %v", t.path, err),
+						fmt.Sprintf("make %q an object (or remove it), then run init again", strings.Join(t.serverPath[:len(t.serverPath)-1], ".")))
 				}
 				if prev == nil {
-					rf.ServerCreated = n
+					rf.ServerCreated, rf.ServerLayout = n, lay
 				}
 				rf.ServerExisted = false // ours now: uninstall removes it
 			}
@@ -305,7 +337,7 @@ func editInit(rs *resolved, t target, cur parsed, prev *RecordFile) (*RecordFile
 		}
 		var adds []RecordAdd
 		for _, ad := range t.adds {
-			added, created, err := c.AddStrings(ad.Path, ad.Items)
+			added, created, lays, err := c.AddStrings(ad.Path, ad.Items)
 			if err != nil {
 				return nil, nil, nil, shared.Refuse(fmt.Sprintf("cannot turn the built-in off in %s: %v", t.path, err), fmt.Sprintf("make %q an array, then run init again", strings.Join(ad.Path, ".")))
 			}
@@ -314,17 +346,18 @@ func editInit(rs *resolved, t target, cur parsed, prev *RecordFile) (*RecordFile
 				if slices.Equal(old.Path, ad.Path) {
 					added = append(old.Items, added...)
 					created = max(created, old.Created)
+					lays = append(old.Layouts, lays...)
 				}
 			}
 			if len(added) > 0 {
-				adds = append(adds, RecordAdd{Path: ad.Path, Items: dedupe(added), Created: created})
+				adds = append(adds, RecordAdd{Path: ad.Path, Items: dedupe(added), Created: created, Layouts: lays})
 			}
 		}
 		// Strings an earlier run added that this run does not want (a tier
 		// lowered) are removed again.
 		for _, old := range rf.Adds {
 			if !slices.ContainsFunc(t.adds, func(a addEdit) bool { return slices.Equal(a.Path, old.Path) }) {
-				c.RemoveStrings(old.Path, old.Items, old.Created)
+				c.RemoveStrings(old.Path, old.Items, old.Created, old.Layouts...)
 			}
 		}
 		rf.Adds = adds
@@ -348,7 +381,28 @@ func editInit(rs *resolved, t target, cur parsed, prev *RecordFile) (*RecordFile
 			rf.Patch = pt
 		}
 	}
+	dropSecretLayouts(rf, shared.Secrets(t.path, cur.data))
 	return rf, out, warns, nil
+}
+
+// dropSecretLayouts leaves out of the record any layout whose text (a
+// comment beside our entry) holds a credential: the record never copies
+// one. Uninstall then removes that item with the generic whitespace rule.
+func dropSecretLayouts(rf *RecordFile, secrets [][]byte) {
+	bad := func(l shared.Layout) bool { return shared.HasSecrets(secrets, l.Lead, l.TailBefore, l.TailAfter) }
+	if rf.ServerLayout != nil && bad(*rf.ServerLayout) {
+		rf.ServerLayout = nil
+	}
+	for i := range rf.Adds {
+		rf.Adds[i].Layouts = slices.DeleteFunc(slices.Clone(rf.Adds[i].Layouts), bad)
+	}
+}
+
+func layouts(l *shared.Layout) []shared.Layout {
+	if l == nil {
+		return nil
+	}
+	return []shared.Layout{*l}
 }
 
 func dedupe(ss []string) []string {
@@ -604,13 +658,14 @@ func editUninstall(rs *resolved, t target, cur parsed, rf *RecordFile, manual []
 	// What init may have changed: this host's parts as the record has them
 	// (uninstall's own options do not say which tiers init ran with).
 	t = recordTarget(t, rf)
+	tcheck := t
 	// Unchanged since init: reverse the patch (checked as data).
 	if rf.Patch != nil {
 		if prev, ok := rf.Patch.Reverse(cur.data); ok {
 			if !rf.Existed {
 				return nil, true, nil
 			}
-			if pv, err := plainOf(t, prev); err == nil && cur.err == nil && equalExcept(pv, cur.plain, t) {
+			if pv, err := plainOf(t, prev); err == nil && cur.err == nil && equalExcept(pv, cur.plain, tcheck) {
 				return prev, false, nil
 			}
 		}
@@ -651,22 +706,36 @@ func editUninstall(rs *resolved, t target, cur parsed, rf *RecordFile, manual []
 		return out, false, nil
 	}
 	c := cur.json
+	// Removed in the reverse order of init's appends (the server first,
+	// then each array's items), so each layout still matches.
+	for i := len(rf.Adds) - 1; i >= 0; i-- {
+		ad := rf.Adds[i]
+		c.RemoveStrings(ad.Path, ad.Items, ad.Created, ad.Layouts...)
+	}
 	if rf.Server != nil && !rf.ServerExisted {
 		got := c.LookupPlain(t.serverPath...)
 		switch {
 		case got == nil:
 		case !jsonEqual(mustJSON(got), rf.Server):
 			return nil, false, shared.Refuse(fmt.Sprintf("the %q entry in %s was changed since init wrote it", strings.Join(t.serverPath, "."), t.path), manual...)
+		case rf.ServerOriginal != "":
+			// The entry was there before init, and a later init changed
+			// it: put its text back.
+			orig, err := hujson.Parse([]byte(rf.ServerOriginal))
+			if _, isObj := orig.Value.(*hujson.Object); err != nil || !isObj {
+				return nil, false, shared.Refuse(fmt.Sprintf("the install record's original %q entry is not a JSON object", strings.Join(t.serverPath, ".")), manual...)
+			}
+			c.Lookup(t.serverPath...).Value = orig.Value
 		default:
-			c.Remove(t.serverPath, rf.ServerCreated)
+			c.Remove(t.serverPath, rf.ServerCreated, layouts(rf.ServerLayout)...)
 		}
-	}
-	for _, ad := range rf.Adds {
-		c.RemoveStrings(ad.Path, ad.Items, ad.Created)
 	}
 	body := c.Pack()
 	if !rf.Existed && shared.EmptyObject(body) {
 		return nil, true, nil
+	}
+	if rf.BlankText != nil && shared.IsBlank([]byte(*rf.BlankText)) && shared.EmptyObject(body) {
+		body = []byte(*rf.BlankText)
 	}
 	out = append(bytes.Clone(mark), body...)
 	return out, false, nil

@@ -264,10 +264,10 @@ func TestInitRefusesUnparsableConfig(t *testing.T) {
 	var re *RefusedError
 	require.ErrorAs(t, err, &re)
 	require.Contains(t, re.Reason, "cannot parse")
-	f.write("opencode.jsonc", "{ \"plugins\": \"x\" }")
+	f.write("opencode.jsonc", "{\n  // mine\n  \"plugins\": \"x\"\n}\n")
 	_, err = PlanInit(f.request(Options{}))
 	require.ErrorAs(t, err, &re)
-	require.Contains(t, re.Reason, "is not an array")
+	require.Equal(t, "cannot add the plugin to "+f.path("opencode.jsonc")+": line 3: \"plugins\" is a string, not an array", re.Reason)
 }
 
 func TestProjectScope(t *testing.T) {

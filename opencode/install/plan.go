@@ -133,7 +133,8 @@ func PlanInit(req Request) (*Plan, error) {
 	}
 	base := body
 	if len(bytes.TrimSpace(body)) == 0 {
-		base = []byte("{\n}\n")
+		eol := shared.DetectEOL(body)
+		base = []byte("{" + eol + "}" + eol)
 	}
 	c, err := shared.ParseJSONC(base)
 	if err != nil {
@@ -155,9 +156,11 @@ func PlanInit(req Request) (*Plan, error) {
 	before := data // the content uninstall should restore
 	var arr *hujson.Array
 	if mi := c.Member(key); mi >= 0 {
-		a, ok := c.Obj.Members[mi].Value.Value.(*hujson.Array)
+		v := &c.Obj.Members[mi].Value
+		a, ok := v.Value.(*hujson.Array)
 		if !ok {
-			return nil, refuse(fmt.Sprintf("%q in %s is not an array", key, cfgPath), fmt.Sprintf("make %q an array, then run init again", key))
+			return nil, refuse(fmt.Sprintf("cannot add the plugin to %s: %v", cfgPath, &shared.ShapeError{Path: key, Line: c.Line(v), Shape: shared.Shape(v.Value), Want: "an array"}),
+				fmt.Sprintf("make %q an array (or remove it), then run init again", key))
 		}
 		arr = a
 	}
@@ -432,16 +435,7 @@ func PlanUninstall(req UninstallRequest) (*Plan, error) {
 			}
 			arr.Elements[idx].Value = v
 		} else {
-			var elemLayout, keyLayout *shared.Layout
-			if rec.Config.CreatedKey {
-				keyLayout = rec.Config.Layout
-			} else {
-				elemLayout = rec.Config.Layout
-			}
-			shared.RemoveItem(shared.ArrItems{A: arr}, idx, elemLayout)
-			if rec.Config.CreatedKey && len(arr.Elements) == 0 {
-				shared.RemoveItem(shared.ObjItems{O: c.Obj}, mi, keyLayout)
-			}
+			removeEntry(c, mi, idx, rec.Config.CreatedKey, rec.Config.Layout)
 		}
 		newBody := c.Pack()
 		if err := checkEdit(body, newBody, rec.Key, rec.Config.EntryExisted); err != nil {
@@ -664,7 +658,7 @@ func checkEdit(before, after []byte, key string, wantOurs bool) error {
 }
 
 func normalized(data []byte, key string) (any, int, error) {
-	v, err := hujson.Parse(data)
+	v, _, err := shared.ParseValue(data)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -725,9 +719,9 @@ func addEntry(c *shared.JSONC, h Host, o Options) (createdKey bool, lay shared.L
 		outer, _ := shared.LineIndent(m.Name.BeforeExtra)
 		multi := shared.IsMultiline(it, c.Multiline)
 		ind := shared.ItemIndent(it, outer, c.Unit)
-		text := entryJSON(h, o, ind, c.Unit, !multi)
+		text := c.Lines(entryJSON(h, o, ind, c.Unit, !multi))
 		old := string(arr.AfterExtra)
-		lead, trail, tail := shared.AppendLayout(it, multi, ind, outer)
+		lead, trail, tail := c.AppendLayout(it, multi, ind, outer)
 		arr.Elements = append(arr.Elements, hujson.Value{BeforeExtra: lead, Value: shared.ParseTrimmed(text), AfterExtra: trail})
 		arr.AfterExtra = tail
 		return false, shared.Layout{Lead: string(lead), TailBefore: old, TailAfter: string(tail)}
@@ -742,17 +736,35 @@ func addEntry(c *shared.JSONC, h Host, o Options) (createdKey bool, lay shared.L
 		arrText = "[" + string(entryJSON(h, o, "", "", true)) + "]"
 	}
 	keyJSON, _ := json.Marshal(key)
-	wrap, err := hujson.Parse([]byte("{" + string(keyJSON) + ": " + arrText + "}"))
+	wrap, err := hujson.Parse(c.Lines([]byte("{" + string(keyJSON) + ": " + arrText + "}")))
 	if err != nil {
 		panic(err)
 	}
 	m := wrap.Value.(*hujson.Object).Members[0]
 	old := string(c.Obj.AfterExtra)
-	lead, trail, tail := shared.AppendLayout(root, multi, memberInd, "")
+	lead, trail, tail := c.AppendLayout(root, multi, memberInd, "")
 	m.Name.BeforeExtra, m.Value.AfterExtra = lead, trail
 	c.Obj.Members = append(c.Obj.Members, m)
 	c.Obj.AfterExtra = tail
 	return true, shared.Layout{Lead: string(lead), TailBefore: old, TailAfter: string(tail)}
+}
+
+// removeEntry removes element idx of the plugin list (member mi of the
+// root), and the list with it when init created it and it is now empty.
+// lay is what addEntry returned: the element's layout, or the list's when
+// createdKey.
+func removeEntry(c *shared.JSONC, mi, idx int, createdKey bool, lay *shared.Layout) {
+	arr := c.Obj.Members[mi].Value.Value.(*hujson.Array)
+	var elemLayout, keyLayout *shared.Layout
+	if createdKey {
+		keyLayout = lay
+	} else {
+		elemLayout = lay
+	}
+	shared.RemoveItem(shared.ArrItems{A: arr}, idx, elemLayout)
+	if createdKey && len(arr.Elements) == 0 {
+		shared.RemoveItem(shared.ObjItems{O: c.Obj}, mi, keyLayout)
+	}
 }
 
 // setOptions rewrites entry e of arr so it carries options o, in h's form,
@@ -762,7 +774,7 @@ func setOptions(c *shared.JSONC, h Host, arr *hujson.Array, e entry, o Options) 
 	ind, ok := shared.LineIndent(el.BeforeExtra)
 	compact := !ok
 	if e.form != h.form() {
-		el.Value = shared.ParseTrimmed(entryJSON(h, o, ind, c.Unit, compact))
+		el.Value = shared.ParseTrimmed(c.Lines(entryJSON(h, o, ind, c.Unit, compact)))
 		return
 	}
 	switch v := el.Value.(type) {
@@ -771,17 +783,17 @@ func setOptions(c *shared.JSONC, h Host, arr *hujson.Array, e entry, o Options) 
 			m := &v.Members[i]
 			if lit, ok := m.Name.Value.(hujson.Literal); ok && lit.String() == "options" {
 				oi, ok := shared.LineIndent(m.Name.BeforeExtra)
-				m.Value.Value = shared.ParseTrimmed(shared.Marshal(o, oi, c.Unit, !ok))
+				m.Value.Value = shared.ParseTrimmed(c.Marshal(o, oi, !ok))
 				return
 			}
 		}
 		it := shared.ObjItems{O: v}
 		multi := shared.IsMultiline(it, !compact)
 		mi := shared.ItemIndent(it, ind, c.Unit)
-		lead, trail, tail := shared.AppendLayout(it, multi, mi, ind)
+		lead, trail, tail := c.AppendLayout(it, multi, mi, ind)
 		m := hujson.ObjectMember{
 			Name:  hujson.Value{BeforeExtra: lead, Value: hujson.String("options")},
-			Value: hujson.Value{BeforeExtra: hujson.Extra(" "), Value: shared.ParseTrimmed(shared.Marshal(o, mi, c.Unit, !multi)), AfterExtra: trail},
+			Value: hujson.Value{BeforeExtra: hujson.Extra(" "), Value: shared.ParseTrimmed(c.Marshal(o, mi, !multi)), AfterExtra: trail},
 		}
 		v.Members = append(v.Members, m)
 		v.AfterExtra = tail
@@ -791,14 +803,14 @@ func setOptions(c *shared.JSONC, h Host, arr *hujson.Array, e entry, o Options) 
 			if !ok {
 				oi = ind
 			}
-			v.Elements[1].Value = shared.ParseTrimmed(shared.Marshal(o, oi, c.Unit, compact))
+			v.Elements[1].Value = shared.ParseTrimmed(c.Marshal(o, oi, compact))
 			return
 		}
 		it := shared.ArrItems{A: v}
 		multi := shared.IsMultiline(it, false)
 		ei := shared.ItemIndent(it, ind, c.Unit)
-		lead, trail, tail := shared.AppendLayout(it, multi, ei, ind)
-		v.Elements = append(v.Elements, hujson.Value{BeforeExtra: lead, Value: shared.ParseTrimmed(shared.Marshal(o, ind, c.Unit, compact)), AfterExtra: trail})
+		lead, trail, tail := c.AppendLayout(it, multi, ei, ind)
+		v.Elements = append(v.Elements, hujson.Value{BeforeExtra: lead, Value: shared.ParseTrimmed(c.Marshal(o, ind, compact)), AfterExtra: trail})
 		v.AfterExtra = tail
 	}
 }

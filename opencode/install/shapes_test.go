@@ -1,0 +1,337 @@
+package install
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"github.com/tailscale/hujson"
+
+	shared "github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
+)
+
+// The shape corpus of OpenCode's config: every legal shape of the plugin
+// list (2.x "plugins": strings, {package, options} objects, mixed; 1.x
+// "plugin": strings and [name, options] tuples; absent, empty, commented,
+// trailing commas, our entry already there), each written with every
+// indentation style, line ending, final-newline style, with or without a
+// byte order mark, as opencode.jsonc or opencode.json, goes through init →
+// an independent read (hujson strips comments and trailing commas, then
+// encoding/json) → uninstall, which must give back the original bytes:
+// through the record's patch and through the structural removal alone. A
+// list that is not an array is refused with the file, the line and the
+// shape, and nothing is written.
+
+type ocShape struct {
+	name   string
+	host   Host
+	text   string
+	refuse string // with {file}; "" when init must succeed
+}
+
+var ocShapes = []ocShape{
+	{name: "plugins absent", text: "{\n  \"$schema\": \"https://opencode.ai/config.json\"\n}\n"},
+	{name: "empty file", text: ""},
+	{name: "blank file", text: "\n  \n"},
+	{name: "empty object", text: "{}\n"},
+	{name: "plugins []", text: "{\n  \"plugins\": []\n}\n"},
+	{name: "plugins empty with a comment", text: "{\n  \"plugins\": [\n    // none yet\n  ],\n  \"theme\": \"dark\"\n}\n"},
+	{name: "plugins empty with a block comment", text: "{\n  \"plugins\": [ /* none */ ]\n}\n"},
+	{name: "plugins strings on one line", text: "{\n  \"plugins\": [\"opencode-foo\", \"opencode-bar@1.2.3\"]\n}\n"},
+	{name: "plugins strings, comments, trailing commas", text: "{\n  // my plugins\n  \"plugins\": [\n    \"opencode-foo\", // foo\n    /* bar */ \"opencode-bar\",\n  ],\n  \"model\": \"x\",\n}\n"},
+	{name: "plugins objects", text: "{\n  \"plugins\": [\n    {\n      \"package\": \"opencode-foo\",\n      \"options\": {\"level\": 2}\n    }\n  ]\n}\n"},
+	{name: "plugins mixed", text: "{\n  \"plugins\": [\n    \"opencode-foo\",\n    {\"package\": \"opencode-bar\", \"options\": {}} // bar\n  ]\n}\n"},
+	{name: "plugins comment after the last", text: "{\n  \"plugins\": [\n    \"opencode-foo\" // the only one\n  ]\n}\n"},
+	{name: "plugins our entry as a string", text: "{\n  \"plugins\": [\n    \"opencode-foo\",\n    \"./vendor/deepseek-web-retrieval\"\n  ]\n}\n"},
+	{name: "plugins our entry as an object", text: "{\n  \"plugins\": [{\"package\": \"./vendor/deepseek-web-retrieval\", \"options\": {\"search\": \"off\"}}]\n}\n"},
+	{name: "whole file on one line", text: "{\"plugins\":[\"opencode-foo\"],\"theme\":\"dark\"}"},
+	{name: "comments around the root", text: "// mine\n{\n  \"theme\": \"dark\"\n} // end\n"},
+	{name: "plugins null", text: "{\n  \"theme\": \"dark\",\n  \"plugins\": null\n}\n",
+		refuse: "cannot add the plugin to {file}: line 3: \"plugins\" is null, not an array"},
+	{name: "plugins an object", text: "{\n  \"plugins\": {\n    \"opencode-foo\": {}\n  }\n}\n",
+		refuse: "cannot add the plugin to {file}: line 2: \"plugins\" is an object, not an array"},
+	{name: "plugins a string", text: "{\"plugins\": \"opencode-foo\"}\n",
+		refuse: "cannot add the plugin to {file}: line 1: \"plugins\" is a string, not an array"},
+
+	{name: "top level a string", text: "\"opencode\"\n",
+		refuse: "cannot parse {file}: line 1: the top level is a string, not an object"},
+	{name: "1.x plugin absent", host: HostOpenCode1, text: "{\n  \"model\": \"x\"\n}\n"},
+	{name: "1.x plugin []", host: HostOpenCode1, text: "{\n  \"plugin\": []\n}\n"},
+	{name: "1.x plugin strings", host: HostOpenCode1, text: "{\n  \"plugin\": [\n    \"opencode-foo\",\n    \"opencode-bar\", // bar\n  ]\n}\n"},
+	{name: "1.x plugin tuples", host: HostOpenCode1, text: "{\n  \"plugin\": [[\"opencode-foo\", {\"level\": 2}], \"opencode-bar\"]\n}\n"},
+	{name: "1.x plugin our entry", host: HostOpenCode1, text: "{\n  \"plugin\": [\n    [\"./vendor/deepseek-web-retrieval\", {\"search\": \"off\"}]\n  ]\n}\n"},
+	{name: "1.x plugin null", host: HostOpenCode1, text: "{\n  \"plugin\": null\n}\n",
+		refuse: "cannot add the plugin to {file}: line 2: \"plugin\" is null, not an array"},
+}
+
+type ocVariant struct {
+	unit, eol, final string
+	bom              bool
+	file             string
+}
+
+func (v ocVariant) String() string {
+	return fmt.Sprintf("%q/%q/%s/bom=%v/%s", v.unit, v.eol, v.final, v.bom, v.file)
+}
+
+func ocVariants() []ocVariant {
+	var out []ocVariant
+	i := 0
+	for _, unit := range []string{"  ", "    ", "\t"} {
+		for _, eol := range []string{"\n", "\r\n"} {
+			for _, final := range []string{"one", "none", "blank"} {
+				for _, bom := range []bool{false, true} {
+					file := "opencode.jsonc"
+					if i%3 == 2 {
+						file = "opencode.json"
+					}
+					i++
+					out = append(out, ocVariant{unit, eol, final, bom, file})
+				}
+			}
+		}
+	}
+	return out
+}
+
+var tabIndented = regexp.MustCompile(`(?m)^\t+[^\s]`)
+
+var ocLeadingSpaces = regexp.MustCompile(`(?m)^( +)`)
+
+func (v ocVariant) render(text string) string {
+	text = ocLeadingSpaces.ReplaceAllStringFunc(text, func(s string) string { return strings.Repeat(v.unit, len(s)/2) })
+	if strings.TrimSpace(text) != "" {
+		switch v.final {
+		case "none":
+			text = strings.TrimRight(text, "\n")
+		case "blank":
+			text = strings.TrimRight(text, "\n") + "\n\n\n"
+		}
+	}
+	text = strings.ReplaceAll(text, "\n", v.eol)
+	if v.bom {
+		text = "\ufeff" + text
+	}
+	return text
+}
+
+// ocRead is the independent reader: hujson, then encoding/json.
+func ocRead(t *testing.T, data []byte) map[string]any {
+	t.Helper()
+	data = bytes.TrimPrefix(data, []byte("\ufeff"))
+	if len(bytes.TrimSpace(data)) == 0 {
+		return map[string]any{}
+	}
+	std, err := hujson.Standardize(append(bytes.Clone(data), '\n'))
+	require.NoError(t, err, "%q", data)
+	var m map[string]any
+	require.NoError(t, json.Unmarshal(std, &m), "%q", std)
+	return m
+}
+
+// withoutOurs drops our entries from the plugin list (and the list when
+// that empties it), for comparing the rest of the config.
+func withoutOurs(m map[string]any, key string, dropEmpty bool) (map[string]any, int) {
+	arr, ok := m[key].([]any)
+	if !ok {
+		return m, 0
+	}
+	var keep []any
+	n := 0
+	for _, e := range arr {
+		if isOurPath(entryName(e)) {
+			n++
+			continue
+		}
+		keep = append(keep, e)
+	}
+	out := map[string]any{}
+	for k, v := range m {
+		out[k] = v
+	}
+	if len(keep) == 0 && dropEmpty {
+		delete(out, key)
+	} else {
+		if keep == nil {
+			keep = []any{}
+		}
+		out[key] = keep
+	}
+	return out, n
+}
+
+func newMemFixture(t *testing.T) *fixture {
+	root, err := os.MkdirTemp("/dev/shm", "dwr-ocshapes-")
+	if err != nil {
+		return newFixture(t)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(root) })
+	env := Env{Home: filepath.Join(root, "home"), WorkDir: filepath.Join(root, "work")}
+	require.NoError(t, os.MkdirAll(env.WorkDir, 0o755))
+	cfgDir := filepath.Join(env.Home, ".config", "opencode")
+	require.NoError(t, os.MkdirAll(cfgDir, 0o755))
+	return &fixture{t: t, root: root, env: env, cfgDir: cfgDir}
+}
+
+func readNow(t *testing.T, path string) []byte {
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	return b
+}
+
+// TestShapeCorpus runs the corpus; see the comment above ocShapes.
+func TestShapeCorpus(t *testing.T) {
+	vs := ocVariants()
+	tiers := []string{"off", "optional", "preferred", "forced"}
+	var total, refused atomic.Int64
+	t.Cleanup(func() {
+		t.Logf("shape corpus: %d cases (%d shapes × %d variants), %d refused as expected", total.Load(), len(ocShapes), len(vs), refused.Load())
+	})
+	for _, half := range []int{0, 1} {
+		t.Run(fmt.Sprint(half), func(t *testing.T) {
+			t.Parallel()
+			f := newMemFixture(t)
+			for si, s := range ocShapes {
+				if si%2 != half {
+					continue
+				}
+				for vi, v := range vs {
+					total.Add(1)
+					if ocCase(t, f, s, v, tiers[(si+vi)%len(tiers)]) {
+						refused.Add(1)
+					}
+				}
+			}
+		})
+	}
+}
+
+func ocCase(t *testing.T, f *fixture, s ocShape, v ocVariant, tier string) bool {
+	name := fmt.Sprintf("%s/%s/%s", s.name, v, tier)
+	h := s.host
+	if h == "" {
+		h = HostOpenCode
+	}
+	cfg := f.path(v.file)
+	if !(s.text == "" && v.final == "none" && v.bom) { // one case with no file at all
+		f.write(v.file, v.render(s.text))
+	}
+	defer func() { _ = os.Remove(cfg) }()
+	before := f.tree()
+	req := f.request(Options{Search: tier, Fetch: tier})
+	req.Host = h
+	p, err := PlanInit(req)
+	if s.refuse != "" {
+		var re *RefusedError
+		require.ErrorAs(t, err, &re, name)
+		require.Equal(t, strings.ReplaceAll(s.refuse, "{file}", cfg), re.Reason, name)
+		require.Equal(t, before, f.tree(), "%s: a refusal writes nothing", name)
+		return true
+	}
+	require.NoError(t, err, name)
+	require.NoError(t, p.Apply(), name)
+
+	orig := []byte(before[v.file])
+	got, err := os.ReadFile(cfg)
+	require.NoError(t, err, name)
+	key := h.key()
+	o, _ := withoutOurs(ocRead(t, orig), key, true)
+	a, n := withoutOurs(ocRead(t, got), key, true)
+	require.Equal(t, o, a, "%s: init changed only the plugin list", name)
+	require.Equal(t, 1, n, "%s: one entry of ours:\n%s", name, got)
+	require.Equal(t, bytes.HasPrefix(orig, []byte("\ufeff")), bytes.HasPrefix(got, []byte("\ufeff")), "%s: the BOM is kept", name)
+	if v.eol == "\r\n" && bytes.Contains(orig, []byte("\r\n")) {
+		require.NotRegexp(t, `[^\r]\n|^\n`, string(got), "%s: a bare LF in a CRLF file", name)
+	}
+	if v.eol == "\n" {
+		require.NotContains(t, string(got), "\r", name)
+	}
+	if v.unit == "\t" && tabIndented.Match(orig) {
+		require.NotRegexp(t, `(?m)^ `, string(got), "%s: a space-indented line in a tab-indented file:\n%s", name, got)
+	} else if v.unit != "\t" {
+		require.NotRegexp(t, `(?m)^\t`, string(got), "%s: a tab-indented line in a space-indented file:\n%s", name, got)
+	}
+	again, err := PlanInit(req)
+	require.NoError(t, err, name)
+	require.True(t, again.Empty(), "%s: a second init changes nothing:\n%s", name, f.render(again, false))
+	// The .jsonc cases change the tier with a later init: the entry's
+	// options are rewritten in place, and uninstall still restores.
+	if v.file == "opencode.jsonc" {
+		other := Options{Search: "forced", Fetch: "off"}
+		if tier == "forced" {
+			other = Options{Search: "off", Fetch: "preferred"}
+		}
+		req2 := f.request(other)
+		req2.Host = h
+		p2, err := PlanInit(req2)
+		require.NoError(t, err, name)
+		require.NoError(t, p2.Apply(), name)
+		got2, err := os.ReadFile(cfg)
+		require.NoError(t, err)
+		a2, n2 := withoutOurs(ocRead(t, got2), key, true)
+		require.Equal(t, o, a2, "%s: the second init changed only the plugin list", name)
+		require.Equal(t, 1, n2, name)
+	}
+
+	// Uninstall through the patch, then through the structural removal.
+	check := func(p *Plan, how string) {
+		for _, c := range p.Changes {
+			if c.Kind != KindConfig {
+				continue
+			}
+			if c.Op == OpDelete {
+				_, existed := before[v.file]
+				require.False(t, existed, "%s (%s): uninstall deletes a config that was there", name, how)
+				continue
+			}
+			require.Equal(t, string(orig), string(c.New), "%s (%s)", name, how)
+		}
+	}
+	u, err := PlanUninstall(UninstallRequest{Env: f.env, Scope: ScopeGlobal})
+	require.NoError(t, err, name)
+	check(u, "patch")
+	recData := f.read(recordFile)
+	var rec Record
+	require.NoError(t, json.Unmarshal([]byte(recData), &rec))
+	rec.Config.Patch, rec.Config.Snapshot = nil, ""
+	f.write(recordFile, string(rec.marshal()))
+	u2, err := PlanUninstall(UninstallRequest{Env: f.env, Scope: ScopeGlobal})
+	require.NoError(t, err, name)
+	check(u2, "structural")
+
+	// A hand edit elsewhere (a comment line at the top) voids the patch:
+	// uninstall keeps it and takes out only our entry, byte for byte.
+	if mark, body := shared.SplitBOM(orig); len(orig) > 0 && !shared.IsBlank(body) {
+		eol := shared.DetectEOL(body)
+		edit := func(b []byte) string {
+			m, rest := shared.SplitBOM(b)
+			return string(m) + "// edited" + eol + string(rest)
+		}
+		f.write(recordFile, recData)
+		f.write(v.file, edit(readNow(t, cfg)))
+		u3, err := PlanUninstall(UninstallRequest{Env: f.env, Scope: ScopeGlobal})
+		require.NoError(t, err, name)
+		seen := false
+		for _, c := range u3.Changes {
+			if c.Kind == KindConfig {
+				seen = true
+				require.Equal(t, edit(append(mark, body...)), string(c.New), "%s (edited)", name)
+			}
+		}
+		require.True(t, seen, name)
+		require.NoError(t, u3.Apply(), name)
+		f.write(v.file, string(orig))
+	} else {
+		require.NoError(t, u2.Apply(), name)
+	}
+	require.True(t, reflect.DeepEqual(before, f.tree()), "%s: uninstall restores every file byte for byte:\n%q\n%q", name, before[v.file], f.tree()[v.file])
+	return false
+}
