@@ -213,7 +213,7 @@ func TestOptionErrorsDoNotRepeatKeys(t *testing.T) {
 		{"apiKey ${} naming the key", `{"apiKey":"${` + testKey + `}"}`, `option "apiKey": the reference names ` + notShown + `, which is not an environment variable name`},
 		{"tier", `{"search":"` + testKey + `"}`, `option "search": want off, optional, preferred or forced, got ` + notShown},
 		{"baseURL", `{"baseURL":"` + testKey + `"}`, `option "baseURL": ` + notShown + ` is not an absolute URL`},
-		{"baseURL with the key", `{"baseURL":"http://example.com/` + testKey + `"}`, `option "baseURL": must use https (plain http is allowed only for loopback hosts), got ` + notShown},
+		{"baseURL with the key", `{"baseURL":"http://example.com/` + testKey + `"}`, `option "baseURL": must use https; plain http is allowed only for localhost and loopback IP addresses (127.0.0.0/8, [::1]), got ` + notShown},
 		{"language", `{"language":"` + testKey + `;"}`, `option "language": want language codes separated by commas, such as "zh,en", got ` + notShown},
 		{"domain entry", `{"includeDomains":["https://` + testKey + `"]}`, `option "includeDomains": entry 1: domain ` + notShown + ` is a URL; write just the host name, like "example.com"`},
 		{"number", `{"maxResults":"` + testKey + `"}`, `option "maxResults": want a whole number, got ` + notShown},

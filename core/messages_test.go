@@ -141,7 +141,12 @@ func TestMessagesOptions(t *testing.T) {
 			require.Equal(t, "https://gw.example.com/x/anthropic/v1/messages", c.Messages.Endpoint)
 		}},
 		{"unknown backend", `{"searchBackend":"bing"}`, `option "searchBackend": want "search" or "messages", got "bing"`, nil},
-		{"plain http off loopback", `{"messagesBaseURL":"http://gw.example.com/anthropic"}`, `option "messagesBaseURL": must use https (plain http is allowed only for loopback hosts), got "http://gw.example.com/anthropic"`, nil},
+		{"plain http off loopback", `{"messagesBaseURL":"http://gw.example.com/anthropic"}`, `option "messagesBaseURL": must use https; plain http is allowed only for localhost and loopback IP addresses (127.0.0.0/8, [::1]), got "http://gw.example.com/anthropic"`, nil},
+		{"plain http to a name under localhost", `{"messagesBaseURL":"http://evil.localhost:18080/anthropic"}`, `option "messagesBaseURL": must use https; plain http is allowed only for localhost and loopback IP addresses (127.0.0.0/8, [::1]), got "http://evil.localhost:18080/anthropic"`, nil},
+		{"plain http to localhost.", `{"messagesBaseURL":"http://localhost.:18080/anthropic"}`, `option "messagesBaseURL": must use https; plain http is allowed only for localhost and loopback IP addresses (127.0.0.0/8, [::1]), got "http://localhost.:18080/anthropic"`, nil},
+		{"plain http to localhost", `{"messagesBaseURL":"http://localhost:18080/anthropic"}`, "", func(t *testing.T, c *Config) {
+			require.Equal(t, "http://localhost:18080/anthropic/v1/messages", c.Messages.Endpoint)
+		}},
 		{"max tokens 0", `{"messagesMaxTokens":0}`, `option "messagesMaxTokens": want a whole number from 128 to 65536, got 0`, nil},
 		{"max tokens too high", `{"messagesMaxTokens":100000}`, `option "messagesMaxTokens": want a whole number from 128 to 65536, got 100000`, nil},
 		{"max uses", `{"messagesMaxUses":21}`, `option "messagesMaxUses": want a whole number from 1 to 20, got 21`, nil},
