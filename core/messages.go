@@ -273,13 +273,40 @@ func ApplyMessagesEnv(o *Options, getenv func(string) string) error {
 		if v == "" || *n.dst != 0 {
 			continue
 		}
-		var x int
-		if decodeInt([]byte(v), &x) != nil || between(x, n.lo, n.hi) != nil {
+		// Decimal digits ("010" is ten), or a JSON number ("1e3").
+		x, ok := decimalInt(v)
+		if !ok {
+			ok = decodeInt([]byte(v), &x) == nil
+		}
+		if !ok || between(x, n.lo, n.hi) != nil {
 			return errors.New("environment variable " + n.env + ": want a whole number from " + strconv.Itoa(n.lo) + " to " + strconv.Itoa(n.hi) + ", got " + strconv.Quote(clip(v, 40)))
 		}
 		*n.dst = x
 	}
 	return nil
+}
+
+// decimalInt reads a whole number in decimal digits with an optional
+// sign: "010" is ten (a leading zero is no octal prefix), and "0x10" or
+// "1_0" are not numbers.
+func decimalInt(s string) (int, bool) {
+	d := strings.TrimLeft(s, "+-")
+	if len(s)-len(d) > 1 || d == "" {
+		return 0, false
+	}
+	n := 0
+	for i := 0; i < len(d); i++ {
+		if d[i] < '0' || d[i] > '9' {
+			return 0, false
+		}
+		if n = n*10 + int(d[i]-'0'); n > 1e9 {
+			return 0, false
+		}
+	}
+	if s[0] == '-' {
+		n = -n
+	}
+	return n, true
 }
 
 // Usage is what a Messages search cost, summed over the requests of one

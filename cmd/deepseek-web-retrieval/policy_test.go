@@ -75,3 +75,40 @@ func splitPort(t *testing.T, u string) (host, port string) {
 	require.NoError(t, err)
 	return host, port
 }
+
+// Numbers on the command line are decimal: "010" is ten, base prefixes are refused with a
+// sentence saying so (flag.IntVar read --offset 010, 0x10 and 0b11 as 8, 16 and 3).
+func TestCLINumbersAreDecimal(t *testing.T) {
+	m := newMock(t)
+	m.Fetch = deepseektest.Answer(200, fetchAnswer)
+	m.Search = deepseektest.Answer(200, searchAnswer)
+	const url = "https://go.dev/doc/effective_go"
+	r := runBin(t, baseEnv(t), "fetch", "--json", "--base-url", m.URL, "--offset", "010", url)
+	require.Equal(t, 0, r.code, r.stderr)
+	require.Contains(t, r.stdout, `"offset": 10,`)
+
+	r = runBin(t, baseEnv(t), "search", "--base-url", m.URL, "--max-results", "010", "--min-rerank", "01.5", "go")
+	require.Equal(t, 0, r.code, r.stderr)
+	require.Equal(t, float64(10), m.Requests()[1].Body["count"])
+
+	const prefix = "want a decimal number: 0x, 0b and 0o prefixes are not read"
+	for _, tt := range []struct{ cmd, flag, value, want string }{
+		{"fetch", "--offset", "0x10", prefix},
+		{"fetch", "--offset", "0b11", prefix},
+		{"fetch", "--offset", "0o7", prefix},
+		{"fetch", "--offset", "-0X1", prefix},
+		{"fetch", "--offset", "1_000", "want a whole number"},
+		{"fetch", "--offset", "ten", "want a whole number"},
+		{"search", "--max-results", "0x10", prefix},
+		{"search", "--timeout-ms", "0b1111101000000", prefix},
+		{"search", "--min-rerank", "0x1p0", prefix},
+		{"search", "--min-authority", "Inf", "want a number"},
+		{"search", "--min-authority", "NaN", "want a number"},
+	} {
+		r := runBin(t, baseEnv(t), tt.cmd, "--base-url", m.URL, tt.flag, tt.value, "https://go.dev/")
+		require.Equal(t, exitUsage, r.code, r.stderr)
+		require.Equal(t, "deepseek-web-retrieval "+tt.cmd+`: invalid value "`+tt.value+`" for flag `+tt.flag+": "+tt.want+
+			"\nRun \"deepseek-web-retrieval help "+tt.cmd+"\" for usage.\n", r.stderr)
+	}
+	require.Len(t, m.Requests(), 2, "a refused number sent a request")
+}
