@@ -579,6 +579,7 @@ func mapMessages(t *messagesTurn, query string, cfg *Config, redact func(string)
 	usage := t.usage
 	res.Usage = &usage
 	seen := map[string]struct{}{}
+	withheld := 0
 	for _, b := range t.blocks {
 		if b.Type != anthropic.TypeWebSearchResult {
 			continue
@@ -595,6 +596,12 @@ func mapMessages(t *messagesTurn, query string, cfg *Config, redact func(string)
 			}
 			seen[k] = struct{}{}
 			if !domainAllowed(host, cfg.IncludeDomains, cfg.BlockedDomains) {
+				continue
+			}
+			// Withheld with the passages cited from it, which are only
+			// ever shown under their result.
+			if refusedResult(raw) {
+				withheld++
 				continue
 			}
 			if len(res.Hits) == cfg.MaxResults {
@@ -614,6 +621,7 @@ func mapMessages(t *messagesTurn, query string, cfg *Config, redact func(string)
 	if cfg.Messages.Summary {
 		res.Summary = ellipsize(strings.TrimSpace(redact(summary.String())), MaxMessagesSummaryChars)
 	}
+	res.noteWithheld(withheld)
 	for _, c := range codes {
 		res.Notes = append(res.Notes, "One of DeepSeek's web searches failed: "+searchErrorText(c, cfg)+"; the results above come from the searches that ran.")
 	}
