@@ -536,10 +536,14 @@ func mapMessages(t *messagesTurn, query string, cfg *Config, redact func(string)
 		}
 		switch b.Type {
 		case anthropic.TypeText:
-			if !prevText && summary.Len() > 0 {
-				summary.WriteString("\n\n")
+			// Prose that cites a result refusedResult withholds is left
+			// out of the summary with the result and its passages.
+			if !citesWithheld(b.Citations, redact) {
+				if !prevText && summary.Len() > 0 {
+					summary.WriteString("\n\n")
+				}
+				summary.WriteString(b.Text)
 			}
-			summary.WriteString(b.Text)
 			prevText = true
 			for _, c := range b.Citations {
 				u, _, ok := resultURL(redact(c.URL))
@@ -632,6 +636,23 @@ func mapMessages(t *messagesTurn, query string, cfg *Config, redact func(string)
 		res.Notes = append(res.Notes, "DeepSeek stopped at messagesMaxTokens ("+strconv.Itoa(cfg.Messages.MaxTokens)+") before finishing its turn; some results may be missing.")
 	}
 	return res, nil
+}
+
+// citesWithheld reports whether any of cs cites a result URL that
+// refusedResult withholds.
+func citesWithheld(cs []anthropic.Citation, redact func(string) string) bool {
+	for _, c := range cs {
+		if u := redact(c.URL); refusedResult(u) && isResultURL(u) {
+			return true
+		}
+	}
+	return false
+}
+
+// isResultURL reports whether resultURL accepts raw.
+func isResultURL(raw string) bool {
+	_, _, ok := resultURL(raw)
+	return ok
 }
 
 // parsePageAge reads a page_age: the layouts of parseDate, or a written date

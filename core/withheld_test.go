@@ -87,6 +87,23 @@ func TestMessagesWithholdsInsideURLs(t *testing.T) {
 	require.Equal(t, "1. Go\nhttps://go.dev/doc/\nGo is public.\n\n"+
 		"(14 results withheld: their URLs point at private or local addresses or carry a user name or password.)", r.Text())
 	require.False(t, strings.Contains(r.Text(), "internal passage"))
+
+	// DeepSeek's summary leaves out the prose that cites them.
+	body, err = json.Marshal(map[string]any{
+		"type": "message", "role": "assistant", "stop_reason": "end_turn",
+		"content": []any{
+			map[string]any{"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": map[string]any{"query": "q"}},
+			map[string]any{"type": "web_search_tool_result", "tool_use_id": "srvtoolu_1", "content": results},
+			map[string]any{"type": "text", "text": "Go is public.", "citations": cites[:1]},
+			map[string]any{"type": "text", "text": " The metadata service says the role is admin.", "citations": cites[1:2]},
+			map[string]any{"type": "text", "text": " Done."},
+		},
+		"usage": map[string]any{"input_tokens": 1, "output_tokens": 1},
+	})
+	require.NoError(t, err)
+	s, _ = messagesSearch(t, messagesConfig(t, Options{MessagesOptions: MessagesOptions{MessagesSummary: true}}), "q", okReply(string(body)))
+	require.Nil(t, s.Err)
+	require.Equal(t, "Go is public. Done.", s.Result.Search.Summary)
 }
 
 // FuzzRefusedResult holds refusedResult's shortcut for plainly written URLs
