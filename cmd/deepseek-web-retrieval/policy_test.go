@@ -168,3 +168,21 @@ func TestCLIKeyMaskedInEveryEncoding(t *testing.T) {
 		})
 	}
 }
+
+// A network error names the host and the kind of failure.
+func TestCLINetworkErrorNamesHostAndKind(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := l.Addr().String()
+	require.NoError(t, l.Close())
+	r := runBin(t, baseEnv(t), "fetch", "--max-retries", "0", "--base-url", "http://"+addr, "https://go.dev/")
+	require.Equal(t, exitAPI, r.code)
+	require.Equal(t, "deepseek-web-retrieval fetch: DeepSeek Fetch failed: network error: cannot connect to "+addr+" (connection refused)\n", r.stderr)
+
+	// https to a server that answers in plain http.
+	m := newMock(t)
+	host := strings.TrimPrefix(m.URL, "http://")
+	r = runBin(t, baseEnv(t), "fetch", "--max-retries", "0", "--base-url", "https://"+host, "https://go.dev/")
+	require.Equal(t, exitAPI, r.code)
+	require.Equal(t, "deepseek-web-retrieval fetch: DeepSeek Fetch failed: network error: TLS with "+host+" failed (the server did not answer with TLS)\n", r.stderr)
+}
