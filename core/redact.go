@@ -151,12 +151,22 @@ func (r *Redactor) setInner() {
 			r.setInner2(f[i:i+1], f[i+1:i+2])
 		}
 	}
-	// HTML numeric references, whatever the byte: &#, then x or digits,
-	// then digits, then ;.
-	const digits = "0123456789abcdefABCDEF"
+	// HTML numeric references: &#, then decimal digits and ;, or x, zeros,
+	// the byte's two hex digits and ;. A key byte's high hex digit is
+	// never a letter (keys are ASCII from 0x2b up), so no two letters
+	// follow each other inside a reference: prose rarely looks like one.
+	const decimal = "0123456789"
+	highs := ""
+	for k := 0; k < len(r.key); k++ {
+		highs += spell('H', caseSet(r.key[k]))
+	}
 	r.setInner2("&", "#")
-	r.setInner2("#", "0123456789xX")
-	r.setInner2("xX"+digits, digits+";")
+	r.setInner2("#", decimal+"xX")
+	r.setInner2(decimal, decimal+";")
+	r.setInner2("xX0", "0"+highs)
+	for k := 0; k < len(r.key); k++ {
+		r.setInner2(spell('L', caseSet(r.key[k])), ";")
+	}
 	for k := 0; k < len(r.key); k++ {
 		c := caseSet(r.key[k])
 		for _, t := range spellings {
