@@ -186,3 +186,19 @@ func TestCLINetworkErrorNamesHostAndKind(t *testing.T) {
 	require.Equal(t, exitAPI, r.code)
 	require.Equal(t, "deepseek-web-retrieval fetch: DeepSeek Fetch failed: network error: TLS with "+host+" failed (the server did not answer with TLS)\n", r.stderr)
 }
+
+// A hostile index answering with results inside the network: they are withheld, and the
+// output says how many and why.
+func TestCLIWithholdsResultsInsideTheNetwork(t *testing.T) {
+	m := newMock(t)
+	m.Search = deepseektest.Answer(200, map[string]any{"results": []any{
+		map[string]any{"url": "http://169.254.169.254/latest/meta-data/", "title": "Metadata", "summary": "role: admin"},
+		map[string]any{"url": "https://user:pass@go.dev/", "title": "Creds", "summary": "with a password"},
+		map[string]any{"url": "http://[fd00::1]/", "title": "ULA"},
+		map[string]any{"url": "https://go.dev/doc/", "title": "Go", "summary": "Public."},
+	}})
+	r := runBin(t, baseEnv(t), "search", "--base-url", m.URL, "go")
+	require.Equal(t, 0, r.code, r.stderr)
+	require.Equal(t, "1. Go\nhttps://go.dev/doc/\nPublic.\n\n"+
+		"(3 results withheld: their URLs point at private or local addresses or carry a user name or password.)\n", r.stdout)
+}
