@@ -25,7 +25,7 @@ func checkBaseURL(s string) (string, error) {
 	case "https":
 	case "http":
 		if !isLoopbackHost(u.Hostname()) {
-			return "", errors.New("must use https (plain http is allowed only for loopback hosts), got " + shown(s, 80))
+			return "", errors.New("must use https; " + plainHTTPRule + ", got " + shown(s, 80))
 		}
 	default:
 		return "", errors.New("must use https, got " + shown(s, 80))
@@ -33,13 +33,21 @@ func checkBaseURL(s string) (string, error) {
 	return strings.TrimRight(u.Scheme+"://"+u.Host+u.EscapedPath(), "/"), nil
 }
 
-// isLoopbackHost reports whether h is localhost, a name under .localhost,
-// or a loopback address.
+// plainHTTPRule is the rule isLoopbackHost enforces, for error messages.
+const plainHTTPRule = "plain http is allowed only for localhost and loopback IP addresses (127.0.0.0/8, [::1])"
+
+// isLoopbackHost reports whether plain http may go to h: the name
+// localhost (any case, no trailing dot) or a loopback IP literal without a
+// zone. Nothing else, not even a name under .localhost or "localhost.":
+// such names are resolved by DNS and may be sent through a proxy, and the
+// key would then cross the network in plain text. Hosts dial localhost at
+// the loopback address without DNS and never through a proxy
+// (httpdriver.NewClient).
 func isLoopbackHost(h string) bool {
-	h = strings.ToLower(strings.TrimSuffix(h, "."))
-	if h == "localhost" || strings.HasSuffix(h, ".localhost") {
+	// Not strings.EqualFold: it matches "localhoſt" (U+017F folds to s).
+	if len(h) == len("localhost") && strings.ToLower(h) == "localhost" {
 		return true
 	}
 	a, ok := ipaddr.Parse(h)
-	return ok && a.IsLoopback()
+	return ok && a.Zone() == "" && a.IsLoopback()
 }

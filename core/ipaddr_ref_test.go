@@ -109,14 +109,13 @@ func privateV4AddrNetip(a netip.Addr) string {
 	return ""
 }
 
-// isLoopbackHostNetip is isLoopbackHost as it was written with net/netip.
+// isLoopbackHostNetip is isLoopbackHost written with net/netip.
 func isLoopbackHostNetip(h string) bool {
-	h = strings.ToLower(strings.TrimSuffix(h, "."))
-	if h == "localhost" || strings.HasSuffix(h, ".localhost") {
+	if strings.ToLower(h) == "localhost" {
 		return true
 	}
 	a, err := netip.ParseAddr(h)
-	return err == nil && a.Unmap().IsLoopback()
+	return err == nil && a.Zone() == "" && a.Unmap().IsLoopback()
 }
 
 func TestIPTablesMatchNetip(t *testing.T) {
@@ -146,6 +145,7 @@ var ipSamples = []string{
 	"2002:7f00:1::", "2002:808:808::", "2606:4700::1111", "3fff::1", "3fff:1000::", "fc00::1",
 	"fd12::1", "fe80::1", "fec0::1", "ff02::1", "4000::1", "1::", "1000::", "fe80::1%eth0",
 	"::ffff:10.0.0.1%x", "localhost", "LOCALHOST", "::FFFF:127.0.0.1", "0:0:0:0:0:0:0:1",
+	"localhost.", "evil.localhost", "::1%lo", "127.0.0.1%lo", "127.1", "2130706433", "localhoſt",
 }
 
 func TestPrivateAddrMatchesNetip(t *testing.T) {

@@ -17,7 +17,7 @@ const excerptChars = 60
 // maxFormBytes is the longest text a masked form of any valid key spans
 // (see Redactor.MaxLen): a window this much longer than what is shown is
 // masked before it is cut.
-const maxFormBytes = 6 * 1024
+const maxFormBytes = maxUnitLen * 1024
 
 // malformedMessage says what is wrong with a 2xx body that could not be
 // used, in terms a user can act on, quoting its first bytes (masked, then

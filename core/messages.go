@@ -273,13 +273,40 @@ func ApplyMessagesEnv(o *Options, getenv func(string) string) error {
 		if v == "" || *n.dst != 0 {
 			continue
 		}
-		var x int
-		if decodeInt([]byte(v), &x) != nil || between(x, n.lo, n.hi) != nil {
+		// Decimal digits ("010" is ten), or a JSON number ("1e3").
+		x, ok := decimalInt(v)
+		if !ok {
+			ok = decodeInt([]byte(v), &x) == nil
+		}
+		if !ok || between(x, n.lo, n.hi) != nil {
 			return errors.New("environment variable " + n.env + ": want a whole number from " + strconv.Itoa(n.lo) + " to " + strconv.Itoa(n.hi) + ", got " + strconv.Quote(clip(v, 40)))
 		}
 		*n.dst = x
 	}
 	return nil
+}
+
+// decimalInt reads a whole number in decimal digits with an optional
+// sign: "010" is ten (a leading zero is no octal prefix), and "0x10" or
+// "1_0" are not numbers.
+func decimalInt(s string) (int, bool) {
+	d := strings.TrimLeft(s, "+-")
+	if len(s)-len(d) > 1 || d == "" {
+		return 0, false
+	}
+	n := 0
+	for i := 0; i < len(d); i++ {
+		if d[i] < '0' || d[i] > '9' {
+			return 0, false
+		}
+		if n = n*10 + int(d[i]-'0'); n > 1e9 {
+			return 0, false
+		}
+	}
+	if s[0] == '-' {
+		n = -n
+	}
+	return n, true
 }
 
 // Usage is what a Messages search cost, summed over the requests of one
@@ -509,10 +536,14 @@ func mapMessages(t *messagesTurn, query string, cfg *Config, redact func(string)
 		}
 		switch b.Type {
 		case anthropic.TypeText:
-			if !prevText && summary.Len() > 0 {
-				summary.WriteString("\n\n")
+			// Prose that cites a result refusedResult withholds is left
+			// out of the summary with the result and its passages.
+			if !citesWithheld(b.Citations, redact) {
+				if !prevText && summary.Len() > 0 {
+					summary.WriteString("\n\n")
+				}
+				summary.WriteString(b.Text)
 			}
-			summary.WriteString(b.Text)
 			prevText = true
 			for _, c := range b.Citations {
 				u, _, ok := resultURL(redact(c.URL))
@@ -552,6 +583,7 @@ func mapMessages(t *messagesTurn, query string, cfg *Config, redact func(string)
 	usage := t.usage
 	res.Usage = &usage
 	seen := map[string]struct{}{}
+	withheld := 0
 	for _, b := range t.blocks {
 		if b.Type != anthropic.TypeWebSearchResult {
 			continue
@@ -568,6 +600,12 @@ func mapMessages(t *messagesTurn, query string, cfg *Config, redact func(string)
 			}
 			seen[k] = struct{}{}
 			if !domainAllowed(host, cfg.IncludeDomains, cfg.BlockedDomains) {
+				continue
+			}
+			// Withheld with the passages cited from it, which are only
+			// ever shown under their result.
+			if refusedResult(raw) {
+				withheld++
 				continue
 			}
 			if len(res.Hits) == cfg.MaxResults {
@@ -587,6 +625,7 @@ func mapMessages(t *messagesTurn, query string, cfg *Config, redact func(string)
 	if cfg.Messages.Summary {
 		res.Summary = ellipsize(strings.TrimSpace(redact(summary.String())), MaxMessagesSummaryChars)
 	}
+	res.noteWithheld(withheld)
 	for _, c := range codes {
 		res.Notes = append(res.Notes, "One of DeepSeek's web searches failed: "+searchErrorText(c, cfg)+"; the results above come from the searches that ran.")
 	}
@@ -597,6 +636,23 @@ func mapMessages(t *messagesTurn, query string, cfg *Config, redact func(string)
 		res.Notes = append(res.Notes, "DeepSeek stopped at messagesMaxTokens ("+strconv.Itoa(cfg.Messages.MaxTokens)+") before finishing its turn; some results may be missing.")
 	}
 	return res, nil
+}
+
+// citesWithheld reports whether any of cs cites a result URL that
+// refusedResult withholds.
+func citesWithheld(cs []anthropic.Citation, redact func(string) string) bool {
+	for _, c := range cs {
+		if u := redact(c.URL); refusedResult(u) && isResultURL(u) {
+			return true
+		}
+	}
+	return false
+}
+
+// isResultURL reports whether resultURL accepts raw.
+func isResultURL(raw string) bool {
+	_, _, ok := resultURL(raw)
+	return ok
 }
 
 // parsePageAge reads a page_age: the layouts of parseDate, or a written date

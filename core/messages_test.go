@@ -141,7 +141,12 @@ func TestMessagesOptions(t *testing.T) {
 			require.Equal(t, "https://gw.example.com/x/anthropic/v1/messages", c.Messages.Endpoint)
 		}},
 		{"unknown backend", `{"searchBackend":"bing"}`, `option "searchBackend": want "search" or "messages", got "bing"`, nil},
-		{"plain http off loopback", `{"messagesBaseURL":"http://gw.example.com/anthropic"}`, `option "messagesBaseURL": must use https (plain http is allowed only for loopback hosts), got "http://gw.example.com/anthropic"`, nil},
+		{"plain http off loopback", `{"messagesBaseURL":"http://gw.example.com/anthropic"}`, `option "messagesBaseURL": must use https; plain http is allowed only for localhost and loopback IP addresses (127.0.0.0/8, [::1]), got "http://gw.example.com/anthropic"`, nil},
+		{"plain http to a name under localhost", `{"messagesBaseURL":"http://evil.localhost:18080/anthropic"}`, `option "messagesBaseURL": must use https; plain http is allowed only for localhost and loopback IP addresses (127.0.0.0/8, [::1]), got "http://evil.localhost:18080/anthropic"`, nil},
+		{"plain http to localhost.", `{"messagesBaseURL":"http://localhost.:18080/anthropic"}`, `option "messagesBaseURL": must use https; plain http is allowed only for localhost and loopback IP addresses (127.0.0.0/8, [::1]), got "http://localhost.:18080/anthropic"`, nil},
+		{"plain http to localhost", `{"messagesBaseURL":"http://localhost:18080/anthropic"}`, "", func(t *testing.T, c *Config) {
+			require.Equal(t, "http://localhost:18080/anthropic/v1/messages", c.Messages.Endpoint)
+		}},
 		{"max tokens 0", `{"messagesMaxTokens":0}`, `option "messagesMaxTokens": want a whole number from 128 to 65536, got 0`, nil},
 		{"max tokens too high", `{"messagesMaxTokens":100000}`, `option "messagesMaxTokens": want a whole number from 128 to 65536, got 100000`, nil},
 		{"max uses", `{"messagesMaxUses":21}`, `option "messagesMaxUses": want a whole number from 1 to 20, got 21`, nil},
@@ -199,6 +204,14 @@ func TestApplyMessagesEnv(t *testing.T) {
 	cfg := mustConfig(t, o)
 	require.Equal(t, "https://gw.example.com/v1/messages", cfg.Messages.Endpoint)
 
+	// "010" is ten, not eight; a leading zero is no base prefix.
+	o = Options{MessagesOptions: MessagesOptions{SearchBackend: BackendMessages}}
+	require.NoError(t, ApplyMessagesEnv(&o, func(k string) string {
+		return map[string]string{"DEEPSEEK_SEARCH_MAX_USES": "010", "DEEPSEEK_SEARCH_MAX_TOKENS": "+0000000000512"}[k]
+	}))
+	require.Equal(t, 10, o.MessagesMaxUses)
+	require.Equal(t, 512, o.MessagesMaxTokens)
+
 	// Options already set win.
 	o = Options{MessagesOptions: MessagesOptions{SearchBackend: BackendMessages, MessagesModel: "m", MessagesMaxUses: 1}}
 	require.NoError(t, ApplyMessagesEnv(&o, getenv))
@@ -209,6 +222,10 @@ func TestApplyMessagesEnv(t *testing.T) {
 	for _, bad := range []struct{ env, value, want string }{
 		{"DEEPSEEK_SEARCH_MAX_TOKENS", "lots", `environment variable DEEPSEEK_SEARCH_MAX_TOKENS: want a whole number from 128 to 65536, got "lots"`},
 		{"DEEPSEEK_SEARCH_MAX_USES", "0", `environment variable DEEPSEEK_SEARCH_MAX_USES: want a whole number from 1 to 20, got "0"`},
+		// Decimal only: base prefixes are not read.
+		{"DEEPSEEK_SEARCH_MAX_USES", "0x10", `environment variable DEEPSEEK_SEARCH_MAX_USES: want a whole number from 1 to 20, got "0x10"`},
+		{"DEEPSEEK_SEARCH_MAX_USES", "0b11", `environment variable DEEPSEEK_SEARCH_MAX_USES: want a whole number from 1 to 20, got "0b11"`},
+		{"DEEPSEEK_SEARCH_MAX_TOKENS", "0o777", `environment variable DEEPSEEK_SEARCH_MAX_TOKENS: want a whole number from 128 to 65536, got "0o777"`},
 	} {
 		o = Options{MessagesOptions: MessagesOptions{SearchBackend: BackendMessages}}
 		err := ApplyMessagesEnv(&o, func(k string) string {

@@ -75,8 +75,8 @@ func TestNewConfigValues(t *testing.T) {
 		{"baseURL http localhost", Options{BaseURL: "http://localhost:8080"}, func(t *testing.T, c *Config) {
 			require.Equal(t, "http://localhost:8080", c.BaseURL)
 		}},
-		{"baseURL http sub.localhost", Options{BaseURL: "http://api.localhost."}, func(t *testing.T, c *Config) {
-			require.Equal(t, "http://api.localhost.", c.BaseURL)
+		{"baseURL http LOCALHOST", Options{BaseURL: "http://LocalHost:8080"}, func(t *testing.T, c *Config) {
+			require.Equal(t, "http://LocalHost:8080", c.BaseURL)
 		}},
 		{"baseURL http 127.0.0.1", Options{BaseURL: "http://127.0.0.1:9/"}, func(t *testing.T, c *Config) {
 			require.Equal(t, "http://127.0.0.1:9", c.BaseURL)
@@ -140,9 +140,18 @@ func TestNewConfigErrors(t *testing.T) {
 		{"apiKey bad reference", Options{APIKey: "${MY KEY}"}, `option "apiKey": the reference names "MY KEY", which is not an environment variable name`},
 		{"apiKey empty reference", Options{APIKey: "{env:}"}, `option "apiKey": the reference names "", which is not an environment variable name`},
 		{"apiKey literal with space", Options{APIKey: "sk-abc def"}, `option "apiKey": the literal key is not usable: an API key is 1 to 1,024 letters, digits and - _ . ~ + / = :`},
-		{"baseURL http remote", Options{BaseURL: "http://api.deepseek.com"}, `option "baseURL": must use https (plain http is allowed only for loopback hosts), got "http://api.deepseek.com"`},
-		{"baseURL http private", Options{BaseURL: "http://10.0.0.1"}, `option "baseURL": must use https (plain http is allowed only for loopback hosts), got "http://10.0.0.1"`},
-		{"baseURL http localhost lookalike", Options{BaseURL: "http://localhost.example.com"}, `option "baseURL": must use https (plain http is allowed only for loopback hosts), got "http://localhost.example.com"`},
+		{"baseURL http remote", Options{BaseURL: "http://api.deepseek.com"}, `option "baseURL": must use https; plain http is allowed only for localhost and loopback IP addresses (127.0.0.0/8, [::1]), got "http://api.deepseek.com"`},
+		{"baseURL http private", Options{BaseURL: "http://10.0.0.1"}, `option "baseURL": must use https; plain http is allowed only for localhost and loopback IP addresses (127.0.0.0/8, [::1]), got "http://10.0.0.1"`},
+		{"baseURL http localhost lookalike", Options{BaseURL: "http://localhost.example.com"}, `option "baseURL": must use https; plain http is allowed only for localhost and loopback IP addresses (127.0.0.0/8, [::1]), got "http://localhost.example.com"`},
+		{"baseURL http sub.localhost", Options{BaseURL: "http://evil.localhost:18080"}, `option "baseURL": must use https; plain http is allowed only for localhost and loopback IP addresses (127.0.0.0/8, [::1]), got "http://evil.localhost:18080"`},
+		{"baseURL http localhost dot", Options{BaseURL: "http://localhost.:18080"}, `option "baseURL": must use https; plain http is allowed only for localhost and loopback IP addresses (127.0.0.0/8, [::1]), got "http://localhost.:18080"`},
+		{"baseURL http sub.localhost dot", Options{BaseURL: "http://api.localhost."}, `option "baseURL": must use https; plain http is allowed only for localhost and loopback IP addresses (127.0.0.0/8, [::1]), got "http://api.localhost."`},
+		{"baseURL http 127.1", Options{BaseURL: "http://127.1/"}, `option "baseURL": must use https; plain http is allowed only for localhost and loopback IP addresses (127.0.0.0/8, [::1]), got "http://127.1/"`},
+		{"baseURL http decimal loopback", Options{BaseURL: "http://2130706433/"}, `option "baseURL": must use https; plain http is allowed only for localhost and loopback IP addresses (127.0.0.0/8, [::1]), got "http://2130706433/"`},
+		{"baseURL http zone", Options{BaseURL: "http://[::1%25lo]:9"}, `option "baseURL": must use https; plain http is allowed only for localhost and loopback IP addresses (127.0.0.0/8, [::1]), got "http://[::1%25lo]:9"`},
+		{"baseURL http link-local", Options{BaseURL: "http://169.254.169.254"}, `option "baseURL": must use https; plain http is allowed only for localhost and loopback IP addresses (127.0.0.0/8, [::1]), got "http://169.254.169.254"`},
+		{"baseURL http ULA", Options{BaseURL: "http://[fd00::1]"}, `option "baseURL": must use https; plain http is allowed only for localhost and loopback IP addresses (127.0.0.0/8, [::1]), got "http://[fd00::1]"`},
+		{"baseURL http 0.0.0.0", Options{BaseURL: "http://0.0.0.0:80"}, `option "baseURL": must use https; plain http is allowed only for localhost and loopback IP addresses (127.0.0.0/8, [::1]), got "http://0.0.0.0:80"`},
 		{"baseURL ftp", Options{BaseURL: "ftp://api.deepseek.com"}, `option "baseURL": must use https, got "ftp://api.deepseek.com"`},
 		{"baseURL no scheme", Options{BaseURL: "api.deepseek.com"}, `option "baseURL": "api.deepseek.com" is not an absolute URL`},
 		{"baseURL unparsable", Options{BaseURL: "https://[::1"}, `option "baseURL": "https://[::1" is not an absolute URL`},

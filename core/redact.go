@@ -12,12 +12,16 @@ import (
 const keyMask = "[redacted]"
 
 // Redactor masks one API key in text, in every form a server, a proxy or a
-// library is likely to echo it: as is; with any of its characters
-// percent-encoded (%73k-…, either hex case), \u-escaped (\u0073k-…), \x-
-// escaped, or JSON-escaped (\/); and base64 or base64url encoded, alone or
-// inside a longer base64 text (an "Authorization: Basic" echo). Keys are
-// limited to letters, digits and -_.~+/=: (see validKey), so JSON encoding
-// leaves a key unchanged and %q quoting cannot split it.
+// library is likely to echo it: as is or with its letters in either case
+// (SK-ABC…, Sk-aBc…); with any of its characters percent-encoded (%73k-…,
+// either hex case), \u-escaped (\u0073k-…), \x-escaped, JSON-escaped (\/)
+// or written as an HTML character reference (&#115;, &#x73;, &#X073;,
+// &period;, &sol;, …); as hex, two digits a byte in either case
+// (736b2d…, 736B2D…); and base64 or base64url encoded, with or without
+// padding, alone or inside a longer base64 text at any offset (an
+// "Authorization: Basic" echo). Keys are limited to letters, digits and
+// -_.~+/=: (see validKey), so JSON encoding leaves a key unchanged and %q
+// quoting cannot split it.
 //
 // The zero Redactor and a nil *Redactor mask nothing. A Redactor is
 // immutable and safe for concurrent use.
@@ -47,8 +51,13 @@ func NewRedactor(key string) *Redactor {
 	if key == "" {
 		return r
 	}
-	r.first[key[0]], r.first['%'], r.first['\\'] = true, true, true
-	r.maxLen = 6 * len(key)
+	for _, b := range []byte(startBytes(key[0])) {
+		r.first[b] = true
+	}
+	for _, b := range []byte(hexStart(key[0])) {
+		r.first[b] = true
+	}
+	r.maxLen = maxUnitLen * len(key)
 	for a := range 3 {
 		enc := base64.StdEncoding.EncodeToString(append(make([]byte, a), key...))
 		// The characters that depend on the key's bytes alone.
@@ -88,14 +97,25 @@ func NewRedactor(key string) *Redactor {
 		for _, f := range r.coded {
 			set(f[0], f[1])
 		}
-		// The key as is or escaped (see unitOf): its first byte and then
-		// the second's first byte, or an escape.
-		for _, b := range []byte{key[1], '%', '\\'} {
-			set(key[0], b)
+		// The key as is, in either case or escaped (see unitOf): its
+		// first byte and then how the second starts.
+		for _, a := range []byte(caseSet(key[0])) {
+			for _, b := range []byte(startBytes(key[1])) {
+				set(a, b)
+			}
 		}
 		for b := range 256 {
 			set('%', byte(b))
 			set('\\', byte(b))
+			set('&', byte(b))
+		}
+		// Its hex form: the first byte's two digits.
+		for _, v := range []byte(caseSet(key[0])) {
+			for _, a := range []byte(hexCases[v>>4]) {
+				for _, b := range []byte(hexCases[v&15]) {
+					set(a, b)
+				}
+			}
 		}
 		// Row a of either is row a of pairs, or-ed with first as a
 		// 256-bit set.
@@ -131,38 +151,99 @@ func (r *Redactor) setInner() {
 			r.setInner2(f[i:i+1], f[i+1:i+2])
 		}
 	}
+	// HTML numeric references: &#, then decimal digits and ;, or x, zeros,
+	// the byte's two hex digits and ;. A key byte's high hex digit is
+	// never a letter (keys are ASCII from 0x2b up), so no two letters
+	// follow each other inside a reference: prose rarely looks like one.
+	const decimal = "0123456789"
+	highs := ""
 	for k := 0; k < len(r.key); k++ {
-		c := r.key[k : k+1]
+		highs += spell('H', caseSet(r.key[k]))
+	}
+	r.setInner2("&", "#")
+	r.setInner2("#", decimal+"xX")
+	r.setInner2(decimal, decimal+";")
+	r.setInner2("xX0", "0"+highs)
+	for k := 0; k < len(r.key); k++ {
+		r.setInner2(spell('L', caseSet(r.key[k])), ";")
+	}
+	for k := 0; k < len(r.key); k++ {
+		c := caseSet(r.key[k])
 		for _, t := range spellings {
 			for i := 0; i+1 < len(t); i++ {
 				r.setInner2(spell(t[i], c), spell(t[i+1], c))
 			}
 		}
+		for _, n := range namedRefs[r.key[k]] {
+			for i := 0; i+1 < len(n); i++ {
+				r.setInner2(n[i:i+1], n[i+1:i+2])
+			}
+		}
+		// The hex form: the byte's two digits, and the digit before.
+		r.setInner2(spell('H', c), spell('L', c))
 		if k > 0 {
-			// A spelling of the byte before ends with it or with its
-			// low hex digit; one of c starts with c, % or \.
-			p := r.key[k-1 : k]
-			r.setInner2(p+spell('L', p), c+`%\`)
+			// A spelling of the byte before ends with it (in either
+			// case), its low hex digit or ";"; one of this byte starts
+			// with it, %, \ or &, or (hex form) its high hex digit.
+			p := caseSet(r.key[k-1])
+			r.setInner2(p+spell('L', p)+";", startBytes(r.key[k]))
+			r.setInner2(spell('L', p), spell('H', c))
 		}
 	}
 }
 
-// spellings are unitOf's spellings of a byte c (but c itself, which has no
-// two bytes), with H and L for its hex digits in either case.
+// maxUnitLen is the longest spelling of one byte unitOf reads: an HTML
+// reference with seven digits, "&#x0000073;".
+const maxUnitLen = 3 + maxRefDigits + 1
+
+// maxRefDigits is the most digits unitOf reads in an HTML numeric
+// reference, leading zeros included.
+const maxRefDigits = 7
+
+// spellings are unitOf's escapes of a byte c (but c itself, which has no
+// two bytes, and HTML references, which setInner adds on their own), with
+// H and L for its hex digits in either case.
 var spellings = [...]string{"%HL", `\xHL`, `\u00HL`, `\c`}
 
-// spell is what byte t of a spelling of c stands for: c, either case of
-// one of its hex digits, or t itself.
-func spell(t byte, c string) string {
-	switch t {
-	case 'c':
-		return c
-	case 'H':
-		return hexCases[c[0]>>4]
-	case 'L':
-		return hexCases[c[0]&15]
+// spell is what byte t of a spelling of a byte in the case set cs stands
+// for: a byte of cs, either case of one of their hex digits, or t itself.
+func spell(t byte, cs string) string {
+	out := ""
+	for i := 0; i < len(cs); i++ {
+		switch t {
+		case 'c':
+			return cs
+		case 'H':
+			out += hexCases[cs[i]>>4]
+		case 'L':
+			out += hexCases[cs[i]&15]
+		default:
+			return string(rune(t))
+		}
 	}
-	return string(rune(t))
+	return out
+}
+
+// caseSet is c and, for an ASCII letter, c in the other case.
+func caseSet(c byte) string {
+	if c|0x20 >= 'a' && c|0x20 <= 'z' {
+		return string([]byte{c, c ^ 0x20})
+	}
+	return string(c)
+}
+
+// startBytes are the bytes a spelling of c (see unitOf) starts with.
+func startBytes(c byte) string { return caseSet(c) + "%\\&" }
+
+// hexStart are the bytes the hex form of a key starting with c starts
+// with: c's high hex digit, in either case, for c in either case.
+func hexStart(c byte) string { return spell('H', caseSet(c)) }
+
+// namedRefs are the HTML named character references of the characters a
+// key may hold (validKey); letters, digits, - and ~ have none.
+var namedRefs = map[byte][]string{
+	'.': {"&period;"}, '_': {"&lowbar;", "&UnderBar;"}, '+': {"&plus;"}, '/': {"&sol;"},
+	'=': {"&equals;"}, ':': {"&colon;"},
 }
 
 // setInner2 sets the bit in inner of each two bytes a[i], b[j].
@@ -336,6 +417,9 @@ func (r *Redactor) matchAt(s string, i int) int {
 			return len(f)
 		}
 	}
+	if n := r.hexAt(s, i); n > 0 {
+		return n
+	}
 	j := i
 	for k := 0; k < len(r.key); k++ {
 		n := unitOf(s[j:], r.key[k])
@@ -347,36 +431,103 @@ func (r *Redactor) matchAt(s string, i int) int {
 	return j - i
 }
 
-// unitOf returns how many bytes at the start of s spell c: c itself,
-// %XX, \xXX, \u00XX, or a JSON escape of c.
+// hexAt returns the length of the key written in hex at s[i:] (two
+// digits a byte, either case, each byte's letters in either case), or 0.
+func (r *Redactor) hexAt(s string, i int) int {
+	if len(s)-i < 2*len(r.key) {
+		return 0
+	}
+	for k := 0; k < len(r.key); k++ {
+		if !sameByte(hexByte(s[i+2*k:]), r.key[k]) {
+			return 0
+		}
+	}
+	return 2 * len(r.key)
+}
+
+// sameByte reports whether v is c or, for a letter, c in the other case.
+func sameByte(v int, c byte) bool {
+	return v == int(c) || v == int(c^0x20) && c|0x20 >= 'a' && c|0x20 <= 'z'
+}
+
+// unitOf returns how many bytes at the start of s spell c: c itself (a
+// letter in either case), %XX, \xXX, \u00XX, a JSON escape of c, or an
+// HTML character reference (&#DDD;, &#xHH;, a named one); each escape may
+// also spell a letter's other case.
 func unitOf(s string, c byte) int {
 	if s == "" {
 		return 0
 	}
 	switch {
-	case s[0] == c:
+	case sameByte(int(s[0]), c):
 		return 1
-	case s[0] == '%' && len(s) >= 3 && hexByte(s[1:3]) == int(c):
+	case s[0] == '%' && len(s) >= 3 && sameByte(hexByte(s[1:3]), c):
 		return 3
+	case s[0] == '&':
+		return refOf(s, c)
 	case s[0] != '\\' || len(s) < 2:
 		return 0
 	case s[1] == c && (c == '/' || c == '"' || c == '\\'):
 		return 2
-	case s[1] == 'x' && len(s) >= 4 && hexByte(s[2:4]) == int(c):
+	case s[1] == 'x' && len(s) >= 4 && sameByte(hexByte(s[2:4]), c):
 		return 4
-	case s[1] == 'u' && len(s) >= 6 && s[2] == '0' && s[3] == '0' && hexByte(s[4:6]) == int(c):
+	case s[1] == 'u' && len(s) >= 6 && s[2] == '0' && s[3] == '0' && sameByte(hexByte(s[4:6]), c):
 		return 6
 	}
 	return 0
 }
 
-// hexByte reads two hex digits, or returns -1.
+// refOf returns the length of an HTML character reference to c at the
+// start of s ("&#115;", "&#x73;", "&#X0073;", "&sol;"), or 0. Numeric
+// ones have one to maxRefDigits digits and end with ";".
+func refOf(s string, c byte) int {
+	for _, n := range namedRefs[c] {
+		if strings.HasPrefix(s, n) {
+			return len(n)
+		}
+	}
+	if len(s) < 4 || s[1] != '#' {
+		return 0
+	}
+	base, i := 10, 2
+	if s[2] == 'x' || s[2] == 'X' {
+		base, i = 16, 3
+	}
+	v, start := 0, i
+	for ; i < len(s) && i-start < maxRefDigits; i++ {
+		d := hexDigitValue(s[i])
+		if d < 0 || d >= base {
+			break
+		}
+		v = v*base + d
+	}
+	if i == start || i >= len(s) || s[i] != ';' || !sameByte(v, c) {
+		return 0
+	}
+	return i + 1
+}
+
+// hexDigitValue is the value of a hex digit, or -1.
+func hexDigitValue(b byte) int {
+	switch {
+	case b >= '0' && b <= '9':
+		return int(b - '0')
+	case b|0x20 >= 'a' && b|0x20 <= 'f':
+		return int(b|0x20-'a') + 10
+	}
+	return -1
+}
+
+// hexByte reads two hex digits at the start of s, or returns -1.
 func hexByte(s string) int {
-	v, err := strconv.ParseUint(s[:2], 16, 8)
-	if err != nil || s[0] == '+' || s[0] == '-' {
+	if len(s) < 2 {
 		return -1
 	}
-	return int(v)
+	h, l := hexDigitValue(s[0]), hexDigitValue(s[1])
+	if h < 0 || l < 0 {
+		return -1
+	}
+	return h<<4 | l
 }
 
 // percentDecodeAll decodes every %XX in s (a "+" stays a "+").

@@ -69,3 +69,13 @@ func TestOptionErrorIsTyped(t *testing.T) {
 	require.ErrorAs(t, err, &oe)
 	require.Equal(t, OptionError{Option: "search", Reason: `want off, optional, preferred or forced, got "always"`}, *oe)
 }
+
+// The masking window of malformed bodies covers the longest form of the
+// longest valid key.
+func TestMaxFormBytesCoversTheLongestKey(t *testing.T) {
+	key := strings.Repeat("a", 1024)
+	require.True(t, validKey(key))
+	require.Equal(t, maxFormBytes, NewRedactor(key).MaxLen())
+	// The longest spelling of a byte is as long as maxUnitLen says.
+	require.Equal(t, maxUnitLen, unitOf("&#x0000061;", 'a'))
+}

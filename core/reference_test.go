@@ -1,6 +1,8 @@
 package core
 
 import (
+	"encoding/hex"
+	"fmt"
 	"strconv"
 	"strings"
 	"unicode"
@@ -122,15 +124,101 @@ func refMatchAt(r *Redactor, s string, i int) int {
 			return len(f)
 		}
 	}
+	if n := 2 * len(r.key); len(s)-i >= n {
+		if d, err := hex.DecodeString(s[i : i+n]); err == nil && asciiEqualFold(string(d), r.key) {
+			return n
+		}
+	}
 	j := i
 	for k := 0; k < len(r.key); k++ {
-		n := unitOf(s[j:], r.key[k])
+		n := refUnitOf(s[j:], r.key[k])
 		if n == 0 {
 			return 0
 		}
 		j += n
 	}
 	return j - i
+}
+
+// asciiEqualFold is strings.EqualFold for ASCII letters only.
+func asciiEqualFold(a, b string) bool {
+	return len(a) == len(b) && strings.ToLower(strings.Map(asciiOnly, a)) == strings.ToLower(strings.Map(asciiOnly, b)) &&
+		!strings.ContainsFunc(a+b, func(r rune) bool { return r >= 0x80 })
+}
+
+func asciiOnly(r rune) rune {
+	if r >= 0x80 {
+		return -1
+	}
+	return r
+}
+
+// refUnitOf is unitOf written out: every spelling of c listed, then the
+// shortest that s starts with (c as is wins over an escape that starts
+// with c, which only test keys such as "%x" have).
+func refUnitOf(s string, c byte) int {
+	best := 0
+	for _, sp := range refSpellingsOf[c] {
+		if strings.HasPrefix(s, sp) && (best == 0 || len(sp) < best) {
+			best = len(sp)
+		}
+	}
+	return best
+}
+
+// refSpellingsOf is refSpellings of every byte.
+var refSpellingsOf = func() (t [256][]string) {
+	for c := range t {
+		t[c] = refSpellings(byte(c))
+	}
+	return t
+}()
+
+// refSpellings lists each way a byte c (a letter in either case) is
+// written: as is, %XX, \xXX, \u00XX, a JSON escape, an HTML reference.
+func refSpellings(c byte) []string {
+	vs := []byte{c}
+	if u, l := byte(unicode.ToUpper(rune(c))), byte(unicode.ToLower(rune(c))); c < 0x80 && u != l {
+		vs = append(vs, u^l^c)
+	}
+	var out []string
+	for _, v := range vs {
+		out = append(out, string(v))
+		for _, h := range hexCasings(fmt.Sprintf("%02x", v)) {
+			out = append(out, "%"+h, `\x`+h, `\u00`+h)
+		}
+		if v == '/' {
+			out = append(out, `\/`)
+		}
+		d := strconv.Itoa(int(v))
+		for z := 0; len(d)+z <= 7; z++ {
+			out = append(out, "&#"+strings.Repeat("0", z)+d+";")
+		}
+		for _, h := range hexCasings(strconv.FormatInt(int64(v), 16)) {
+			for z := 0; len(h)+z <= 7; z++ {
+				out = append(out, "&#x"+strings.Repeat("0", z)+h+";", "&#X"+strings.Repeat("0", z)+h+";")
+			}
+		}
+	}
+	names := map[byte][]string{'.': {"&period;"}, '_': {"&lowbar;", "&UnderBar;"}, '+': {"&plus;"}, '/': {"&sol;"}, '=': {"&equals;"}, ':': {"&colon;"}}
+	return append(out, names[c]...)
+}
+
+// hexCasings is every spelling of hex digits h with its letters in
+// either case.
+func hexCasings(h string) []string {
+	out := []string{""}
+	for _, r := range h {
+		var next []string
+		for _, p := range out {
+			next = append(next, p+string(r))
+			if r >= 'a' && r <= 'f' {
+				next = append(next, p+strings.ToUpper(string(r)))
+			}
+		}
+		out = next
+	}
+	return out
 }
 
 // refPageIndex is NewPage's index loop as first written.

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core/internal/date"
@@ -27,6 +28,7 @@ func processSearch(body []byte, query string, cfg *Config, redact func(string) s
 	// (twenty of a ten-result step's; allocating is dear in WebAssembly).
 	scores := make([]float64, 0, 2*cap(res.Hits))
 	seen := make(map[string]struct{}, len(items))
+	withheld := 0
 	var u weburl.URL // each result's, parsed in place rather than allocated
 	for _, it := range items {
 		if len(res.Hits) == cfg.MaxResults {
@@ -44,6 +46,10 @@ func processSearch(body []byte, query string, cfg *Config, redact func(string) s
 			continue
 		}
 		if !passesThresholds(it, cfg) {
+			continue
+		}
+		if refusedResult(it.URL) {
+			withheld++
 			continue
 		}
 		h := Hit{
@@ -68,8 +74,52 @@ func processSearch(body []byte, query string, cfg *Config, redact func(string) s
 		h.Published, h.HasPublished = parseDate(h.Date)
 		res.Hits = append(res.Hits, h)
 	}
+	res.noteWithheld(withheld)
 	return res, nil
 }
+
+// refusedResult reports whether the fetch URL policy (CheckFetchURL,
+// without domain lists) refuses a result's URL: a private, local,
+// link-local or loopback host in any spelling, a user name or password,
+// or a URL parsers read differently. Such a result is withheld: a model
+// handed it might pass it to a fetch tool that does not refuse it. A URL
+// written plainly (weburl.PlainHTTP, host.Plain), as nearly all are, is
+// judged by its name alone; FuzzRefusedResult holds that to CheckFetchURL.
+func refusedResult(raw string) bool {
+	raw = strings.TrimSpace(raw)
+	if h, ok := weburl.PlainHTTP(raw); ok && host.Plain(h) && len(raw) <= MaxURLChars && printableASCII(raw) {
+		return privateHost(h) != ""
+	}
+	_, err := CheckFetchURL(raw, nil, nil)
+	return err != nil
+}
+
+// printableASCII reports whether s is all printable ASCII (space to ~).
+func printableASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+// noteWithheld tells the model how many results refusedResult withheld
+// and why, in one line among the notes.
+func (r *SearchResult) noteWithheld(n int) {
+	switch {
+	case n == 1:
+		r.Notes = append(r.Notes, withheldOne)
+	case n > 1:
+		r.Notes = append(r.Notes, "("+strconv.Itoa(n)+withheldMany)
+	}
+}
+
+// The note of withheld results (SearchResult.Notes).
+const (
+	withheldOne  = "(1 result withheld: its URL points at a private or local address or carries a user name or password.)"
+	withheldMany = " results withheld: their URLs point at private or local addresses or carry a user name or password.)"
+)
 
 // resultURL accepts absolute http(s) URLs with a host, read as Go's
 // net/url reads them.

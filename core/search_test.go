@@ -303,14 +303,14 @@ func TestSearchResultQueryIsFinal(t *testing.T) {
 
 // Result hosts are compared in the form domain list entries are normalized
 // to (WHATWG host parsing): Unicode names as Punycode, full-width dots,
-// numeric IPv4 spellings.
+// numeric IPv4 spellings (134744072 is 8.8.8.8).
 func TestSearchDomainFiltersCanonicalHosts(t *testing.T) {
 	body := resultsBody(t,
 		item{URL: "https://www.BÜCHER.example/a"},
 		item{URL: "https://xn--bcher-kva.example/b"},
 		item{URL: "https://spam。example/c"},
-		item{URL: "https://2130706433/d"},
-		item{URL: "https://[::1]:8443/e"},
+		item{URL: "https://134744072/d"},
+		item{URL: "https://[2606:4700::1111]:8443/e"},
 		item{URL: "https://ok.example/f"},
 	)
 	tests := []struct {
@@ -319,12 +319,12 @@ func TestSearchDomainFiltersCanonicalHosts(t *testing.T) {
 		want []string
 	}{
 		{"blocked Unicode name", Options{BlockedDomains: []string{"bücher.example"}},
-			[]string{"https://spam。example/c", "https://2130706433/d", "https://[::1]:8443/e", "https://ok.example/f"}},
+			[]string{"https://spam。example/c", "https://134744072/d", "https://[2606:4700::1111]:8443/e", "https://ok.example/f"}},
 		{"blocked Punycode name", Options{BlockedDomains: []string{"xn--bcher-kva.example"}},
-			[]string{"https://spam。example/c", "https://2130706433/d", "https://[::1]:8443/e", "https://ok.example/f"}},
+			[]string{"https://spam。example/c", "https://134744072/d", "https://[2606:4700::1111]:8443/e", "https://ok.example/f"}},
 		{"blocked full-width dot", Options{BlockedDomains: []string{"spam.example"}},
-			[]string{"https://www.BÜCHER.example/a", "https://xn--bcher-kva.example/b", "https://2130706433/d", "https://[::1]:8443/e", "https://ok.example/f"}},
-		{"blocked addresses", Options{BlockedDomains: []string{"127.0.0.1", "::1"}},
+			[]string{"https://www.BÜCHER.example/a", "https://xn--bcher-kva.example/b", "https://134744072/d", "https://[2606:4700::1111]:8443/e", "https://ok.example/f"}},
+		{"blocked addresses", Options{BlockedDomains: []string{"8.8.8.8", "2606:4700::1111"}},
 			[]string{"https://www.BÜCHER.example/a", "https://xn--bcher-kva.example/b", "https://spam。example/c", "https://ok.example/f"}},
 		{"include Unicode name", Options{IncludeDomains: []string{"BÜCHER.example"}},
 			[]string{"https://www.BÜCHER.example/a", "https://xn--bcher-kva.example/b"}},

@@ -3,6 +3,8 @@ package core
 import (
 	"errors"
 	"fmt"
+	"net/netip"
+	"net/url"
 	"strconv"
 	"strings"
 	"testing"
@@ -93,7 +95,7 @@ func FuzzResultURLMatchesNetURL(f *testing.F) {
 // version: same URL kept, same message.
 func FuzzBaseURLMatchesNetURL(f *testing.F) {
 	for _, s := range append(urlSeeds, "https://api.deepseek.com/", "http://localhost:8080/v1/", "http://127.0.0.2/",
-		"http://[::1]:9/x/", "https://user@api.example/", "https://api.example/?x", "https://api.example/#x",
+		"http://[::1]:9/x/", "http://evil.localhost:18080", "http://localhost.:1", "http://LOCALHOST/", "http://[::1%25lo]/", "https://user@api.example/", "https://api.example/?x", "https://api.example/#x",
 		"http://api.example/", "ftp://a:1:2/", "ftp://a:b:2/", "https://api.example/a%2Fb/", " https://api.example ") {
 		f.Add(s)
 	}
@@ -106,6 +108,15 @@ func FuzzBaseURLMatchesNetURL(f *testing.F) {
 		}
 		require.NoError(t, err, "%q", s)
 		require.Equal(t, want, got, "%q", s)
+		// Plain http goes only to localhost or a loopback literal.
+		if strings.HasPrefix(got, "http://") {
+			u, err := url.Parse(got)
+			require.NoError(t, err, "%q", s)
+			h := u.Hostname()
+			a, aerr := netip.ParseAddr(h)
+			require.True(t, strings.ToLower(h) == "localhost" || aerr == nil && a.Zone() == "" && a.Unmap().IsLoopback(),
+				"plain http to %q accepted: %q", h, s)
+		}
 	})
 }
 

@@ -186,7 +186,7 @@ func checkBaseURLNetURL(s string) (string, error) {
 	case "https":
 	case "http":
 		if !isLoopbackHost(u.Hostname()) {
-			return "", fmt.Errorf("must use https (plain http is allowed only for loopback hosts), got %s", shown(s, 80))
+			return "", fmt.Errorf("must use https; plain http is allowed only for localhost and loopback IP addresses (127.0.0.0/8, [::1]), got %s", shown(s, 80))
 		}
 	default:
 		return "", fmt.Errorf("must use https, got %s", shown(s, 80))

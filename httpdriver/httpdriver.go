@@ -6,24 +6,78 @@ package httpdriver
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"io"
+	"net"
 	"net/http"
+	"net/url"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
 )
 
-// NewClient returns an http.Client that never follows redirects and honours
-// HTTPS_PROXY / NO_PROXY from the environment.
-func NewClient() *http.Client {
+// NewClient returns an http.Client that never follows redirects, honours
+// HTTPS_PROXY / HTTP_PROXY / NO_PROXY from the environment, and keeps
+// loopback off the network: localhost (and any name under .localhost) is
+// dialled at 127.0.0.1 or ::1 without DNS, and a loopback host is never
+// sent through a proxy. The core allows plain http only to localhost and
+// loopback literals; this holds that promise even for a name a resolver or
+// a proxy would send elsewhere, where the key would cross the network in
+// plain text.
+func NewClient() *http.Client { return newClient(http.ProxyFromEnvironment) }
+
+// newClient is NewClient with the proxy chosen by proxy for every host but
+// loopback ones.
+func newClient(proxy func(*http.Request) (*url.URL, error)) *http.Client {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.Proxy = func(r *http.Request) (*url.URL, error) {
+		if isLoopbackName(r.URL.Hostname()) {
+			return nil, nil
+		}
+		return proxy(r)
+	}
+	d := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
+	t.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		host, port, err := net.SplitHostPort(addr)
+		if err != nil || !isLocalhostName(host) {
+			return d.DialContext(ctx, network, addr)
+		}
+		c, err := d.DialContext(ctx, network, net.JoinHostPort("127.0.0.1", port))
+		if err != nil {
+			if c6, err6 := d.DialContext(ctx, network, net.JoinHostPort("::1", port)); err6 == nil {
+				return c6, nil
+			}
+		}
+		return c, err
+	}
 	return &http.Client{
-		Transport: http.DefaultTransport,
+		Transport: t,
 		CheckRedirect: func(*http.Request, []*http.Request) error {
 			return http.ErrUseLastResponse
 		},
 	}
+}
+
+// isLocalhostName reports whether h is localhost or a name under
+// .localhost (RFC 6761: they mean the loopback address), in any case, with
+// or without a trailing dot.
+func isLocalhostName(h string) bool {
+	h = strings.ToLower(strings.TrimSuffix(h, "."))
+	return h == "localhost" || strings.HasSuffix(h, ".localhost")
+}
+
+// isLoopbackName reports whether h is a localhost name or a loopback IP
+// address.
+func isLoopbackName(h string) bool {
+	if isLocalhostName(h) {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
 }
 
 // Perform executes one request: it waits DelayMs (ctx cancels the wait),
@@ -59,7 +113,7 @@ func Perform(ctx context.Context, client *http.Client, r *core.Request) core.Rep
 		case errors.Is(actx.Err(), context.DeadlineExceeded):
 			return core.Reply{Kind: core.ReplyTimeout}
 		}
-		return core.Reply{Kind: core.ReplyNetwork, Message: scrub(err)}
+		return core.Reply{Kind: core.ReplyNetwork, Message: describe(err, req.URL.Host)}
 	}
 	resp, err := client.Do(req)
 	if err != nil {
@@ -83,6 +137,107 @@ func Perform(ctx context.Context, client *http.Client, r *core.Request) core.Rep
 		}
 	}
 	return reply
+}
+
+// describe says what failed and where, in words a user (or a model) can act
+// on: the host asked for and the kind of failure, e.g. "cannot resolve
+// api.deepseek.com (no such host)", "cannot connect to localhost:9
+// (connection refused)", "TLS with api.deepseek.com failed (certificate
+// signed by an unknown authority)". Never the resolver's address or the
+// address a name resolved to: "lookup api.deepseek.com on 10.255.255.53:53"
+// tells the model about the network it runs in, and nothing it can use.
+func describe(err error, host string) string {
+	var dns *net.DNSError
+	if errors.As(err, &dns) {
+		name := dns.Name
+		if name == "" {
+			name = host
+		}
+		kind := "lookup failed"
+		switch {
+		case dns.IsNotFound:
+			kind = "no such host"
+		case dns.IsTimeout:
+			kind = "timed out"
+		case dns.Err != "" && !strings.ContainsAny(dns.Err, ":[]"):
+			kind = dns.Err
+		}
+		return "cannot resolve " + name + " (" + kind + ")"
+	}
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "proxyconnect" {
+		host = "the proxy for " + host
+	}
+	if kind := tlsKind(err, host); kind != "" {
+		return "TLS with " + host + " failed (" + kind + ")"
+	}
+	kind := netKind(err)
+	if op != nil && op.Op == "dial" || op != nil && op.Op == "proxyconnect" {
+		if kind == "" {
+			kind = "connection failed"
+		}
+		return "cannot connect to " + host + " (" + kind + ")"
+	}
+	if kind != "" {
+		return "connection to " + host + " failed (" + kind + ")"
+	}
+	return "request to " + host + " failed: " + scrub(err)
+}
+
+// netKind names a socket-level failure, or returns "".
+func netKind(err error) string {
+	var ne net.Error
+	switch {
+	case errors.Is(err, syscall.ECONNREFUSED) || strings.Contains(err.Error(), "refused"):
+		return "connection refused"
+	case errors.Is(err, syscall.ECONNRESET):
+		return "connection reset"
+	case errors.Is(err, syscall.EHOSTUNREACH):
+		return "host unreachable"
+	case errors.Is(err, syscall.ENETUNREACH):
+		return "network unreachable"
+	case errors.As(err, &ne) && ne.Timeout():
+		return "timed out"
+	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+		return "the connection closed before the answer was complete"
+	}
+	return ""
+}
+
+// tlsKind names a TLS failure, or returns "".
+func tlsKind(err error, host string) string {
+	var (
+		unknown x509.UnknownAuthorityError
+		name    x509.HostnameError
+		invalid x509.CertificateInvalidError
+		verify  *tls.CertificateVerificationError
+		record  tls.RecordHeaderError
+		alert   tls.AlertError
+	)
+	switch {
+	case errors.As(err, &unknown):
+		return "certificate signed by an unknown authority"
+	case errors.As(err, &name):
+		return "the certificate is not valid for " + hostOnly(host)
+	case errors.As(err, &invalid):
+		return "the certificate is not valid: expired, not yet valid or not for this use"
+	case errors.As(err, &verify):
+		return "the certificate could not be verified"
+	case errors.As(err, &record) || strings.Contains(err.Error(), "server gave HTTP response to HTTPS client"):
+		// net/http turns the record error into a text of its own.
+		return "the server did not answer with TLS"
+	case errors.As(err, &alert):
+		return "the server refused the handshake: " + strings.TrimPrefix(alert.Error(), "tls: ")
+	}
+	return ""
+}
+
+// hostOnly drops the port of host[:port].
+func hostOnly(host string) string {
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		return h
+	}
+	return host
 }
 
 // scrub keeps a transport error's message without the request URL that

@@ -122,6 +122,7 @@ func FuzzToolCall(f *testing.F) {
 		`{"url":"u","offset":"abc"}`, `{"url":"u","offset":[1]}`, `{"url":"u","offset":"` + strconv.Itoa(1<<31) + `"}`,
 		`{"url":1}`, `{"url":null}`, `{}`, `[]`, `null`, ``, `{"query":"q","query":"r"}`, `{"query":"a\u00e9\ud800"}`,
 		`{"Query":"q"}`, "{\"query\":\"\xff\"}", `{"query":"q"} x`, `{"query":"q",}`, `{"url":"u","format":7}`, `{"url":"u","offset":"\u0031"}`,
+		`{"url":"u","offset":"0x1p4"}`, `{"url":"u","offset":"0x1_0p0"}`, `{"url":"u","offset":"010"}`,
 	} {
 		f.Add(uint8(0), []byte(args))
 		f.Add(uint8(1), []byte(args))

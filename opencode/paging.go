@@ -32,6 +32,10 @@ func offsetArg(tool string, v []byte) (int, error) {
 	if s, ok := jsonlite.Unquote(v); ok {
 		raw = strings.TrimSpace(s)
 	}
+	// Decimal only: ParseFloat also reads hex floats ("0x1p4" is 16).
+	if strings.Trim(raw, "0123456789.eE+-") != "" {
+		return 0, bad
+	}
 	f, err := strconv.ParseFloat(raw, 64)
 	if err != nil || f != math.Trunc(f) || f < 0 || f > math.MaxInt32 {
 		return 0, bad

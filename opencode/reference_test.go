@@ -149,6 +149,11 @@ func refOffsetArg(tool string, v json.RawMessage) (int, error) {
 	if json.Unmarshal(v, &s) == nil {
 		raw = strings.TrimSpace(s)
 	}
+	for _, r := range raw {
+		if !strings.ContainsRune("0123456789.eE+-", r) {
+			return 0, bad
+		}
+	}
 	f, err := strconv.ParseFloat(raw, 64)
 	if err != nil || f != math.Trunc(f) || f < 0 || f > math.MaxInt32 {
 		return 0, bad

@@ -85,6 +85,9 @@ func TestPagingThroughTheTool(t *testing.T) {
 		{`{"url":"https://a.example/","offset":1.5}`, `deepseek_fetch: "offset" must be a whole number of characters, 0 or more (the number the last part's "[content truncated: …]" line names), got 1.5`},
 		{`{"url":"https://a.example/","offset":"next"}`, `deepseek_fetch: "offset" must be a whole number of characters, 0 or more (the number the last part's "[content truncated: …]" line names), got "next"`},
 		{`{"url":"https://a.example/","offset":[1]}`, `deepseek_fetch: "offset" must be a whole number of characters, 0 or more (the number the last part's "[content truncated: …]" line names), got [1]`},
+		// Decimal only: a quoted hex float was read as 16.
+		{`{"url":"https://a.example/","offset":"0x1p4"}`, `deepseek_fetch: "offset" must be a whole number of characters, 0 or more (the number the last part's "[content truncated: …]" line names), got "0x1p4"`},
+		{`{"url":"https://a.example/","offset":"0x10"}`, `deepseek_fetch: "offset" must be a whole number of characters, 0 or more (the number the last part's "[content truncated: …]" line names), got "0x10"`},
 	} {
 		failure(t, call(tt.args), "invalid_input", tt.msg)
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -79,4 +80,69 @@ func wantOneArgument(cmd string, got []string) string {
 			len(got), strings.Join(quoted, " "), strconv.Quote(strings.Join(got, " ")))
 	}
 	return fmt.Sprintf("want one %s, got %d arguments (%s)", what, len(got), strings.Join(quoted, " "))
+}
+
+// errBasePrefix is the error of a number written with a base prefix.
+var errBasePrefix = errors.New("want a decimal number: 0x, 0b and 0o prefixes are not read")
+
+// parseDecimalInt reads a whole number written in decimal digits, with an
+// optional sign: "010" is ten. A base prefix (0x10, 0b11, 0o7), an
+// underscore or anything else is an error; flag.IntVar would read 0x10 as
+// sixteen and 010 as eight.
+func parseDecimalInt(s string) (int, error) {
+	if hasBasePrefix(s) {
+		return 0, errBasePrefix
+	}
+	n, err := strconv.ParseInt(s, 10, 0)
+	if err != nil {
+		return 0, errors.New("want a whole number")
+	}
+	return int(n), nil
+}
+
+// parseDecimalFloat reads a decimal number ("0.5", "2", "1e3"); a base
+// prefix (strconv.ParseFloat reads 0x1p4 as 16), Inf, NaN or an underscore
+// is an error.
+func parseDecimalFloat(s string) (float64, error) {
+	if hasBasePrefix(s) {
+		return 0, errBasePrefix
+	}
+	for i := 0; i < len(s); i++ {
+		if strings.IndexByte("0123456789.eE+-", s[i]) < 0 {
+			return 0, errors.New("want a number")
+		}
+	}
+	x, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return 0, errors.New("want a number")
+	}
+	return x, nil
+}
+
+// hasBasePrefix reports whether s, after an optional sign, starts with
+// 0x, 0b or 0o in either case.
+func hasBasePrefix(s string) bool {
+	if s != "" && (s[0] == '+' || s[0] == '-') {
+		s = s[1:]
+	}
+	return len(s) >= 2 && s[0] == '0' && strings.IndexByte("xXbBoO", s[1]) >= 0
+}
+
+// decimalFlag is an int flag read by parseDecimalInt.
+type decimalFlag struct{ p *int }
+
+func (f decimalFlag) String() string {
+	if f.p == nil {
+		return "0"
+	}
+	return strconv.Itoa(*f.p)
+}
+
+func (f decimalFlag) Set(s string) error {
+	n, err := parseDecimalInt(s)
+	if err != nil {
+		return err
+	}
+	*f.p = n
+	return nil
 }

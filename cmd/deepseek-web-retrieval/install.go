@@ -614,9 +614,9 @@ func (f intFlag) String() string {
 }
 
 func (f intFlag) Set(s string) error {
-	n, err := strconv.Atoi(s)
+	n, err := parseDecimalInt(s)
 	if err != nil {
-		return errors.New("want a whole number")
+		return err
 	}
 	*f.p = &n
 	return nil
@@ -632,9 +632,9 @@ func (f floatFlag) String() string {
 }
 
 func (f floatFlag) Set(s string) error {
-	x, err := strconv.ParseFloat(s, 64)
+	x, err := parseDecimalFloat(s)
 	if err != nil {
-		return errors.New("want a number")
+		return err
 	}
 	*f.p = &x
 	return nil

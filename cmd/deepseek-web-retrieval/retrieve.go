@@ -108,7 +108,7 @@ func runFetch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	return retrieve(ctx, "fetch", args, fetchUsage, stdout, stderr,
 		func(fl *flag.FlagSet) {
 			fl.StringVar(&format, "format", "", "")
-			fl.IntVar(&offset, "offset", 0, "")
+			fl.Var(decimalFlag{&offset}, "offset", "")
 		},
 		func(arg string) core.Operation {
 			return core.Operation{Kind: core.KindFetch, URL: arg, Format: format, Offset: offset, ContinueHint: cliContinueHint}
