@@ -238,8 +238,9 @@ func redact(s string, secrets []string) string {
 }
 
 func sysStatus(st *os.ProcessState) (syscall.WaitStatus, bool) {
+	var ws syscall.WaitStatus
 	if st == nil {
-		return 0, false
+		return ws, false
 	}
 	ws, ok := st.Sys().(syscall.WaitStatus)
 	return ws, ok
