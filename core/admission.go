@@ -102,7 +102,7 @@ func (e *Engine) admit(o *operation) (Handle, *Error) {
 	defer e.mu.Unlock()
 	switch n := len(e.ops); {
 	case n >= lim.MaxCalls:
-		return 0, &Error{Code: CodeBusy, Message: o.name + " could not start: " + strconv.Itoa(n) + " calls are already in flight in this process (maxCalls " + strconv.Itoa(lim.MaxCalls) + ")"}
+		return 0, &Error{Code: CodeBusy, Message: o.name + " could not start: " + strconv.Itoa(n) + plural(n, " call is", " calls are") + " already in flight in this process (maxCalls " + strconv.Itoa(lim.MaxCalls) + ")"}
 	case n > 0 && e.held+need > lim.MaxHeldBytes:
 		return 0, &Error{Code: CodeBusy, Message: o.name + " could not start: the calls in flight hold " + mib(e.held) + " of requests and responses, and this one may need " + mib(need) + " more (maxHeldMB " + strconv.FormatInt(lim.MaxHeldBytes>>20, 10) + ")"}
 	}
