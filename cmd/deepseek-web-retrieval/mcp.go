@@ -141,7 +141,7 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 // setMemoryLimit tells Go's collector how much the server means to hold:
 // the cache, the calls admitted under maxHeldMB with room for their
 // garbage, and the program itself (cacheMaxMB + 1.5 × maxHeldMB + 32 MiB;
-// 160 MiB by default). It is a soft limit: under load the collector runs
+// 192 MiB by default). It is a soft limit: under load the collector runs
 // more often instead of letting the heap double. GOMEMLIMIT, when set,
 // wins.
 func setMemoryLimit(cfg *core.Config, getenv func(string) string) int64 {
