@@ -155,3 +155,39 @@ func TestDriverSharesIdenticalCalls(t *testing.T) {
 	<-done
 	require.Eventually(t, cancelled.Load, 2*time.Second, 10*time.Millisecond)
 }
+
+// Identical searches share one request too; a search that differs in an
+// option that changes the answer does not.
+func TestDriverSharesIdenticalSearches(t *testing.T) {
+	d, drv, cfg := driverSetup(t, core.Options{CacheTTL: new(0)})
+	release := make(chan struct{})
+	var once sync.Once
+	t.Cleanup(func() { once.Do(func() { close(release) }) })
+	d.Search = func(w http.ResponseWriter, r *http.Request) {
+		<-release
+		deepseektest.WriteJSON(w, 200, map[string]any{"results": []any{map[string]any{"url": "https://go.dev/", "title": "Go"}}})
+	}
+	op := core.Operation{Kind: core.KindSearch, Query: "go", Config: cfg, APIKey: driverKey}
+	fewer := op
+	fewer.Config, _, _ = core.NewConfig(core.Options{BaseURL: d.URL, CacheTTL: new(0), MaxResults: 3})
+	var wg sync.WaitGroup
+	steps := make([]core.Step, 6)
+	for i := range steps {
+		wg.Go(func() {
+			if i == 5 {
+				steps[i] = drv.Run(context.Background(), fewer, nil)
+			} else {
+				steps[i] = drv.Run(context.Background(), op, nil)
+			}
+		})
+	}
+	require.Eventually(t, func() bool { return len(d.Requests()) == 2 }, 2*time.Second, 10*time.Millisecond)
+	time.Sleep(100 * time.Millisecond)
+	once.Do(func() { close(release) })
+	wg.Wait()
+	for _, s := range steps {
+		require.Nil(t, s.Err)
+		require.Equal(t, "1. Go\nhttps://go.dev/", s.Result.Search.Text())
+	}
+	require.Len(t, d.Requests(), 2, "five identical searches and one with maxResults 3")
+}
