@@ -3,7 +3,7 @@
 #   make test      every test suite: Go (core, module, CLI, installer), JS hosts, real OpenCode,
 #                  real MCP hosts (Codex, Claude Code, Gemini CLI, Pi: tests/hosts)
 #   make build     plugin/core.wasm and bin/deepseek-web-retrieval
-#   make bench     benchmarks that print figures
+#   make bench     benchmarks that print figures (make bench-load: the MCP server under load)
 
 GO        ?= go
 WASM      := plugin/core.wasm
@@ -19,7 +19,7 @@ HOST          ?= auto
 INSTALL_FLAGS ?=
 BINDIR        ?= $(HOME)/.local/bin
 
-.PHONY: all build wasm cli install uninstall test test-go test-js test-hosts hosts-deps test-e2e check-wasm lint bench wazero fuzz js-deps clean
+.PHONY: all build wasm cli install uninstall test test-go test-js test-hosts hosts-deps test-e2e check-wasm lint bench bench-load wazero fuzz js-deps clean
 
 all: build
 
@@ -102,6 +102,12 @@ bench: build wazero
 	$(GO) test -run='^$$' -bench=. -benchmem ./core/... ./tests/... ./cmd/...
 	GOOS=wasip1 GOARCH=wasm $(GO) test -run='^$$' -bench=. -benchmem -exec "$(CURDIR)/bin/wazero run" ./wasm/
 	cd $(JSDIR) && npm run bench
+	$(MAKE) bench-load
+
+# The MCP server under load, as a child process (tests/load): peak RSS and how every call
+# ended, for paused Messages turns, a client that never reads, large and identical fetches.
+bench-load: cli
+	$(GO) run ./tests/load -bin $(CLI)
 
 clean:
 	rm -rf bin

@@ -243,7 +243,8 @@ test("a dropped connection is a network error, not retried", async () => {
 // --- concurrency ----------------------------------------------------------------------------
 
 test("20 concurrent calls (search and fetch) through one instance each get their own result", async () => {
-  const host = await env.v2({ search: "preferred", fetch: "preferred" })
+  // Twenty at once: over the module's default admission limits (maxCalls 16, maxHeldMB 64).
+  const host = await env.v2({ search: "preferred", fetch: "preferred", maxCalls: 20, maxHeldMB: 256 })
   const jitter = () => Math.floor(Math.random() * 60)
   for (let i = 0; i < 10; i++) {
     env.ds.enqueue("search", (req) => ({
@@ -278,6 +279,21 @@ test("20 concurrent calls (search and fetch) through one instance each get their
   await Promise.all(calls)
   assert.equal(env.ds.requests.length, 20)
   assert.equal(runtime().inFlight(), 0)
+})
+
+test("past the module's limits a call is refused at once as busy, nothing sent", async () => {
+  const host = await env.v2({ fetch: "preferred", maxCalls: 2 })
+  env.ds.enqueue("fetch", { delayMs: 300, json: { title: "A", content: "a" } })
+  env.ds.enqueue("fetch", { delayMs: 300, json: { title: "B", content: "b" } })
+  const first = [host.runTool("deepseek_fetch", { url: "https://docs.example/a" }), host.runTool("deepseek_fetch", { url: "https://docs.example/b" })]
+  await waitFor(() => env.ds.fetchRequests.length === 2)
+  const r = await host.runTool("deepseek_fetch", { url: "https://docs.example/c" })
+  // On 2.x a failure is the call's result text, with metadata.error naming the kind.
+  assert.equal(r.status, "completed")
+  assert.deepEqual(r.content, [{ type: "text", text: "DeepSeek Fetch could not start: 2 calls are already in flight in this process (maxCalls 2)" }])
+  assert.equal(r.metadata.error, "busy")
+  await Promise.all(first)
+  assert.equal(env.ds.fetchRequests.length, 2)
 })
 
 // --- recovery after a trap ------------------------------------------------------------------
