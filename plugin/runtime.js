@@ -292,11 +292,40 @@ export class Runtime {
       return await this.#run(envelope, signal)
     } finally {
       if (--this.#running === 0) this.#armIdle()
+      for (const wake of this.#waiting.splice(0)) wake()
     }
   }
 
-  async #run(envelope, signal) {
+  // #waiting wakes the calls that the module refused as busy when a call ends.
+  #waiting = []
+
+  // #admit starts the operation. While the module refuses it as busy (its maxCalls or
+  // maxHeldMB are reached), the call waits for another call to end and asks again, up to
+  // the operation's timeoutMs; cancelling the signal stops the wait. The last refusal is
+  // the result when it cannot start in time.
+  async #admit(envelope, signal) {
     let step = this.start(envelope)
+    const deadline = performance.now() + (envelope.options?.timeoutMs ?? 30000)
+    while (step.step === "done" && step.error?.code === "busy" && this.#running > 1 && !signal?.aborted) {
+      const left = deadline - performance.now()
+      if (left <= 0) break
+      await new Promise((wake) => {
+        const timer = setTimeout(wake, left)
+        const done = () => {
+          clearTimeout(timer)
+          signal?.removeEventListener("abort", done)
+          wake()
+        }
+        this.#waiting.push(done)
+        signal?.addEventListener("abort", done, { once: true })
+      })
+      if (!signal?.aborted) step = this.start(envelope)
+    }
+    return step
+  }
+
+  async #run(envelope, signal) {
+    let step = await this.#admit(envelope, signal)
     const generation = this.#generation
     const stop = signal ? AbortSignal.any([signal, this.#abandon.signal]) : this.#abandon.signal
     while (step.step === "http") {

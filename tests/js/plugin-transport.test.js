@@ -281,19 +281,56 @@ test("20 concurrent calls (search and fetch) through one instance each get their
   assert.equal(runtime().inFlight(), 0)
 })
 
-test("past the module's limits a call is refused at once as busy, nothing sent", async () => {
+test("past the module's limits a call waits for another to end, then runs", async () => {
   const host = await env.v2({ fetch: "preferred", maxCalls: 2 })
   env.ds.enqueue("fetch", { delayMs: 300, json: { title: "A", content: "a" } })
   env.ds.enqueue("fetch", { delayMs: 300, json: { title: "B", content: "b" } })
+  env.ds.enqueue("fetch", { json: { title: "C", content: "c" } })
   const first = [host.runTool("deepseek_fetch", { url: "https://docs.example/a" }), host.runTool("deepseek_fetch", { url: "https://docs.example/b" })]
   await waitFor(() => env.ds.fetchRequests.length === 2)
-  const r = await host.runTool("deepseek_fetch", { url: "https://docs.example/c" })
+  const third = host.runTool("deepseek_fetch", { url: "https://docs.example/c" })
+  await new Promise((r) => setTimeout(r, 100))
+  assert.equal(env.ds.fetchRequests.length, 2, "the third call waits while two are in flight")
+  const r = await third
+  assert.equal(r.ok, true, r.error?.message)
+  assert.equal(r.text, "# C\n\nc")
+  await Promise.all(first)
+  assert.equal(env.ds.fetchRequests.length, 3)
+})
+
+test("a call waiting for admission gives up after its timeoutMs with the module's refusal", async () => {
+  // Two plugin instances share the module: the first holds a slow call; the second
+  // allows one call in flight and waits at most 1 s for room.
+  const slow = await env.v2({ fetch: "preferred" })
+  env.ds.enqueue("fetch", { delayMs: 2500, json: { title: "A", content: "a" } })
+  const first = slow.runTool("deepseek_fetch", { url: "https://docs.example/admission-slow" })
+  await waitFor(() => runtime().inFlight() === 1)
+  const host = await env.v2({ fetch: "preferred", maxCalls: 1, timeoutMs: 1000 })
+  const started = performance.now()
+  const r = await host.runTool("deepseek_fetch", { url: "https://docs.example/admission-refused" })
+  const waited = performance.now() - started
   // On 2.x a failure is the call's result text, with metadata.error naming the kind.
   assert.equal(r.status, "completed")
-  assert.deepEqual(r.content, [{ type: "text", text: "DeepSeek Fetch could not start: 2 calls are already in flight in this process (maxCalls 2)" }])
+  assert.deepEqual(r.content, [{ type: "text", text: "DeepSeek Fetch could not start: 1 call is already in flight in this process (maxCalls 1)" }])
   assert.equal(r.metadata.error, "busy")
-  await Promise.all(first)
-  assert.equal(env.ds.fetchRequests.length, 2)
+  assert.ok(waited >= 900, `waited ${waited} ms`)
+  await first
+  assert.equal(env.ds.fetchRequests.length, 1, "nothing was sent for the refused call")
+})
+
+test("cancelling a call that waits for admission ends the wait at once", async () => {
+  const host = await env.v2({ fetch: "preferred", maxCalls: 1 })
+  env.ds.enqueue("fetch", { delayMs: 1500, json: { title: "A", content: "a" } })
+  const first = host.runTool("deepseek_fetch", { url: "https://docs.example/admission-first" })
+  await waitFor(() => runtime().inFlight() === 1)
+  const ctl = new AbortController()
+  const started = performance.now()
+  const waiting = host.runTool("deepseek_fetch", { url: "https://docs.example/admission-cancelled" }, { signal: ctl.signal })
+  setTimeout(() => ctl.abort(), 100)
+  await waiting.catch(() => {})
+  assert.ok(performance.now() - started < 1000, "the wait ended with the signal")
+  await first
+  assert.equal(env.ds.fetchRequests.length, 1)
 })
 
 // --- recovery after a trap ------------------------------------------------------------------
