@@ -387,6 +387,47 @@ function delay(ms, signal) {
  */
 export async function perform(req, signal) {
   if (!(await delay(req.delayMs, signal))) return { reply: { kind: "cancelled" } }
+  return share(req, signal)
+}
+
+// inFlight holds the requests being sent, by their bytes: an identical request (two calls
+// for the same page or query, with the same options) joins the one in flight instead of
+// sending a second, so DeepSeek answers and bills once. Each caller gets the same reply;
+// one caller's cancel leaves the request running for the others, and the request is
+// aborted only when every caller has cancelled.
+const inFlight = new Map()
+
+function share(req, signal) {
+  if (signal?.aborted) return Promise.resolve({ reply: { kind: "cancelled" } })
+  const key = JSON.stringify([req.method, req.url, req.headers, req.body ?? null, req.maxBytes])
+  let entry = inFlight.get(key)
+  if (!entry) {
+    const ctl = new AbortController()
+    entry = { callers: 0, ctl, done: send(req, ctl.signal) }
+    inFlight.set(key, entry)
+    const own = entry
+    own.done.finally(() => inFlight.get(key) === own && inFlight.delete(key))
+  }
+  const joined = entry
+  joined.callers++
+  return new Promise((resolve) => {
+    const onAbort = () => {
+      if (--joined.callers === 0) {
+        inFlight.get(key) === joined && inFlight.delete(key)
+        joined.ctl.abort()
+      }
+      resolve({ reply: { kind: "cancelled" } })
+    }
+    signal?.addEventListener("abort", onAbort, { once: true })
+    joined.done.then((r) => {
+      signal?.removeEventListener("abort", onAbort)
+      if (!signal?.aborted) resolve(r)
+    })
+  })
+}
+
+// send performs one request; signal aborts it (every caller cancelled).
+async function send(req, signal) {
   const ctl = new AbortController()
   let timedOut = false
   const timer = setTimeout(() => {

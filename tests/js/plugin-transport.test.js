@@ -333,6 +333,38 @@ test("cancelling a call that waits for admission ends the wait at once", async (
   assert.equal(env.ds.fetchRequests.length, 1)
 })
 
+test("identical calls in flight share one request; one caller's cancel leaves it running", async () => {
+  const host = await env.v2({ search: "preferred", fetch: "preferred" })
+  env.ds.enqueue("fetch", { delayMs: 300, json: { title: "Shared", content: "one answer" } })
+  const url = "https://docs.example/shared-page"
+  const ctl = new AbortController()
+  const calls = [0, 1, 2].map(() => host.runTool("deepseek_fetch", { url }))
+  const cancelled = host.runTool("deepseek_fetch", { url }, { signal: ctl.signal })
+  setTimeout(() => ctl.abort(), 50)
+  await cancelled.catch(() => {})
+  for (const r of await Promise.all(calls)) {
+    assert.equal(r.ok, true, r.error?.message)
+    assert.equal(r.text, "# Shared\n\none answer")
+  }
+  assert.equal(env.ds.fetchRequests.length, 1, "one request, one bill")
+  env.ds.enqueue("search", { delayMs: 200, json: { results: [{ url: "https://r.example/q", title: "T", summary: "S", rerank_score: 2, authority: 2 }] } })
+  const searches = await Promise.all([host.search("shared query"), host.search("shared query")])
+  for (const s of searches) assert.equal(s.ok, true, s.error?.message)
+  assert.equal(env.ds.searchRequests.length, 1)
+})
+
+test("a shared request is aborted when its last caller cancels", async () => {
+  const host = await stalledHost({ fetch: "preferred" })
+  const ctl = new AbortController()
+  const calls = [0, 1].map(() => host.runTool("deepseek_fetch", { url: "https://docs.example/stalled-shared" }, { signal: ctl.signal }))
+  await waitFor(() => stall.requests.length >= 1)
+  await sleep(50)
+  ctl.abort()
+  await Promise.allSettled(calls)
+  await waitFor(() => stall.requests.every((r) => r.closedAt !== null))
+  assert.equal(stall.requests.length, 1, "the two calls shared one request")
+})
+
 // --- recovery after a trap ------------------------------------------------------------------
 
 test("a trap fails the call in progress clearly; the next call runs on a fresh instance", async () => {
