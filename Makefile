@@ -3,6 +3,7 @@
 #   make test      every test suite: Go (core, module, CLI, installer), JS hosts, real OpenCode,
 #                  real MCP hosts (Codex, Claude Code, Gemini CLI, Pi: tests/hosts)
 #   make build     plugin/core.wasm and bin/deepseek-web-retrieval
+#   make dist      release archives, npm tarballs and checksums.txt in dist/
 #   make bench     benchmarks that print figures
 
 GO        ?= go
@@ -18,8 +19,11 @@ HOSTSDIR  := tests/hosts
 HOST          ?= auto
 INSTALL_FLAGS ?=
 BINDIR        ?= $(HOME)/.local/bin
+# make dist: VERSION (default core.Version) stamps the binaries and npm packages.
+DIST          ?= dist
+VERSION       ?=
 
-.PHONY: all build wasm cli install uninstall test test-go test-js test-hosts hosts-deps test-e2e check-wasm lint bench wazero fuzz js-deps clean
+.PHONY: all build wasm cli dist install uninstall test test-go test-js test-hosts hosts-deps test-e2e check-wasm lint bench wazero fuzz js-deps clean
 
 all: build
 
@@ -28,8 +32,9 @@ build: wasm cli
 wasm:
 	GOOS=wasip1 GOARCH=wasm $(GO) build $(WASMFLAGS) -o $(WASM) ./wasm
 
+# Static (no cgo): the same binary runs on any Linux libc, as the released ones do.
 cli: wasm
-	$(GO) build -trimpath -o $(CLI) ./cmd/deepseek-web-retrieval
+	CGO_ENABLED=0 $(GO) build -trimpath -o $(CLI) ./cmd/deepseek-web-retrieval
 
 install: cli
 	@mkdir -p $(BINDIR)
@@ -38,6 +43,12 @@ install: cli
 	@echo "installed $(BINDIR)/deepseek-web-retrieval: MCP hosts start it from there (after moving it, run init again)"
 	@case ":$$PATH:" in *":$(BINDIR):"*) ;; *) echo "note: $(BINDIR) is not on your PATH";; esac
 	$(BINDIR)/deepseek-web-retrieval init --scope global --yes --host $(HOST) $(INSTALL_FLAGS)
+
+# Release artifacts (internal/cmd/dist): static binaries for linux, darwin and windows on
+# amd64 and arm64, their archives, the npm tarballs (npm/packages.json names them) and
+# checksums.txt; the same commit gives the same bytes.
+dist: wasm
+	$(GO) run ./internal/cmd/dist -out $(DIST) $(if $(VERSION),-version $(VERSION))
 
 uninstall: cli
 	$(CLI) uninstall --scope global --yes --host $(HOST)
@@ -103,4 +114,4 @@ bench: build wazero
 	cd $(JSDIR) && npm run bench
 
 clean:
-	rm -rf bin
+	rm -rf bin $(DIST)
