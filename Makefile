@@ -12,10 +12,10 @@ CLI       := bin/deepseek-web-retrieval
 WASMFLAGS := -buildmode=c-shared -trimpath -buildvcs=false -ldflags='-s -w -buildid='
 JSDIR     := tests/js
 HOSTSDIR  := tests/hosts
-# make install: copies the binary to $(BINDIR) (MCP hosts start it by that absolute
-# path), then runs its init: HOST=auto installs into every host found (OpenCode: the
-# opencode on PATH picks the 1.x "plugin" or 2.x "plugins" key); INSTALL_FLAGS adds
-# init flags. make uninstall reverses it and removes the binary.
+# make install: the binary's install command copies it to $(BINDIR) (MCP hosts start
+# it by that absolute path), then runs init: HOST=auto installs into every host found
+# (OpenCode: the opencode on PATH picks the 1.x "plugin" or 2.x "plugins" key);
+# INSTALL_FLAGS adds init flags. make uninstall reverses it and removes the binary.
 HOST          ?= auto
 INSTALL_FLAGS ?=
 BINDIR        ?= $(HOME)/.local/bin
@@ -37,12 +37,7 @@ cli: wasm
 	CGO_ENABLED=0 $(GO) build -trimpath -o $(CLI) ./cmd/deepseek-web-retrieval
 
 install: cli
-	@mkdir -p $(BINDIR)
-	@cp $(CLI) $(BINDIR)/.deepseek-web-retrieval.tmp && chmod 0755 $(BINDIR)/.deepseek-web-retrieval.tmp && \
-	  mv $(BINDIR)/.deepseek-web-retrieval.tmp $(BINDIR)/deepseek-web-retrieval
-	@echo "installed $(BINDIR)/deepseek-web-retrieval: MCP hosts start it from there (after moving it, run init again)"
-	@case ":$$PATH:" in *":$(BINDIR):"*) ;; *) echo "note: $(BINDIR) is not on your PATH";; esac
-	$(BINDIR)/deepseek-web-retrieval init --scope global --yes --host $(HOST) $(INSTALL_FLAGS)
+	$(CLI) install --yes --host $(HOST) --bin-dir $(BINDIR) $(INSTALL_FLAGS)
 
 # Release artifacts (internal/cmd/dist): static binaries for linux, darwin and windows on
 # amd64 and arm64, their archives, the npm tarballs (npm/packages.json names them) and
