@@ -22,8 +22,9 @@ BINDIR        ?= $(HOME)/.local/bin
 # make dist: VERSION (default core.Version) stamps the binaries and npm packages.
 DIST          ?= dist
 VERSION       ?=
+REGISTRYDIR   := tests/registry
 
-.PHONY: all build wasm cli dist install uninstall test test-go test-js test-hosts hosts-deps test-e2e check-wasm lint bench wazero fuzz js-deps clean
+.PHONY: all build wasm cli dist install uninstall test test-go test-js test-hosts hosts-deps test-e2e test-registry registry-deps check-wasm lint bench wazero fuzz js-deps clean
 
 all: build
 
@@ -64,7 +65,7 @@ check-wasm:
 	if cmp -s $$tmp/core.wasm $(WASM); then echo "plugin/core.wasm matches a fresh build"; rm -rf $$tmp; \
 	else echo "plugin/core.wasm differs from a fresh build: run 'make wasm' and commit it"; rm -rf $$tmp; exit 1; fi
 
-test: lint check-wasm test-go test-js test-hosts
+test: lint check-wasm test-go test-js test-hosts test-registry
 
 # Every Go build in `make test` (vet, go test, the CLI that cmd/'s tests build, the reactor of
 # wasi.test.js, the `make install` of e2e-install.test.js) uses -trimpath, as `make build`
@@ -102,6 +103,16 @@ $(HOSTSDIR)/node_modules/.package-lock.json: $(HOSTSDIR)/package.json $(HOSTSDIR
 
 test-hosts: cli hosts-deps
 	cd $(HOSTSDIR) && DWR_BIN=$(abspath $(CLI)) node --test --test-concurrency=1
+
+# The npm packages from a local registry (verdaccio on 127.0.0.1): npx install into the
+# real Codex, npm i -g, --omit=optional (tests/registry/README.md).
+registry-deps: $(REGISTRYDIR)/node_modules/.package-lock.json
+
+$(REGISTRYDIR)/node_modules/.package-lock.json: $(REGISTRYDIR)/package.json $(REGISTRYDIR)/package-lock.json
+	cd $(REGISTRYDIR) && npm ci --no-audit --no-fund
+
+test-registry: dist registry-deps hosts-deps
+	cd $(REGISTRYDIR) && DIST=$(abspath $(DIST)) CODEX_BIN=$(abspath $(HOSTSDIR))/node_modules/.bin/codex node --test --test-concurrency=1
 
 bench: build wazero
 	$(GO) test -run='^$$' -bench=. -benchmem ./core/... ./tests/... ./cmd/...
