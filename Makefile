@@ -105,13 +105,13 @@ test-hosts: cli hosts-deps
 	cd $(HOSTSDIR) && DWR_BIN=$(abspath $(CLI)) node --test --test-concurrency=1
 
 # The npm packages from a local registry (verdaccio on 127.0.0.1): npx install into the
-# real Codex, npm i -g, --omit=optional (tests/registry/README.md).
+# real Codex, npm i -g, --omit=optional, the plugin in the real OpenCode (tests/registry/README.md).
 registry-deps: $(REGISTRYDIR)/node_modules/.package-lock.json
 
 $(REGISTRYDIR)/node_modules/.package-lock.json: $(REGISTRYDIR)/package.json $(REGISTRYDIR)/package-lock.json
 	cd $(REGISTRYDIR) && npm ci --no-audit --no-fund
 
-test-registry: dist registry-deps hosts-deps
+test-registry: dist registry-deps hosts-deps js-deps
 	cd $(REGISTRYDIR) && DIST=$(abspath $(DIST)) CODEX_BIN=$(abspath $(HOSTSDIR))/node_modules/.bin/codex node --test --test-concurrency=1
 
 bench: build wazero

@@ -4,7 +4,9 @@
 //     binary in ~/.local/bin and the real Codex lists and runs our server from there;
 //   - npm i -g: the launcher passes arguments, stdio, the exit code and signals through, and
 //     DEEPSEEK_WEB_RETRIEVAL_BINARY runs another binary;
-//   - --omit=optional, and a node_modules installed for another OS/CPU: the clear message.
+//   - --omit=optional, and a node_modules installed for another OS/CPU: the clear message;
+//   - OpenCode 1.18.33 (tests/js) installs @deepseek-web-retrieval/opencode@VERSION itself
+//     (only that scope mapped to the local registry) and runs deepseek_search and deepseek_fetch.
 // It also checks what `make dist` wrote for all six platforms. DIST names that directory and
 // CODEX_BIN the Codex of tests/hosts (make test-registry passes both).
 import assert from "node:assert/strict"
@@ -19,6 +21,8 @@ import { fileURLToPath } from "node:url"
 import { startMockResponses } from "../hosts/lib/mock-responses.js"
 import { FETCH_URL, SEARCH_QUERY } from "../hosts/lib/reference.js"
 import { jsonLines, runAgent, startScene } from "../hosts/lib/sandbox.js"
+import { startMockDeepSeek } from "../js/lib/mock-deepseek.js"
+import { runOpenCode } from "../js/lib/opencode.js"
 
 const here = dirname(fileURLToPath(import.meta.url))
 const REPO = resolve(here, "..", "..")
@@ -264,6 +268,44 @@ Reinstall with optional dependencies on this machine (npm install ${SPEC}), or s
     assert.equal(c.code, 1)
     assert.ok(c.stderr.includes(`node_modules holds the binary for ${foreign.os}-${foreign.cpu} instead: it was installed on another OS or CPU and copied here.`), c.stderr)
   })
+})
+
+test("OpenCode 1.18.33 installs the plugin from the registry by its exact spec and runs both tools", async (t) => {
+  const key = `sk-${"0123456789abcdef".repeat(2)}`
+  const ds = await startMockDeepSeek({ apiKey: key })
+  t.after(() => ds.close())
+  ds.enqueue("search", { json: { results: [{ url: "https://go.dev/doc/effective_go", title: "Effective Go", summary: "Tips." }] } })
+  ds.enqueue("fetch", { json: { title: "Effective Go", content: "A guide." } })
+  const sb = scratch("opencode")
+  // Only our scope comes from the local registry; OpenCode's own @opencode-ai/plugin is
+  // seeded by runOpenCode, so nothing else is installed.
+  mkdirSync(join(sb.root, "home"), { recursive: true })
+  writeFileSync(join(sb.root, "home", ".npmrc"), `@deepseek-web-retrieval:registry=${registry}\n`)
+  const spec = `${NAMES.plugin}@${VERSION}`
+  const run = await runOpenCode({
+    root: sb.root,
+    turns: [
+      { toolCalls: [{ id: "c_search", name: "deepseek_search", args: { query: "go idioms" } }] },
+      { toolCalls: [{ id: "c_fetch", name: "deepseek_fetch", args: { url: "https://go.dev/doc/effective_go" } }] },
+      { text: "done" },
+    ],
+    globalConfig: { plugin: [[spec, { baseURL: ds.baseURL }]] },
+    env: { DEEPSEEK_API_KEY: key, PATH },
+    timeoutMs: 180000,
+  })
+  t.after(() => run.cleanup()) // the mock model
+  assert.equal(run.code, 0, run.stderr.slice(-4000))
+  const installed = join(sb.root, "home", ".cache", "opencode", "packages", NAMES.plugin + "@" + VERSION, "node_modules", NAMES.plugin)
+  assert.equal(JSON.parse(readFileSync(join(installed, "package.json"), "utf8")).version, VERSION)
+  assert.deepEqual(run.toolUses.map((u) => [u.tool, u.state?.status]), [
+    ["deepseek_search", "completed"],
+    ["deepseek_fetch", "completed"],
+  ])
+  assert.deepEqual(run.toolResults, [
+    { tool_call_id: "c_search", content: "1. Effective Go\nhttps://go.dev/doc/effective_go\nTips." },
+    { tool_call_id: "c_fetch", content: "# Effective Go\n\nA guide." },
+  ])
+  assert.deepEqual(ds.requests.map((q) => q.path), ["/v1/tools/search", "/v1/tools/fetch"])
 })
 
 describe("make dist's output", () => {
