@@ -1,7 +1,8 @@
 # deepseek-web-retrieval — see README.md.
 #   make install   build, put the binary in ~/.local/bin, install into every host found
 #   make test      every test suite: Go (core, module, CLI, installer), JS hosts, real OpenCode,
-#                  real MCP hosts (Codex, Claude Code, Gemini CLI, Pi: tests/hosts)
+#                  real MCP hosts (Codex, Claude Code, Gemini CLI, Pi: tests/hosts), the npm
+#                  packages from a local registry (tests/registry)
 #   make build     plugin/core.wasm and bin/deepseek-web-retrieval
 #   make dist      release archives, npm tarballs and checksums.txt in dist/
 #   make bench     benchmarks that print figures
