@@ -283,7 +283,7 @@ func binaryPath(flagValue string) (string, error) {
 	if r, err := filepath.EvalSymlinks(p); err == nil {
 		p = r
 	}
-	return p, nil
+	return p, stableBinary(p) // managedpath.go
 }
 
 // planned is one host's plan (or why there is none) with the directory to
