@@ -76,9 +76,10 @@ test: lint check-wasm test-go test-js test-hosts test-registry
 test: export GOFLAGS := $(strip $(shell $(GO) env GOFLAGS 2>/dev/null) -trimpath)
 
 # The module's own package (wasm/) has tests that only build for wasip1: they run under
-# wazero's CLI, built from the wazero version go.mod pins.
+# wazero's CLI, built from the wazero version go.mod pins. cmd/'s kill loop (200 killed runs
+# per host, TestKilledRunsRecover) takes minutes on two cores: hence the longer timeout.
 test-go: wazero
-	$(GO) test -count=1 ./...
+	$(GO) test -count=1 -timeout 30m ./...
 	GOOS=wasip1 GOARCH=wasm $(GO) test -count=1 -exec "$(CURDIR)/bin/wazero run" ./wasm/
 
 wazero:
