@@ -3,12 +3,12 @@ package core
 import "strconv"
 
 // Admission: an engine bounds the work it holds at once, whatever the host.
-// The engine counts and refuses; a host that can wait (the MCP server, the
-// CLI: package httpdriver) parks the refused call until [Engine.Released]
-// fires and starts it again, up to its timeout. A host that cannot wait
-// (the plugin's module, whose exports never block) hands the refusal on as
-// the call's error. See RATIONALE.md, "Why does the engine refuse rather
-// than queue?".
+// The engine counts and refuses; the host parks the refused call and starts
+// it again when another call ends, up to the call's timeout: package
+// httpdriver waits for [Engine.Released] (the MCP server, the CLI), and the
+// plugin's shim for the end of another call of its module instance (whose
+// exports never block). See RATIONALE.md, "Why does the engine refuse
+// rather than queue?".
 
 // Defaults and bounds of the admission options.
 const (
