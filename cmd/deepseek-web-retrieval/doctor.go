@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
 	shared "github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install/mcphosts"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/opencode/install"
@@ -80,7 +81,7 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		problems += len(probs)
 		b.WriteString("\n")
 	}
-	b.WriteString("deepseek-web-retrieval doctor\n\n")
+	fmt.Fprintf(&b, "deepseek-web-retrieval doctor\n\n  %s\n\n", versionLine())
 
 	// A run that was killed before it finished.
 	if r, found, err := shared.Pending(stateDir()); err != nil {
@@ -112,6 +113,9 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		var traps []string
 		if c.Installed {
 			addKey(c.Options.APIKeyEnv)
+			if c.PluginVersion != "" && c.PluginVersion != core.Version {
+				traps = append(traps, fmt.Sprintf("the vendored plugin is version %s, and this binary is %s: run `deepseek-web-retrieval init --yes` (with the same --host and --scope) from this binary to vendor its plugin", c.PluginVersion, core.Version))
+			}
 			if c.Unrecorded {
 				project := ""
 				if sc == install.ScopeProject {
@@ -146,7 +150,7 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) int
 					continue
 				}
 			}
-			c := mcphosts.Doctor(ctx, mcphosts.Request{Env: env, Host: h, Scope: sc, Dir: dir, Binary: binary}, os.Environ())
+			c := mcphosts.Doctor(ctx, mcphosts.Request{Env: env, Host: h, Scope: sc, Dir: dir, Binary: binary, Version: versionString()}, os.Environ())
 			if !c.Installed && len(c.Problems) == 0 && (sc == install.ScopeProject || !slices.Contains(detected, h)) {
 				continue
 			}

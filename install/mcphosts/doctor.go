@@ -169,6 +169,12 @@ func (c *Check) probe(ctx context.Context, rs *resolved, entry map[string]any, e
 	c.Probe = Probe(ctx, l, secrets)
 	if c.Probe.Connected() {
 		c.Lines = append(c.Lines, c.Probe.String())
+		if v := c.Probe.Version; v != "" {
+			c.Lines = append(c.Lines, "the server's version: "+v)
+			if rs.Version != "" && v != rs.Version {
+				c.Traps = append(c.Traps, fmt.Sprintf("the server %s starts is version %s, and this binary is %s: run `deepseek-web-retrieval install --yes` from the binary you want %s to start", name, v, rs.Version, name))
+			}
+		}
 		return
 	}
 	msg := "does not connect: " + c.Probe.String()

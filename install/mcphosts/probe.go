@@ -37,6 +37,8 @@ type ProbeResult struct {
 	// Tools are the names tools/list returned, in its order; nil when the
 	// exchange failed.
 	Tools []string
+	// Version is the version the server gave in its initialize answer.
+	Version string
 	// Err says why the server did not connect, in a sentence with no
 	// secret in it ("command not found: /path"); empty when it connected
 	// and listed at least one tool.
@@ -69,6 +71,7 @@ func plural(n int) string {
 func Probe(ctx context.Context, l Launch, secrets []string) ProbeResult {
 	res := probe(ctx, l)
 	res.Err = redact(res.Err, secrets)
+	res.Version = redact(res.Version, secrets)
 	for i, t := range res.Tools {
 		res.Tools[i] = redact(t, secrets)
 	}
@@ -93,6 +96,10 @@ func probe(ctx context.Context, l Launch) ProbeResult {
 	if err != nil {
 		return ProbeResult{Err: failure(ctx, cmd, stderr, "initialize", err)}
 	}
+	var version string
+	if ir := cs.InitializeResult(); ir != nil && ir.ServerInfo != nil {
+		version = ir.ServerInfo.Version
+	}
 	list, err := cs.ListTools(ctx, nil)
 	_ = cs.Close() // waits for the server to exit, so failure sees how
 	if err != nil {
@@ -105,7 +112,7 @@ func probe(ctx context.Context, l Launch) ProbeResult {
 	if len(names) == 0 {
 		return ProbeResult{Tools: []string{}, Err: "tools/list returned 0 tools"}
 	}
-	return ProbeResult{Tools: names}
+	return ProbeResult{Tools: names, Version: version}
 }
 
 // failure says why the exchange stopped at step.

@@ -27,6 +27,9 @@ type Check struct {
 	// hand, or by an init that was interrupted): uninstall refuses it
 	// until init adopts it.
 	Unrecorded bool
+	// PluginVersion is the vendored plugin's version (its package.json),
+	// when it has one.
+	PluginVersion string
 }
 
 // Doctor inspects the config directory an install into scope would use:
@@ -87,6 +90,10 @@ func Doctor(env Env, scope Scope, dir string) Check {
 	}
 	c.Unrecorded = rec == nil
 	c.Problems = append(c.Problems, checkPlugin(filepath.Join(d, filepath.FromSlash(pluginDir)))...)
+	if v := pluginVersion(filepath.Join(d, filepath.FromSlash(pluginDir))); v != "" {
+		c.PluginVersion = v
+		c.Lines = append(c.Lines, "the vendored plugin's version: "+v)
+	}
 	if rec != nil {
 		for _, f := range rec.Files {
 			cur, _, ok, err := shared.ReadFile(filepath.Join(d, filepath.FromSlash(f.Path)))
@@ -96,6 +103,22 @@ func Doctor(env Env, scope Scope, dir string) Check {
 		}
 	}
 	return c
+}
+
+// pluginVersion reads the version of the plugin vendored in dir ("" when
+// its package.json has none or does not parse).
+func pluginVersion(dir string) string {
+	data, err := os.ReadFile(filepath.Join(dir, "package.json"))
+	if err != nil {
+		return ""
+	}
+	var pkg struct {
+		Version string `json:"version"`
+	}
+	if json.Unmarshal(data, &pkg) != nil {
+		return ""
+	}
+	return pkg.Version
 }
 
 // wasmHeader starts every WebAssembly binary module (magic, version 1).
