@@ -102,9 +102,9 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	default:
 		ocLines = append(ocLines, fmt.Sprintf("%s is OpenCode %s", path, version))
 	}
-	for _, sc := range []install.Scope{install.ScopeGlobal, install.ScopeProject} {
+	for _, sc := range []shared.Scope{shared.ScopeGlobal, shared.ScopeProject} {
 		c := install.Doctor(osEnv(), sc, dir)
-		if sc == install.ScopeProject && !c.Installed && len(c.Problems) == 0 {
+		if sc == shared.ScopeProject && !c.Installed && len(c.Problems) == 0 {
 			continue
 		}
 		lines := append([]string{}, ocLines...)
@@ -114,7 +114,7 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			addKey(c.Options.APIKeyEnv)
 			if c.Unrecorded {
 				project := ""
-				if sc == install.ScopeProject {
+				if sc == shared.ScopeProject {
 					project = osEnv().WorkDir
 					if dir != "" {
 						project, _ = filepath.Abs(dir)
@@ -136,9 +136,9 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	detected := mcphosts.Detect(env)
 	binary, _ := binaryPath("")
 	for _, h := range mcphosts.All {
-		for _, sc := range []install.Scope{install.ScopeGlobal, install.ScopeProject} {
+		for _, sc := range []shared.Scope{shared.ScopeGlobal, shared.ScopeProject} {
 			req := mcphosts.Request{Env: env, Host: h, Scope: sc, Dir: dir}
-			if sc == install.ScopeProject {
+			if sc == shared.ScopeProject {
 				// Run from the home directory, a project's file can be
 				// the global one (~/.codex/config.toml): shown once.
 				g, gerr := mcphosts.MainFile(mcphosts.Request{Env: env, Host: h})
@@ -147,7 +147,7 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) int
 				}
 			}
 			c := mcphosts.Doctor(ctx, mcphosts.Request{Env: env, Host: h, Scope: sc, Dir: dir, Binary: binary}, os.Environ())
-			if !c.Installed && len(c.Problems) == 0 && (sc == install.ScopeProject || !slices.Contains(detected, h)) {
+			if !c.Installed && len(c.Problems) == 0 && (sc == shared.ScopeProject || !slices.Contains(detected, h)) {
 				continue
 			}
 			if c.Installed {

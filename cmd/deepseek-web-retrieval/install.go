@@ -206,7 +206,7 @@ func hostFlag(s string) error {
 // shape comes from the version of the opencode on PATH, else from the key
 // the config already has; when neither tells, auto fails with a message
 // rather than guess.
-func resolveHosts(cmd, host string, sc install.Scope, dir string, stderr io.Writer) ([]hostTarget, error) {
+func resolveHosts(cmd, host string, sc shared.Scope, dir string, stderr io.Writer) ([]hostTarget, error) {
 	if host == "opencode2" {
 		host = "opencode"
 	}
@@ -220,7 +220,7 @@ func resolveHosts(cmd, host string, sc install.Scope, dir string, stderr io.Writ
 	var out []hostTarget
 	env := osEnv()
 	ocDir, _ := install.ConfigDir(env, sc, dir)
-	ocHere := ocPath != "" || (sc == install.ScopeGlobal && shared.Exists(ocDir)) ||
+	ocHere := ocPath != "" || (sc == shared.ScopeGlobal && shared.Exists(ocDir)) ||
 		shared.Exists(filepath.Join(ocDir, "opencode.jsonc")) || shared.Exists(filepath.Join(ocDir, "opencode.json"))
 	shape, shapeOK := install.ConfigShape(env, sc, dir)
 	switch {
@@ -299,7 +299,7 @@ func runInit(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	var (
 		scope, dir, host, bin string
 		yes                   bool
-		o                     install.Options
+		o                     shared.Options
 	)
 	fl.StringVar(&scope, "scope", "global", "")
 	fl.StringVar(&dir, "dir", "", "")
@@ -314,19 +314,19 @@ func runInit(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	if fl.NArg() > 0 {
 		return usageErr(stderr, "init", fmt.Sprintf("unexpected argument %q", fl.Arg(0)))
 	}
-	sc, err := install.ParseScope(scope)
+	sc, err := shared.ParseScope(scope)
 	if err != nil {
 		return usageErr(stderr, "init", "--scope: "+err.Error())
 	}
 	if err := hostFlag(host); err != nil {
 		return usageErr(stderr, "init", "--host: "+err.Error())
 	}
-	if dir != "" && sc != install.ScopeProject {
+	if dir != "" && sc != shared.ScopeProject {
 		return usageErr(stderr, "init", "--dir applies only to --scope project")
 	}
 	o.Language = strings.Join(splitList(o.Language), ",")
-	if err := install.Validate(o); err != nil {
-		var oe *install.OptionError
+	if err := shared.Validate(o); err != nil {
+		var oe *shared.OptionError
 		if errors.As(err, &oe) {
 			return usageErr(stderr, "init", fmt.Sprintf("invalid %s: %s", optionFlags[oe.Option], oe.Msg))
 		}
@@ -378,14 +378,14 @@ func runUninstall(_ context.Context, args []string, stdout, stderr io.Writer) in
 	if fl.NArg() > 0 {
 		return usageErr(stderr, "uninstall", fmt.Sprintf("unexpected argument %q", fl.Arg(0)))
 	}
-	sc, err := install.ParseScope(scope)
+	sc, err := shared.ParseScope(scope)
 	if err != nil {
 		return usageErr(stderr, "uninstall", "--scope: "+err.Error())
 	}
 	if err := hostFlag(host); err != nil {
 		return usageErr(stderr, "uninstall", "--host: "+err.Error())
 	}
-	if dir != "" && sc != install.ScopeProject {
+	if dir != "" && sc != shared.ScopeProject {
 		return usageErr(stderr, "uninstall", "--dir applies only to --scope project")
 	}
 	var hosts []hostTarget
@@ -498,7 +498,7 @@ func runPlans(cmd string, hosts []hostTarget, yes bool, stdout, stderr io.Writer
 	failed := false
 	for _, j := range jobs {
 		p, err := j.plan()
-		if oe := (*install.OptionError)(nil); errors.As(err, &oe) {
+		if oe := (*shared.OptionError)(nil); errors.As(err, &oe) {
 			return usageErr(stderr, cmd, fmt.Sprintf("invalid %s: %s", optionFlags[oe.Option], oe.Msg))
 		}
 		failed = failed || err != nil

@@ -12,7 +12,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	shared "github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
-	ocinstall "github.com/deepseek-web-retrieval/deepseek-web-retrieval/opencode/install"
 )
 
 const ghToken = "ghp_0123456789abcdefghijABCDEFGHIJ012345"
@@ -104,7 +103,7 @@ var codexRuns = [][]string{{"off"}, {"forced"}, {"optional", "forced"}, {"forced
 func TestCodexShapeCorpus(t *testing.T) {
 	cases, structural := 0, 0
 	for _, run := range codexRuns {
-		opts := ocinstall.Options{Search: run[0], Fetch: "optional"}
+		opts := shared.Options{Search: run[0], Fetch: "optional"}
 		entry := func(form string) string {
 			kvs := []string{"command = " + shared.TOMLString(binary), "args = " + shared.TOMLStrings(Args(opts)), `env_vars = ["DEEPSEEK_API_KEY"]`}
 			switch form {
@@ -142,14 +141,14 @@ func codexRoundTrip(t *testing.T, run []string, orig string, handEdit bool) {
 	cfgPath := filepath.Join(f.env.Home, ".codex", "config.toml")
 	f.write(cfgPath, orig)
 	before := f.tree()
-	var opts ocinstall.Options
+	var opts shared.Options
 	for _, tier := range run {
-		opts = ocinstall.Options{Search: tier, Fetch: "optional"}
-		f.apply(PlanInit(f.req(Codex, ocinstall.ScopeGlobal, opts)))
+		opts = shared.Options{Search: tier, Fetch: "optional"}
+		f.apply(PlanInit(f.req(Codex, shared.ScopeGlobal, opts)))
 	}
 	got := f.read(cfgPath)
 	checkCodexConfig(t, orig, got, opts)
-	again, err := PlanInit(f.req(Codex, ocinstall.ScopeGlobal, opts))
+	again, err := PlanInit(f.req(Codex, shared.ScopeGlobal, opts))
 	require.NoError(t, err)
 	require.True(t, again.Empty(), "a second init changes nothing:\n%s", f.render(again, false))
 	want := before
@@ -173,12 +172,12 @@ func codexRoundTrip(t *testing.T, run []string, orig string, handEdit bool) {
 			}
 		}
 	}
-	f.apply(PlanUninstall(f.req(Codex, ocinstall.ScopeGlobal, ocinstall.Options{})))
+	f.apply(PlanUninstall(f.req(Codex, shared.ScopeGlobal, shared.Options{})))
 	require.Equal(t, want, f.tree(), "uninstall restores every file byte for byte")
 }
 
 // checkCodexConfig checks what init wrote against the original.
-func checkCodexConfig(t *testing.T, orig, got string, opts ocinstall.Options) {
+func checkCodexConfig(t *testing.T, orig, got string, opts shared.Options) {
 	t.Helper()
 	bom := "\uFEFF"
 	require.Equal(t, strings.HasPrefix(orig, bom), strings.HasPrefix(got, bom), "the BOM is kept")
@@ -216,7 +215,7 @@ func checkCodexConfig(t *testing.T, orig, got string, opts ocinstall.Options) {
 	require.JSONEq(t, string(ja), string(jb))
 }
 
-func codexTestTarget(opts ocinstall.Options) target {
+func codexTestTarget(opts shared.Options) target {
 	t := target{toml: true, server: true, serverPath: []string{"mcp_servers", shared.Name}}
 	if opts.Search == "forced" {
 		t.topKey = &topKeyEdit{Key: "web_search"}
@@ -249,11 +248,11 @@ func TestCodexRefusedShapes(t *testing.T) {
 				cfgPath := filepath.Join(f.env.Home, ".codex", "config.toml")
 				f.write(cfgPath, v.text)
 				before := f.tree()
-				opts := ocinstall.Options{}
+				opts := shared.Options{}
 				if tc.forced {
 					opts.Search = "forced"
 				}
-				_, err := PlanInit(f.req(Codex, ocinstall.ScopeGlobal, opts))
+				_, err := PlanInit(f.req(Codex, shared.ScopeGlobal, opts))
 				var re *shared.RefusedError
 				require.ErrorAs(t, err, &re)
 				require.Equal(t, cfgPath+" "+tc.want, re.Reason)

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	shared "github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
-	ocinstall "github.com/deepseek-web-retrieval/deepseek-web-retrieval/opencode/install"
 )
 
 // Check is what doctor found for one host and scope.
@@ -213,18 +212,18 @@ func InitCommand(host, project string, args []string) string {
 // optionsFromArgs reads the options back from the server's command line
 // (the reverse of Args); a flag it does not know is skipped, and the
 // comparison with what init writes then shows the entry as edited.
-func optionsFromArgs(args []string) ocinstall.Options {
+func optionsFromArgs(args []string) shared.Options {
 	type field struct {
 		name string
 		typ  reflect.Type
 	}
 	fields := map[string]field{}
-	rt := reflect.TypeFor[ocinstall.Options]()
+	rt := reflect.TypeFor[shared.Options]()
 	for i := range rt.NumField() {
 		name, _, _ := strings.Cut(rt.Field(i).Tag.Get("json"), ",")
 		fields["--"+kebab(name)] = field{name, rt.Field(i).Type}
 	}
-	var o ocinstall.Options
+	var o shared.Options
 	for i := 0; i < len(args); i++ {
 		flag, val, hasVal := strings.Cut(args[i], "=")
 		f, ok := fields[flag]

@@ -23,7 +23,6 @@ import (
 	"strings"
 
 	shared "github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
-	ocinstall "github.com/deepseek-web-retrieval/deepseek-web-retrieval/opencode/install"
 )
 
 // Host names an MCP host.
@@ -75,11 +74,11 @@ type Request struct {
 	Env  Env
 	Host Host
 	// Scope is "global" or "project". Zero means global.
-	Scope ocinstall.Scope
+	Scope shared.Scope
 	// Dir is the project directory for the project scope (default Env.WorkDir).
 	Dir string
 	// Options become the server's command-line flags (init only).
-	Options ocinstall.Options
+	Options shared.Options
 	// Binary is the absolute path of the installed binary the host starts.
 	Binary string
 	// Version is this installer's version, kept in the record.
@@ -148,19 +147,19 @@ type resolved struct {
 
 func resolve(req Request) (*resolved, error) {
 	if req.Scope == "" {
-		req.Scope = ocinstall.ScopeGlobal
+		req.Scope = shared.ScopeGlobal
 	}
 	if _, ok := adapters[req.Host]; !ok {
 		return nil, fmt.Errorf("unknown MCP host %q", req.Host)
 	}
 	r := &resolved{Request: req}
 	switch req.Scope {
-	case ocinstall.ScopeGlobal:
+	case shared.ScopeGlobal:
 		if req.Env.Home == "" {
 			return nil, errors.New("cannot determine the home directory: set HOME")
 		}
 		r.root = req.Env.Home
-	case ocinstall.ScopeProject:
+	case shared.ScopeProject:
 		d := req.Dir
 		if d == "" {
 			d = req.Env.WorkDir
@@ -189,7 +188,7 @@ func (r *resolved) project(parts ...string) string {
 	return filepath.Join(append([]string{r.root}, parts...)...)
 }
 
-func (r *resolved) global() bool { return r.Scope != ocinstall.ScopeProject }
+func (r *resolved) global() bool { return r.Scope != shared.ScopeProject }
 
 // parsed is a target file as read.
 type parsed struct {
@@ -245,7 +244,7 @@ func ordered(kv ...any) json.RawMessage {
 
 // Args returns the server's command line after the binary: "mcp", the two
 // tiers, then every other set option as its kebab-case flag, in SPEC order.
-func Args(o ocinstall.Options) []string {
+func Args(o shared.Options) []string {
 	if o.Search == "" {
 		o.Search = "preferred"
 	}
@@ -256,7 +255,7 @@ func Args(o ocinstall.Options) []string {
 	raw, _ := json.Marshal(o)
 	var m map[string]any
 	_ = json.Unmarshal(raw, &m)
-	for _, name := range ocinstall.OptionNames {
+	for _, name := range shared.OptionNames {
 		v, ok := m[name]
 		if !ok {
 			continue

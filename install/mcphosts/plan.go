@@ -16,7 +16,6 @@ import (
 	"github.com/tailscale/hujson"
 
 	shared "github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
-	ocinstall "github.com/deepseek-web-retrieval/deepseek-web-retrieval/opencode/install"
 )
 
 // RecordFormat is the version of the MCP hosts' install record format.
@@ -161,7 +160,7 @@ func PlanInit(req Request) (*shared.Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := ocinstall.Validate(req.Options); err != nil {
+	if err := shared.Validate(req.Options); err != nil {
 		return nil, err
 	}
 	if !filepath.IsAbs(req.Binary) {

@@ -16,7 +16,6 @@ import (
 	"github.com/tailscale/hujson"
 
 	shared "github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
-	ocinstall "github.com/deepseek-web-retrieval/deepseek-web-retrieval/opencode/install"
 )
 
 // The shape corpus of the JSON/JSONC hosts. Every legal shape of the
@@ -245,7 +244,7 @@ func checkStyle(t *testing.T, v variant, orig, got string, name string) {
 
 type corpusCase struct {
 	host   Host
-	scope  ocinstall.Scope
+	scope  shared.Scope
 	tier   string
 	v      variant
 	server shape // the server's file
@@ -259,7 +258,7 @@ func runCase(t *testing.T, f *fixture, c corpusCase) bool {
 	if c.other.name != "" {
 		name += "/settings " + c.other.name
 	}
-	req := f.req(c.host, c.scope, ocinstall.Options{Search: c.tier, Fetch: c.tier})
+	req := f.req(c.host, c.scope, shared.Options{Search: c.tier, Fetch: c.tier})
 	rs, err := resolve(req)
 	require.NoError(t, err)
 	rs.args = Args(req.Options)
@@ -320,7 +319,7 @@ func runCase(t *testing.T, f *fixture, c corpusCase) bool {
 	if forced {
 		// A tier lowered by a later init takes back what forced added,
 		// leaving the other files as they were.
-		lower := f.req(c.host, c.scope, ocinstall.Options{Search: "preferred", Fetch: "preferred"})
+		lower := f.req(c.host, c.scope, shared.Options{Search: "preferred", Fetch: "preferred"})
 		lp, err := PlanInit(lower)
 		require.NoError(t, err, name)
 		require.NoError(t, lp.Apply(), name)
@@ -386,9 +385,9 @@ func rel(f *fixture, p string) string {
 	return r
 }
 
-func (f *fixture) uninstallPlan(t *testing.T, h Host, scope ocinstall.Scope, name string) *shared.Plan {
+func (f *fixture) uninstallPlan(t *testing.T, h Host, scope shared.Scope, name string) *shared.Plan {
 	t.Helper()
-	u, err := PlanUninstall(f.req(h, scope, ocinstall.Options{}))
+	u, err := PlanUninstall(f.req(h, scope, shared.Options{}))
 	require.NoError(t, err, name)
 	return u
 }
@@ -438,7 +437,7 @@ func TestShapeCorpus(t *testing.T) {
 			total.Load(), len(serverShapes), len(geminiShapes), len(claudeSettingsShapes), len(vs), refused.Load())
 	})
 	for _, h := range jsonHosts {
-		for _, scope := range []ocinstall.Scope{ocinstall.ScopeGlobal, ocinstall.ScopeProject} {
+		for _, scope := range []shared.Scope{shared.ScopeGlobal, shared.ScopeProject} {
 			t.Run(string(h)+"/"+string(scope), func(t *testing.T) {
 				t.Parallel()
 				f := newMemFixture(t)
@@ -487,7 +486,7 @@ func TestGeminiWarnsAboutABOM(t *testing.T) {
 	warning := ".gemini/settings.json starts with a byte order mark, which Gemini CLI refuses (\"Unexpected token '\ufeff'\"): init keeps it, as it keeps every byte it does not own; remove it, or Gemini will not start"
 	for _, text := range []string{"{}\n", "\ufeff{}\n"} {
 		f.write(path, text)
-		p, err := PlanInit(f.req(Gemini, ocinstall.ScopeGlobal, ocinstall.Options{}))
+		p, err := PlanInit(f.req(Gemini, shared.ScopeGlobal, shared.Options{}))
 		require.NoError(t, err)
 		require.Equal(t, strings.HasPrefix(text, "\ufeff"), slices.Contains(p.Warnings, warning), "%q: %q", text, p.Warnings)
 	}

@@ -22,7 +22,7 @@ type Check struct {
 	// Lines are facts, Problems what stops the plugin from loading.
 	Lines, Problems []string
 	// Options are the entry's options, when installed.
-	Options Options
+	Options shared.Options
 	// Unrecorded reports an entry with no install record (written by
 	// hand, or by an init that was interrupted): uninstall refuses it
 	// until init adopts it.
@@ -33,7 +33,7 @@ type Check struct {
 // whether the config lists the plugin and parses, whether the vendored
 // files are all there and unchanged, and whether the install record is
 // usable.
-func Doctor(env Env, scope Scope, dir string) Check {
+func Doctor(env Env, scope shared.Scope, dir string) Check {
 	var c Check
 	d, err := ConfigDir(env, scope, dir)
 	if err != nil {

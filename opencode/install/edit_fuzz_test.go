@@ -31,7 +31,7 @@ func pluginRoundTrip(t *testing.T, data []byte, h Host) (out []byte, ok bool) {
 			}
 		}
 	}
-	createdKey, lay := addEntry(c, h, Options{Search: "forced"}.withDefaults())
+	createdKey, lay := addEntry(c, h, shared.Options{Search: "forced"}.WithDefaults())
 	mid := c.Pack()
 	require.NoError(t, checkEdit(data, mid, key, true), "%q\n%q", data, mid)
 	if shared.DetectEOL(data) == "\r\n" {

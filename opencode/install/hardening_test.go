@@ -61,14 +61,14 @@ func TestCraftedRecordPathsAreRefused(t *testing.T) {
 			outside := filepath.Join(f.root, "outside")
 			require.NoError(t, os.MkdirAll(filepath.Join(outside, "emptydir"), 0o755))
 			require.NoError(t, os.WriteFile(filepath.Join(outside, "victim.txt"), []byte("victim\n"), 0o644))
-			f.init(f.request(Options{}))
+			f.init(f.request(shared.Options{}))
 			f.craft(func(m map[string]any) { tc.craft(f, m) })
 
 			_, err := PlanUninstall(UninstallRequest{Env: f.env})
 			var re *RefusedError
 			require.ErrorAs(t, err, &re)
 			require.Contains(t, re.Reason, "install record names files this installer never writes")
-			_, err = PlanInit(f.request(Options{}))
+			_, err = PlanInit(f.request(shared.Options{}))
 			require.ErrorAs(t, err, &re)
 			require.FileExists(t, filepath.Join(outside, "victim.txt"))
 			require.DirExists(t, filepath.Join(outside, "emptydir"))
@@ -83,7 +83,7 @@ func TestCraftedRecordCannotRewriteTheEntry(t *testing.T) {
 	t.Run("originalEntry", func(t *testing.T) {
 		f := newFixture(t)
 		f.write("opencode.jsonc", "{\n  \"theme\": \"dark\"\n}\n")
-		f.init(f.request(Options{}))
+		f.init(f.request(shared.Options{}))
 		f.craft(func(m map[string]any) {
 			c := m["config"].(map[string]any)
 			c["entryExisted"], c["originalEntry"], c["snapshotExact"] = true, evil, false
@@ -97,7 +97,7 @@ func TestCraftedRecordCannotRewriteTheEntry(t *testing.T) {
 	t.Run("snapshot", func(t *testing.T) {
 		f := newFixture(t)
 		f.write("opencode.jsonc", "{\n  \"theme\": \"dark\"\n}\n")
-		f.init(f.request(Options{}))
+		f.init(f.request(shared.Options{}))
 		cur := f.read("opencode.jsonc")
 		f.craft(func(m map[string]any) {
 			c := m["config"].(map[string]any)
@@ -111,7 +111,7 @@ func TestCraftedRecordCannotRewriteTheEntry(t *testing.T) {
 	t.Run("snapshot with other content", func(t *testing.T) {
 		f := newFixture(t)
 		f.write("opencode.jsonc", "{\n  \"theme\": \"dark\"\n}\n")
-		f.init(f.request(Options{}))
+		f.init(f.request(shared.Options{}))
 		cur := f.read("opencode.jsonc")
 		f.craft(func(m map[string]any) {
 			c := m["config"].(map[string]any)
@@ -143,7 +143,7 @@ func TestConcurrentInitsLeaveOneConsistentInstall(t *testing.T) {
 					return
 				}
 				defer unlock()
-				p, err := PlanInit(f.request(Options{}))
+				p, err := PlanInit(f.request(shared.Options{}))
 				if err == nil {
 					err = p.Apply()
 				}
@@ -154,7 +154,7 @@ func TestConcurrentInitsLeaveOneConsistentInstall(t *testing.T) {
 		for _, err := range errs {
 			require.NoError(t, err)
 		}
-		require.True(t, f.planInit(f.request(Options{})).Empty(), "the install is complete and current")
+		require.True(t, f.planInit(f.request(shared.Options{})).Empty(), "the install is complete and current")
 		for _, name := range []string{"server.js", "core.wasm", "package.json", "wasi.js"} {
 			require.FileExists(t, f.path(pluginDir+"/"+name))
 		}
@@ -185,7 +185,7 @@ func TestLockIsExclusiveAndNeverStale(t *testing.T) {
 // and a failed apply removes only what this run wrote.
 func TestVendoredTreeIsRenamedIntoPlaceAndRollbackIsOwnOnly(t *testing.T) {
 	f := newFixture(t)
-	p := f.planInit(f.request(Options{}))
+	p := f.planInit(f.request(shared.Options{}))
 	var tree bool
 	for _, c := range p.Changes {
 		tree = tree || c.Kind == shared.KindTree
@@ -219,7 +219,7 @@ func TestSecretsInOtherEntriesAreMaskedAndNotCopied(t *testing.T) {
 			content = strings.ReplaceAll(strings.ReplaceAll(cfg, "\n", ""), "  ", "")
 		}
 		f.write("opencode.jsonc", content)
-		p := f.planInit(f.request(Options{}))
+		p := f.planInit(f.request(shared.Options{}))
 		out := f.render(p, false)
 		require.NoError(t, p.Apply())
 		out += f.render(p, true)
@@ -247,7 +247,7 @@ func TestDanglingSymlinkedConfigIsKept(t *testing.T) {
 	f := newFixture(t)
 	target := filepath.Join(f.root, "dotfiles", "opencode.jsonc")
 	require.NoError(t, os.Symlink(target, f.path("opencode.jsonc")))
-	_, err := PlanInit(f.request(Options{}))
+	_, err := PlanInit(f.request(shared.Options{}))
 	var re *RefusedError
 	require.ErrorAs(t, err, &re)
 	require.Contains(t, re.Reason, "which does not exist")
@@ -266,7 +266,7 @@ func TestConfigWithBOM(t *testing.T) {
 	for _, structural := range []bool{false, true} {
 		f := newFixture(t)
 		f.write("opencode.jsonc", orig)
-		f.init(f.request(Options{}))
+		f.init(f.request(shared.Options{}))
 		cfg := f.read("opencode.jsonc")
 		require.True(t, strings.HasPrefix(cfg, "\xef\xbb\xbf{"), "BOM kept")
 		require.Contains(t, cfg, PackagePath)
@@ -291,7 +291,7 @@ func FuzzRecord(f *testing.F) {
 	f.Add([]byte(`{"format":1,"tool":"deepseek-web-retrieval","host":"opencode","key":"plugins","config":{"file":"opencode.jsonc","entryExisted":true,"originalEntry":"{\"package\":\"./vendor/deepseek-web-retrieval\",\"options\":{\"baseURL\":\"https://a.invalid\"}}"},"files":[]}`))
 	f.Fuzz(func(t *testing.T, rec []byte) {
 		fx := newFixture(t)
-		fx.init(fx.request(Options{}))
+		fx.init(fx.request(shared.Options{}))
 		fx.write(recordFile, string(rec))
 		check := func(p *Plan) {
 			for _, c := range p.Changes {
@@ -307,7 +307,7 @@ func FuzzRecord(f *testing.F) {
 		if p, err := PlanUninstall(UninstallRequest{Env: fx.env}); err == nil {
 			check(p)
 		}
-		if p, err := PlanInit(fx.request(Options{})); err == nil {
+		if p, err := PlanInit(fx.request(shared.Options{})); err == nil {
 			check(p)
 		}
 	})

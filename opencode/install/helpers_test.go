@@ -1,6 +1,8 @@
 package install
 
 import (
+	shared "github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
+
 	"bytes"
 	"flag"
 	"os"
@@ -61,8 +63,8 @@ func (f *fixture) exists(rel string) bool {
 	return err == nil
 }
 
-func (f *fixture) request(o Options) Request {
-	return Request{Env: f.env, Scope: ScopeGlobal, Host: HostOpenCode, Options: o, Plugin: fakePlugin(), Version: "test"}
+func (f *fixture) request(o shared.Options) Request {
+	return Request{Env: f.env, Scope: shared.ScopeGlobal, Host: HostOpenCode, Options: o, Plugin: fakePlugin(), Version: "test"}
 }
 
 func (f *fixture) planInit(req Request) *Plan {
@@ -81,7 +83,7 @@ func (f *fixture) init(req Request) *Plan {
 
 func (f *fixture) uninstall() *Plan {
 	f.t.Helper()
-	p, err := PlanUninstall(UninstallRequest{Env: f.env, Scope: ScopeGlobal})
+	p, err := PlanUninstall(UninstallRequest{Env: f.env, Scope: shared.ScopeGlobal})
 	require.NoError(f.t, err)
 	require.NoError(f.t, p.Apply())
 	return p

@@ -53,17 +53,6 @@ const (
 	recordFile = vendorDir + "/" + Name + ".install.json" // relative to the config dir
 )
 
-// Scope says which OpenCode configuration an install goes into.
-type Scope string
-
-const (
-	// ScopeGlobal is the user's global config directory: $OPENCODE_CONFIG_DIR,
-	// else $XDG_CONFIG_HOME/opencode, else ~/.config/opencode.
-	ScopeGlobal Scope = "global"
-	// ScopeProject is a project directory (Request.Dir, default Env.WorkDir).
-	ScopeProject Scope = "project"
-)
-
 // Host is the OpenCode generation whose config shape is written.
 type Host string
 
@@ -89,15 +78,6 @@ func (h Host) label() string {
 		return `OpenCode 1.x ("plugin" key)`
 	}
 	return `OpenCode 2.x ("plugins" key)`
-}
-
-// ParseScope parses "global" or "project".
-func ParseScope(s string) (Scope, error) {
-	switch Scope(s) {
-	case ScopeGlobal, ScopeProject:
-		return Scope(s), nil
-	}
-	return "", fmt.Errorf("unknown scope %q (want global or project)", s)
 }
 
 // ParseHost parses "opencode" (2.x, also accepted as "opencode2") or "opencode1".
@@ -135,10 +115,10 @@ var ErrNoConfigDir = errors.New("cannot determine the OpenCode config directory:
 // one when it already holds a config or an install, or when the project is
 // a Go module or a Composer project, whose tools own a root vendor/. The
 // result is absolute.
-func ConfigDir(env Env, scope Scope, dir string) (string, error) {
+func ConfigDir(env Env, scope shared.Scope, dir string) (string, error) {
 	var d string
 	switch scope {
-	case ScopeGlobal:
+	case shared.ScopeGlobal:
 		switch {
 		case env.OpencodeConfigDir != "":
 			d = env.OpencodeConfigDir
@@ -149,7 +129,7 @@ func ConfigDir(env Env, scope Scope, dir string) (string, error) {
 		default:
 			return "", ErrNoConfigDir
 		}
-	case ScopeProject:
+	case shared.ScopeProject:
 		d = dir
 		if d == "" {
 			d = env.WorkDir
@@ -167,7 +147,7 @@ func ConfigDir(env Env, scope Scope, dir string) (string, error) {
 		d = filepath.Join(env.WorkDir, d)
 	}
 	d = filepath.Clean(d)
-	if scope == ScopeProject {
+	if scope == shared.ScopeProject {
 		d = projectConfigDir(d)
 	}
 	return d, nil

@@ -24,13 +24,13 @@ type Request struct {
 	// Env locates the config directories.
 	Env Env
 	// Scope selects the global or a project config. Zero means ScopeGlobal.
-	Scope Scope
+	Scope shared.Scope
 	// Dir is the project directory for ScopeProject; empty means Env.WorkDir.
 	Dir string
 	// Host selects the config shape. Zero means HostOpenCode (2.x).
 	Host Host
 	// Options are written into the entry; see [Options].
-	Options Options
+	Options shared.Options
 	// Plugin holds the plugin directory's files; its top-level regular
 	// files are copied. It must contain package.json and core.wasm.
 	Plugin fs.FS
@@ -46,7 +46,7 @@ type UninstallRequest struct {
 	// Env locates the config directories.
 	Env Env
 	// Scope selects the global or a project config. Zero means ScopeGlobal.
-	Scope Scope
+	Scope shared.Scope
 	// Dir is the project directory for ScopeProject; empty means Env.WorkDir.
 	Dir string
 }
@@ -73,7 +73,7 @@ const (
 	OpDelete = shared.OpDelete // delete a file or an empty directory
 )
 
-func newPlan(command string, scope Scope, host Host, dir string) *Plan {
+func newPlan(command string, scope shared.Scope, host Host, dir string) *Plan {
 	return &Plan{Command: command, Scope: string(scope), Host: host.label(), ConfigDir: dir, APIKeyEnv: DefaultAPIKeyEnv}
 }
 
@@ -82,7 +82,7 @@ func newPlan(command string, scope Scope, host Host, dir string) *Plan {
 // *RefusedError.
 func PlanInit(req Request) (*Plan, error) {
 	if req.Scope == "" {
-		req.Scope = ScopeGlobal
+		req.Scope = shared.ScopeGlobal
 	}
 	if req.Host == "" {
 		req.Host = HostOpenCode
@@ -90,10 +90,10 @@ func PlanInit(req Request) (*Plan, error) {
 	if _, err := ParseHost(string(req.Host)); err != nil {
 		return nil, err
 	}
-	if err := Validate(req.Options); err != nil {
+	if err := shared.Validate(req.Options); err != nil {
 		return nil, err
 	}
-	opts := req.Options.withDefaults()
+	opts := req.Options.WithDefaults()
 	files, err := pluginFiles(req.Plugin)
 	if err != nil {
 		return nil, err
@@ -175,7 +175,7 @@ func PlanInit(req Request) (*Plan, error) {
 	if len(ours) > 1 {
 		p.Warnings = append(p.Warnings, fmt.Sprintf("%s lists %s %d times in %q: OpenCode would load it more than once; init updates only the first", cfgName, PackagePath, len(ours), key))
 	}
-	want := optionsValue(opts)
+	want := shared.OptionsValue(opts)
 	newBody := base
 	if len(ours) > 0 {
 		e := ours[0]
@@ -350,7 +350,7 @@ func PlanInit(req Request) (*Plan, error) {
 // possible: no record, the entry changed or removed, a vendored file changed.
 func PlanUninstall(req UninstallRequest) (*Plan, error) {
 	if req.Scope == "" {
-		req.Scope = ScopeGlobal
+		req.Scope = shared.ScopeGlobal
 	}
 	dir, err := ConfigDir(req.Env, req.Scope, req.Dir)
 	if err != nil {
@@ -709,7 +709,7 @@ func entryName(v any) string {
 
 // addEntry appends the entry for h to the config, creating the key when
 // needed. It returns whether it created the key and the layout to restore.
-func addEntry(c *shared.JSONC, h Host, o Options) (createdKey bool, lay shared.Layout) {
+func addEntry(c *shared.JSONC, h Host, o shared.Options) (createdKey bool, lay shared.Layout) {
 	key := h.key()
 	root := shared.ObjItems{O: c.Obj}
 	if mi := c.Member(key); mi >= 0 {
@@ -769,7 +769,7 @@ func removeEntry(c *shared.JSONC, mi, idx int, createdKey bool, lay *shared.Layo
 
 // setOptions rewrites entry e of arr so it carries options o, in h's form,
 // touching as little text as possible.
-func setOptions(c *shared.JSONC, h Host, arr *hujson.Array, e entry, o Options) {
+func setOptions(c *shared.JSONC, h Host, arr *hujson.Array, e entry, o shared.Options) {
 	el := &arr.Elements[e.index]
 	ind, ok := shared.LineIndent(el.BeforeExtra)
 	compact := !ok
@@ -916,21 +916,21 @@ func allowedEntry(v any) error {
 	raw, _ := json.Marshal(opts)
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
-	var o Options
+	var o shared.Options
 	if err := dec.Decode(&o); err != nil {
 		return fmt.Errorf("options: %v", err)
 	}
 	if o.BaseURL != "" {
 		return errors.New("sets baseURL")
 	}
-	return Validate(o)
+	return shared.Validate(o)
 }
 
 // planNothing is the uninstall plan when there is no record: nothing to do
 // when nothing of ours is there, a refusal with the manual steps when a
 // config still lists the plugin or its directory exists (installed by hand,
 // or the record was lost).
-func planNothing(dir string, scope Scope, recPath string) (*Plan, error) {
+func planNothing(dir string, scope shared.Scope, recPath string) (*Plan, error) {
 	for _, name := range configNames {
 		data, _, ok, err := shared.ReadFile(filepath.Join(dir, name))
 		if err != nil || !ok {

@@ -75,7 +75,7 @@ func planHost(h Host) string {
 // on host h, beside the core.wasm wasm. It resolves the options exactly as
 // the module does (core.ParseOptions, core.NewConfig, opencode.NewPlan), so
 // a validation failure here is an error, never a plan.
-func storedPlan(h Host, o Options, wasm []byte) ([]byte, error) {
+func storedPlan(h Host, o shared.Options, wasm []byte) ([]byte, error) {
 	raw := shared.Marshal(o, "", "", true)
 	co, warnings, err := core.ParseOptions(raw)
 	if err != nil {
@@ -106,7 +106,7 @@ func storedPlan(h Host, o Options, wasm []byte) ([]byte, error) {
 
 // withPlan returns files with PlanFile for h and o added (replacing one of
 // that name).
-func withPlan(files []pluginFile, h Host, o Options) ([]pluginFile, error) {
+func withPlan(files []pluginFile, h Host, o shared.Options) ([]pluginFile, error) {
 	var wasm []byte
 	out := files[:0:0]
 	for _, f := range files {

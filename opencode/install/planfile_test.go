@@ -62,7 +62,7 @@ func TestInitWritesStoredPlan(t *testing.T) {
 			for _, fetch := range tiers {
 				t.Run(string(h)+"/"+search+"/"+fetch, func(t *testing.T) {
 					f := newFixture(t)
-					req := f.request(Options{Search: search, Fetch: fetch, MaxResults: intp(7)})
+					req := f.request(shared.Options{Search: search, Fetch: fetch, MaxResults: intp(7)})
 					req.Host = h
 					f.init(req)
 
@@ -107,11 +107,11 @@ func TestInitWritesStoredPlan(t *testing.T) {
 
 func TestStoredPlanFollowsOptionsAndModule(t *testing.T) {
 	f := newFixture(t)
-	f.init(f.request(Options{MaxResults: intp(3)}))
+	f.init(f.request(shared.Options{MaxResults: intp(3)}))
 	first := f.read(pluginDir + "/" + PlanFile)
 
 	// New options: the plan and its stamp are rewritten, as an update of a recorded file.
-	p := f.init(f.request(Options{MaxResults: intp(4)}))
+	p := f.init(f.request(shared.Options{MaxResults: intp(4)}))
 	var ops []shared.Op
 	for _, c := range p.Changes {
 		if c.Rel == pluginDir+"/"+PlanFile {
@@ -129,7 +129,7 @@ func TestStoredPlanFollowsOptionsAndModule(t *testing.T) {
 	require.Contains(t, b.Plan.Websearch.Fallback.Description, "Returns up to 4 results")
 
 	// A new core.wasm: the module hash follows it.
-	req := f.request(Options{MaxResults: intp(4)})
+	req := f.request(shared.Options{MaxResults: intp(4)})
 	fsys := fakePlugin()
 	fsys["core.wasm"].Data = []byte("\x00asm\x01\x00\x00\x00\x00")
 	req.Plugin = fsys
@@ -141,7 +141,7 @@ func TestStoredPlanFollowsOptionsAndModule(t *testing.T) {
 
 	// A plan.json edited by hand is not overwritten (nor deleted) silently.
 	f.write(pluginDir+"/"+PlanFile, "{}")
-	_, err := PlanInit(f.request(Options{MaxResults: intp(5)}))
+	_, err := PlanInit(f.request(shared.Options{MaxResults: intp(5)}))
 	var refused *RefusedError
 	require.ErrorAs(t, err, &refused)
 }

@@ -226,7 +226,7 @@ func ocCase(t *testing.T, f *fixture, s ocShape, v ocVariant, tier string) bool 
 	}
 	defer func() { _ = os.Remove(cfg) }()
 	before := f.tree()
-	req := f.request(Options{Search: tier, Fetch: tier})
+	req := f.request(shared.Options{Search: tier, Fetch: tier})
 	req.Host = h
 	p, err := PlanInit(req)
 	if s.refuse != "" {
@@ -265,9 +265,9 @@ func ocCase(t *testing.T, f *fixture, s ocShape, v ocVariant, tier string) bool 
 	// The .jsonc cases change the tier with a later init: the entry's
 	// options are rewritten in place, and uninstall still restores.
 	if v.file == "opencode.jsonc" {
-		other := Options{Search: "forced", Fetch: "off"}
+		other := shared.Options{Search: "forced", Fetch: "off"}
 		if tier == "forced" {
-			other = Options{Search: "off", Fetch: "preferred"}
+			other = shared.Options{Search: "off", Fetch: "preferred"}
 		}
 		req2 := f.request(other)
 		req2.Host = h
@@ -295,7 +295,7 @@ func ocCase(t *testing.T, f *fixture, s ocShape, v ocVariant, tier string) bool 
 			require.Equal(t, string(orig), string(c.New), "%s (%s)", name, how)
 		}
 	}
-	u, err := PlanUninstall(UninstallRequest{Env: f.env, Scope: ScopeGlobal})
+	u, err := PlanUninstall(UninstallRequest{Env: f.env, Scope: shared.ScopeGlobal})
 	require.NoError(t, err, name)
 	check(u, "patch")
 	recData := f.read(recordFile)
@@ -303,7 +303,7 @@ func ocCase(t *testing.T, f *fixture, s ocShape, v ocVariant, tier string) bool 
 	require.NoError(t, json.Unmarshal([]byte(recData), &rec))
 	rec.Config.Patch, rec.Config.Snapshot = nil, ""
 	f.write(recordFile, string(rec.marshal()))
-	u2, err := PlanUninstall(UninstallRequest{Env: f.env, Scope: ScopeGlobal})
+	u2, err := PlanUninstall(UninstallRequest{Env: f.env, Scope: shared.ScopeGlobal})
 	require.NoError(t, err, name)
 	check(u2, "structural")
 
@@ -317,7 +317,7 @@ func ocCase(t *testing.T, f *fixture, s ocShape, v ocVariant, tier string) bool 
 		}
 		f.write(recordFile, recData)
 		f.write(v.file, edit(readNow(t, cfg)))
-		u3, err := PlanUninstall(UninstallRequest{Env: f.env, Scope: ScopeGlobal})
+		u3, err := PlanUninstall(UninstallRequest{Env: f.env, Scope: shared.ScopeGlobal})
 		require.NoError(t, err, name)
 		seen := false
 		for _, c := range u3.Changes {

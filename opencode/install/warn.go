@@ -36,7 +36,7 @@ func isWebSearchName(name string) bool {
 
 // configWarnings reports what in the config would surprise a user of the
 // plugin. It never prints an API key.
-func configWarnings(c *shared.JSONC, h Host, o Options) []string {
+func configWarnings(c *shared.JSONC, h Host, o shared.Options) []string {
 	var warns []string
 	add := func(format string, a ...any) { warns = append(warns, fmt.Sprintf(format, a...)) }
 	for _, key := range []string{"plugins", "plugin"} {
@@ -170,7 +170,7 @@ func shapeWarnings(c *shared.JSONC, h Host, found string) []string {
 // would edit is written for: the recorded host of an existing install,
 // else the one whose plugin key ("plugin" for 1.x, "plugins" for 2.x) the
 // config already has. ok is false when neither or both keys are there.
-func ConfigShape(env Env, scope Scope, dir string) (h Host, ok bool) {
+func ConfigShape(env Env, scope shared.Scope, dir string) (h Host, ok bool) {
 	d, err := ConfigDir(env, scope, dir)
 	if err != nil {
 		return "", false
