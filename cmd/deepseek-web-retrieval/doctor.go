@@ -10,9 +10,9 @@ import (
 	"slices"
 	"strings"
 
-	shared "github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install/mcphosts"
-	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/opencode/install"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install/opencode"
 )
 
 func doctorUsage(w io.Writer) {
@@ -42,7 +42,7 @@ connect among them), 2 usage error.
 }
 
 // hostKey is the config key each OpenCode generation lists plugins under.
-var hostKey = map[install.Host]string{install.HostOpenCode: "plugins", install.HostOpenCode1: "plugin"}
+var hostKey = map[opencode.Host]string{opencode.HostOpenCode: "plugins", opencode.HostOpenCode1: "plugin"}
 
 func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("doctor", flag.ContinueOnError)
@@ -60,7 +60,7 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	keys := []string{}
 	addKey := func(k string) {
 		if k == "" {
-			k = shared.DefaultAPIKeyEnv
+			k = install.DefaultAPIKeyEnv
 		}
 		if !slices.Contains(keys, k) {
 			keys = append(keys, k)
@@ -83,7 +83,7 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	b.WriteString("deepseek-web-retrieval doctor\n\n")
 
 	// A run that was killed before it finished.
-	if r, found, err := shared.Pending(stateDir()); err != nil {
+	if r, found, err := install.Pending(stateDir()); err != nil {
 		section("Installer state", nil, nil, []string{err.Error()})
 	} else if found {
 		section("Installer state", nil, nil, []string{fmt.Sprintf(
@@ -102,9 +102,9 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	default:
 		ocLines = append(ocLines, fmt.Sprintf("%s is OpenCode %s", path, version))
 	}
-	for _, sc := range []shared.Scope{shared.ScopeGlobal, shared.ScopeProject} {
-		c := install.Doctor(osEnv(), sc, dir)
-		if sc == shared.ScopeProject && !c.Installed && len(c.Problems) == 0 {
+	for _, sc := range []install.Scope{install.ScopeGlobal, install.ScopeProject} {
+		c := opencode.Doctor(osEnv(), sc, dir)
+		if sc == install.ScopeProject && !c.Installed && len(c.Problems) == 0 {
 			continue
 		}
 		lines := append([]string{}, ocLines...)
@@ -114,16 +114,16 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			addKey(c.Options.APIKeyEnv)
 			if c.Unrecorded {
 				project := ""
-				if sc == shared.ScopeProject {
+				if sc == install.ScopeProject {
 					project = osEnv().WorkDir
 					if dir != "" {
 						project, _ = filepath.Abs(dir)
 					}
 				}
 				traps = append(traps, fmt.Sprintf("no install record for this entry (written by hand, or by an install that was interrupted), so uninstall will refuse: run `%s` to adopt it, or remove %s from %q in %s",
-					mcphosts.InitCommand(string(c.Host), project, mcphosts.Args(c.Options)[1:]), install.PackagePath, hostKey[c.Host], filepath.Join(c.Dir, c.File)))
+					mcphosts.InitCommand(string(c.Host), project, mcphosts.Args(c.Options)[1:]), opencode.PackagePath, hostKey[c.Host], filepath.Join(c.Dir, c.File)))
 			}
-			if version != "" && strings.HasPrefix(version, "1.") != (c.Host == install.HostOpenCode1) {
+			if version != "" && strings.HasPrefix(version, "1.") != (c.Host == opencode.HostOpenCode1) {
 				traps = append(traps, fmt.Sprintf("the config uses the %q key, which OpenCode %s does not read: run init --host auto", hostKey[c.Host], version))
 			}
 		}
@@ -136,9 +136,9 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	detected := mcphosts.Detect(env)
 	binary, _ := binaryPath("")
 	for _, h := range mcphosts.All {
-		for _, sc := range []shared.Scope{shared.ScopeGlobal, shared.ScopeProject} {
+		for _, sc := range []install.Scope{install.ScopeGlobal, install.ScopeProject} {
 			req := mcphosts.Request{Env: env, Host: h, Scope: sc, Dir: dir}
-			if sc == shared.ScopeProject {
+			if sc == install.ScopeProject {
 				// Run from the home directory, a project's file can be
 				// the global one (~/.codex/config.toml): shown once.
 				g, gerr := mcphosts.MainFile(mcphosts.Request{Env: env, Host: h})
@@ -147,7 +147,7 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) int
 				}
 			}
 			c := mcphosts.Doctor(ctx, mcphosts.Request{Env: env, Host: h, Scope: sc, Dir: dir, Binary: binary}, os.Environ())
-			if !c.Installed && len(c.Problems) == 0 && (sc == shared.ScopeProject || !slices.Contains(detected, h)) {
+			if !c.Installed && len(c.Problems) == 0 && (sc == install.ScopeProject || !slices.Contains(detected, h)) {
 				continue
 			}
 			if c.Installed {
@@ -166,7 +166,7 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintf(&b, "Not found on this machine: %s.\n\n", strings.Join(missing, ", "))
 	}
 	if len(keys) == 0 {
-		keys = []string{shared.DefaultAPIKeyEnv}
+		keys = []string{install.DefaultAPIKeyEnv}
 	}
 	for _, k := range keys {
 		if os.Getenv(k) != "" {

@@ -15,9 +15,9 @@ import (
 	"strings"
 	"time"
 
-	shared "github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install/mcphosts"
-	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/opencode/install"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install/opencode"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/plugin"
 )
 
@@ -56,10 +56,10 @@ func opencodeVersion() (path, version string, err error) {
 var hostVersion = regexp.MustCompile(`\d+\.\d+\.\d+`)
 
 // osEnv reads the installer's environment from the process.
-func osEnv() install.Env {
+func osEnv() opencode.Env {
 	home, _ := os.UserHomeDir()
 	wd, _ := os.Getwd()
-	return install.Env{
+	return opencode.Env{
 		Home:              home,
 		XDGConfigHome:     os.Getenv("XDG_CONFIG_HOME"),
 		OpencodeConfigDir: os.Getenv("OPENCODE_CONFIG_DIR"),
@@ -206,7 +206,7 @@ func hostFlag(s string) error {
 // shape comes from the version of the opencode on PATH, else from the key
 // the config already has; when neither tells, auto fails with a message
 // rather than guess.
-func resolveHosts(cmd, host string, sc shared.Scope, dir string, stderr io.Writer) ([]hostTarget, error) {
+func resolveHosts(cmd, host string, sc install.Scope, dir string, stderr io.Writer) ([]hostTarget, error) {
 	if host == "opencode2" {
 		host = "opencode"
 	}
@@ -219,10 +219,10 @@ func resolveHosts(cmd, host string, sc shared.Scope, dir string, stderr io.Write
 	}
 	var out []hostTarget
 	env := osEnv()
-	ocDir, _ := install.ConfigDir(env, sc, dir)
-	ocHere := ocPath != "" || (sc == shared.ScopeGlobal && shared.Exists(ocDir)) ||
-		shared.Exists(filepath.Join(ocDir, "opencode.jsonc")) || shared.Exists(filepath.Join(ocDir, "opencode.json"))
-	shape, shapeOK := install.ConfigShape(env, sc, dir)
+	ocDir, _ := opencode.ConfigDir(env, sc, dir)
+	ocHere := ocPath != "" || (sc == install.ScopeGlobal && install.Exists(ocDir)) ||
+		install.Exists(filepath.Join(ocDir, "opencode.jsonc")) || install.Exists(filepath.Join(ocDir, "opencode.json"))
+	shape, shapeOK := opencode.ConfigShape(env, sc, dir)
 	switch {
 	case !ocHere:
 	case cmd == "uninstall":
@@ -289,7 +289,7 @@ func binaryPath(flagValue string) (string, error) {
 // lock while planning and applying it.
 type planned struct {
 	host string
-	plan *install.Plan
+	plan *opencode.Plan
 	err  error
 }
 
@@ -299,7 +299,7 @@ func runInit(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	var (
 		scope, dir, host, bin string
 		yes                   bool
-		o                     shared.Options
+		o                     install.Options
 	)
 	fl.StringVar(&scope, "scope", "global", "")
 	fl.StringVar(&dir, "dir", "", "")
@@ -314,19 +314,19 @@ func runInit(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	if fl.NArg() > 0 {
 		return usageErr(stderr, "init", fmt.Sprintf("unexpected argument %q", fl.Arg(0)))
 	}
-	sc, err := shared.ParseScope(scope)
+	sc, err := install.ParseScope(scope)
 	if err != nil {
 		return usageErr(stderr, "init", "--scope: "+err.Error())
 	}
 	if err := hostFlag(host); err != nil {
 		return usageErr(stderr, "init", "--host: "+err.Error())
 	}
-	if dir != "" && sc != shared.ScopeProject {
+	if dir != "" && sc != install.ScopeProject {
 		return usageErr(stderr, "init", "--dir applies only to --scope project")
 	}
 	o.Language = strings.Join(splitList(o.Language), ",")
-	if err := shared.Validate(o); err != nil {
-		var oe *shared.OptionError
+	if err := install.Validate(o); err != nil {
+		var oe *install.OptionError
 		if errors.As(err, &oe) {
 			return usageErr(stderr, "init", fmt.Sprintf("invalid %s: %s", optionFlags[oe.Option], oe.Msg))
 		}
@@ -345,16 +345,16 @@ func runInit(_ context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "deepseek-web-retrieval init: %v\n", err)
 		return exitFailed
 	}
-	return runPlans("init", hosts, yes, stdout, stderr, func(h hostTarget) (string, func() (*install.Plan, error)) {
+	return runPlans("init", hosts, yes, stdout, stderr, func(h hostTarget) (string, func() (*opencode.Plan, error)) {
 		if mh, ok := mcphosts.ParseHost(h.name); ok {
 			req := mcphosts.Request{Env: mcpEnv(), Host: mh, Scope: sc, Dir: dir, Options: o, Binary: binary, Version: versionString()}
 			lock, _ := mcphosts.MainFile(req)
-			return filepath.Dir(lock), func() (*install.Plan, error) { return mcphosts.PlanInit(req) }
+			return filepath.Dir(lock), func() (*opencode.Plan, error) { return mcphosts.PlanInit(req) }
 		}
-		hh, _ := install.ParseHost(h.name)
-		lock, _ := install.ConfigDir(osEnv(), sc, dir)
-		return lock, func() (*install.Plan, error) {
-			return install.PlanInit(install.Request{
+		hh, _ := opencode.ParseHost(h.name)
+		lock, _ := opencode.ConfigDir(osEnv(), sc, dir)
+		return lock, func() (*opencode.Plan, error) {
+			return opencode.PlanInit(opencode.Request{
 				Env: osEnv(), Scope: sc, Dir: dir, Host: hh, Options: o, Plugin: pluginFiles(), Version: versionString(), Found: h.found,
 			})
 		}
@@ -378,14 +378,14 @@ func runUninstall(_ context.Context, args []string, stdout, stderr io.Writer) in
 	if fl.NArg() > 0 {
 		return usageErr(stderr, "uninstall", fmt.Sprintf("unexpected argument %q", fl.Arg(0)))
 	}
-	sc, err := shared.ParseScope(scope)
+	sc, err := install.ParseScope(scope)
 	if err != nil {
 		return usageErr(stderr, "uninstall", "--scope: "+err.Error())
 	}
 	if err := hostFlag(host); err != nil {
 		return usageErr(stderr, "uninstall", "--host: "+err.Error())
 	}
-	if dir != "" && sc != shared.ScopeProject {
+	if dir != "" && sc != install.ScopeProject {
 		return usageErr(stderr, "uninstall", "--dir applies only to --scope project")
 	}
 	var hosts []hostTarget
@@ -399,15 +399,15 @@ func runUninstall(_ context.Context, args []string, stdout, stderr io.Writer) in
 	} else {
 		hosts = []hostTarget{{name: host}}
 	}
-	return runPlans("uninstall", hosts, yes, stdout, stderr, func(h hostTarget) (string, func() (*install.Plan, error)) {
+	return runPlans("uninstall", hosts, yes, stdout, stderr, func(h hostTarget) (string, func() (*opencode.Plan, error)) {
 		if mh, ok := mcphosts.ParseHost(h.name); ok {
 			req := mcphosts.Request{Env: mcpEnv(), Host: mh, Scope: sc, Dir: dir}
 			lock, _ := mcphosts.MainFile(req)
-			return filepath.Dir(lock), func() (*install.Plan, error) { return mcphosts.PlanUninstall(req) }
+			return filepath.Dir(lock), func() (*opencode.Plan, error) { return mcphosts.PlanUninstall(req) }
 		}
-		lock, _ := install.ConfigDir(osEnv(), sc, dir)
-		return lock, func() (*install.Plan, error) {
-			return install.PlanUninstall(install.UninstallRequest{Env: osEnv(), Scope: sc, Dir: dir})
+		lock, _ := opencode.ConfigDir(osEnv(), sc, dir)
+		return lock, func() (*opencode.Plan, error) {
+			return opencode.PlanUninstall(opencode.UninstallRequest{Env: osEnv(), Scope: sc, Dir: dir})
 		}
 	})
 }
@@ -416,7 +416,7 @@ func runUninstall(_ context.Context, args []string, stdout, stderr io.Writer) in
 // is applying, and the MCP hosts' install records.
 func stateDir() string {
 	home, _ := os.UserHomeDir()
-	return shared.StateDir(home, os.Getenv("XDG_STATE_HOME"))
+	return install.StateDir(home, os.Getenv("XDG_STATE_HOME"))
 }
 
 // lockAndRecover takes the installer's locks (the state directory's first,
@@ -440,14 +440,14 @@ func lockAndRecover(cmd string, dirs []string, stderr io.Writer) (func(), error)
 		}
 	}
 	for _, l := range locks {
-		unlock, err := shared.Lock(l)
+		unlock, err := install.Lock(l)
 		if err != nil {
 			release()
 			return nil, err
 		}
 		unlocks = append(unlocks, unlock)
 	}
-	rec, found, err := shared.Recover(state)
+	rec, found, err := install.Recover(state)
 	if found {
 		reportRecovery(stderr, cmd, rec)
 	}
@@ -459,7 +459,7 @@ func lockAndRecover(cmd string, dirs []string, stderr io.Writer) (func(), error)
 }
 
 // reportRecovery tells the user what was done about an interrupted run.
-func reportRecovery(w io.Writer, cmd string, r shared.Recovery) {
+func reportRecovery(w io.Writer, cmd string, r install.Recovery) {
 	fmt.Fprintf(w, "deepseek-web-retrieval %s: an earlier %s (process %d, started %s) was interrupted before it finished; reversed what it had done:\n", cmd, r.Command, r.PID, r.Started)
 	if len(r.Done) == 0 {
 		fmt.Fprintf(w, "  - it had changed nothing yet\n")
@@ -476,10 +476,10 @@ func reportRecovery(w io.Writer, cmd string, r shared.Recovery) {
 // and with --yes applies them as one transaction only when every plan
 // could be made: a refusal or a failure for one host leaves every host's
 // files as they were. Empty uninstall plans of auto runs are not shown.
-func runPlans(cmd string, hosts []hostTarget, yes bool, stdout, stderr io.Writer, mk func(hostTarget) (string, func() (*install.Plan, error))) int {
+func runPlans(cmd string, hosts []hostTarget, yes bool, stdout, stderr io.Writer, mk func(hostTarget) (string, func() (*opencode.Plan, error))) int {
 	type job struct {
 		host string
-		plan func() (*install.Plan, error)
+		plan func() (*opencode.Plan, error)
 	}
 	var jobs []job
 	var dirs []string
@@ -498,7 +498,7 @@ func runPlans(cmd string, hosts []hostTarget, yes bool, stdout, stderr io.Writer
 	failed := false
 	for _, j := range jobs {
 		p, err := j.plan()
-		if oe := (*shared.OptionError)(nil); errors.As(err, &oe) {
+		if oe := (*install.OptionError)(nil); errors.As(err, &oe) {
 			return usageErr(stderr, cmd, fmt.Sprintf("invalid %s: %s", optionFlags[oe.Option], oe.Msg))
 		}
 		failed = failed || err != nil
@@ -508,7 +508,7 @@ func runPlans(cmd string, hosts []hostTarget, yes bool, stdout, stderr io.Writer
 	applied := false
 	var applyErr error
 	if yes && !failed {
-		tx := shared.Tx{StateDir: stateDir(), Command: cmd}
+		tx := install.Tx{StateDir: stateDir(), Command: cmd}
 		for _, pl := range plans {
 			if !pl.plan.Empty() {
 				tx.Plans = append(tx.Plans, pl.plan)

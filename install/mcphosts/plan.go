@@ -15,7 +15,7 @@ import (
 
 	"github.com/tailscale/hujson"
 
-	shared "github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
 )
 
 // RecordFormat is the version of the MCP hosts' install record format.
@@ -50,7 +50,7 @@ type RecordFile struct {
 	WrittenSHA256 string `json:"writtenSHA256"`
 	// Patch restores the content before init while the file is unchanged;
 	// nil when unknown or when the replaced lines hold a credential.
-	Patch *shared.Patch `json:"patch,omitempty"`
+	Patch *install.Patch `json:"patch,omitempty"`
 	// Server is the entry init wrote (plain JSON), when this file holds it.
 	Server json.RawMessage `json:"server,omitempty"`
 	// ServerCreated is how many elements of the entry's path init created.
@@ -65,7 +65,7 @@ type RecordFile struct {
 	// ServerLayout is the whitespace the entry's insertion moved, so that
 	// removing it structurally (no patch, or a patch that no longer
 	// applies) still gives back the bytes around it.
-	ServerLayout *shared.Layout `json:"serverLayout,omitempty"`
+	ServerLayout *install.Layout `json:"serverLayout,omitempty"`
 	// BlankText is the file's text (after any BOM) when it held only
 	// whitespace before init: what uninstall puts back once our parts
 	// are gone.
@@ -79,7 +79,7 @@ type RecordFile struct {
 	// TOMLEntry is how init wrote the TOML entry (a table, or a member of
 	// an inline table) and the text it put around it, so uninstall takes
 	// out exactly that even when the file changed elsewhere since.
-	TOMLEntry *shared.TOMLEntry `json:"tomlEntry,omitempty"`
+	TOMLEntry *install.TOMLEntry `json:"tomlEntry,omitempty"`
 }
 
 // RecordAdd is one array edit.
@@ -88,7 +88,7 @@ type RecordAdd struct {
 	Items   []string `json:"items"`
 	Created int      `json:"created,omitempty"`
 	// Layouts are the whitespace each append moved (see ServerLayout).
-	Layouts []shared.Layout `json:"layouts,omitempty"`
+	Layouts []install.Layout `json:"layouts,omitempty"`
 }
 
 // RecordTopKey is a TOML top-level key edit.
@@ -111,7 +111,7 @@ func (r *Record) file(p string) *RecordFile {
 	return nil
 }
 
-func (r *Record) marshal() []byte { return append(shared.Marshal(r, "", "  ", false), '\n') }
+func (r *Record) marshal() []byte { return append(install.Marshal(r, "", "  ", false), '\n') }
 
 // readRecord reads and checks the record: every file it names must be one
 // of ts, every directory an ancestor of one inside the root.
@@ -127,8 +127,8 @@ func readRecord(p string, rs *resolved, ts []target) (*Record, []byte, error) {
 	if err := json.Unmarshal(data, &r); err != nil {
 		return nil, nil, fmt.Errorf("unreadable install record %s: %v", p, err)
 	}
-	if r.Format != RecordFormat || r.Tool != shared.Name || r.Host != rs.Host || r.Scope != string(rs.Scope) {
-		return nil, nil, fmt.Errorf("install record %s is not one of %s for %s", p, shared.Name, rs.Host)
+	if r.Format != RecordFormat || r.Tool != install.Name || r.Host != rs.Host || r.Scope != string(rs.Scope) {
+		return nil, nil, fmt.Errorf("install record %s is not one of %s for %s", p, install.Name, rs.Host)
 	}
 	for _, f := range r.Files {
 		if !slices.ContainsFunc(ts, func(t target) bool { return t.path == f.Path }) {
@@ -155,12 +155,12 @@ func readRecord(p string, rs *resolved, ts []target) (*Record, []byte, error) {
 }
 
 // PlanInit plans installing the MCP server into one host. It only reads.
-func PlanInit(req Request) (*shared.Plan, error) {
+func PlanInit(req Request) (*install.Plan, error) {
 	rs, err := resolve(req)
 	if err != nil {
 		return nil, err
 	}
-	if err := shared.Validate(req.Options); err != nil {
+	if err := install.Validate(req.Options); err != nil {
 		return nil, err
 	}
 	if !filepath.IsAbs(req.Binary) {
@@ -172,16 +172,16 @@ func PlanInit(req Request) (*shared.Plan, error) {
 	recPath := rs.recordPath(ts[0].path)
 	rec, _, err := readRecord(recPath, rs, ts)
 	if err != nil {
-		return nil, shared.Refuse(err.Error(), "move "+recPath+" away, undo the previous install by hand, then run init again")
+		return nil, install.Refuse(err.Error(), "move "+recPath+" away, undo the previous install by hand, then run init again")
 	}
 	p := rs.newPlan("init", ts)
-	p.UpToDate = fmt.Sprintf("%s already has the %s MCP server with these options.", p.ConfigFile, shared.Name)
-	nr := &Record{Format: RecordFormat, Tool: shared.Name, Version: req.Version, Host: req.Host, Scope: string(rs.Scope)}
+	p.UpToDate = fmt.Sprintf("%s already has the %s MCP server with these options.", p.ConfigFile, install.Name)
+	newRecord := &Record{Format: RecordFormat, Tool: install.Name, Version: req.Version, Host: req.Host, Scope: string(rs.Scope)}
 	if rec != nil {
-		nr.CreatedDirs, nr.StateDirs = rec.CreatedDirs, rec.StateDirs
+		newRecord.CreatedDirs, newRecord.StateDirs = rec.CreatedDirs, rec.StateDirs
 	}
 	var cfgs []parsed
-	var pre []shared.Change
+	var dirChanges []install.Change
 	for _, t := range ts {
 		cur, mode, err := readTarget(t)
 		if err != nil {
@@ -189,7 +189,7 @@ func PlanInit(req Request) (*shared.Plan, error) {
 		}
 		cfgs = append(cfgs, cur)
 		if cur.err != nil {
-			return nil, shared.Refuse(fmt.Sprintf("cannot parse %s: %v", t.path, cur.err), "fix the file, then run init again")
+			return nil, install.Refuse(fmt.Sprintf("cannot parse %s: %v", t.path, cur.err), "fix the file, then run init again")
 		}
 		prev := rec.file(t.path)
 		rf, newData, warns, err := editInit(rs, t, cur, prev)
@@ -200,43 +200,43 @@ func PlanInit(req Request) (*shared.Plan, error) {
 		if rf == nil {
 			continue // nothing of ours in this file, now or before
 		}
-		nr.Files = append(nr.Files, *rf)
+		newRecord.Files = append(newRecord.Files, *rf)
 		if cur.exists && bytes.Equal(newData, cur.data) {
 			continue
 		}
-		op := shared.OpUpdate
+		op := install.OpUpdate
 		if !cur.exists {
-			op, mode = shared.OpCreate, 0o644
+			op, mode = install.OpCreate, 0o644
 			for _, d := range missingDirs(filepath.Dir(t.path)) {
-				pre = append(pre, shared.Change{Op: shared.OpCreate, Kind: shared.KindDir, Path: d, Rel: rs.rel(d) + "/", Mode: 0o755})
-				if strings.HasPrefix(d, rs.root+string(filepath.Separator)) && !slices.Contains(nr.CreatedDirs, d) {
-					nr.CreatedDirs = append(nr.CreatedDirs, d)
+				dirChanges = append(dirChanges, install.Change{Op: install.OpCreate, Kind: install.KindDir, Path: d, Rel: rs.rel(d) + "/", Mode: 0o755})
+				if strings.HasPrefix(d, rs.root+string(filepath.Separator)) && !slices.Contains(newRecord.CreatedDirs, d) {
+					newRecord.CreatedDirs = append(newRecord.CreatedDirs, d)
 				}
 			}
 		}
-		p.Add(shared.Change{Op: op, Kind: shared.KindConfig, Path: t.path, Rel: rs.rel(t.path), Old: cur.data, New: newData, Mode: mode})
+		p.Add(install.Change{Op: op, Kind: install.KindConfig, Path: t.path, Rel: rs.rel(t.path), Old: cur.data, New: newData, Mode: mode})
 	}
 	a.traps(rs, p, cfgs)
 	p.Warnings = append(p.Warnings, conflictWarnings(rs, ts, cfgs)...)
 	p.Warnings = append(p.Warnings, binaryWarnings(rs, ts, cfgs)...)
 	if len(p.Changes) > 0 || rec == nil {
-		rc := shared.Change{Op: shared.OpCreate, Kind: shared.KindRecord, Path: recPath, Rel: rs.rel(recPath), New: nr.marshal(), Mode: 0o600}
-		if old, _, ok, err := shared.ReadFile(recPath); err != nil {
+		recordChange := install.Change{Op: install.OpCreate, Kind: install.KindRecord, Path: recPath, Rel: rs.rel(recPath), New: newRecord.marshal(), Mode: 0o600}
+		if old, _, ok, err := install.ReadFile(recPath); err != nil {
 			return nil, err
 		} else if ok {
-			rc.Op, rc.Old = shared.OpUpdate, old
+			recordChange.Op, recordChange.Old = install.OpUpdate, old
 		} else {
-			nr.StateDirs = inheritedStateDirs(filepath.Dir(recPath), recPath)
+			newRecord.StateDirs = inheritedStateDirs(filepath.Dir(recPath), recPath)
 			for _, d := range missingDirs(filepath.Dir(recPath)) {
-				pre = append(pre, shared.Change{Op: shared.OpCreate, Kind: shared.KindDir, Path: d, Rel: rs.rel(d) + "/", Mode: 0o700})
-				if !slices.Contains(nr.StateDirs, d) {
-					nr.StateDirs = append(nr.StateDirs, d)
+				dirChanges = append(dirChanges, install.Change{Op: install.OpCreate, Kind: install.KindDir, Path: d, Rel: rs.rel(d) + "/", Mode: 0o700})
+				if !slices.Contains(newRecord.StateDirs, d) {
+					newRecord.StateDirs = append(newRecord.StateDirs, d)
 				}
 			}
-			rc.New = nr.marshal()
+			recordChange.New = newRecord.marshal()
 		}
-		if len(p.Changes) > 0 || rc.Op == shared.OpCreate {
-			p.Changes = append(pre, append(p.Changes, rc)...)
+		if len(p.Changes) > 0 || recordChange.Op == install.OpCreate {
+			p.Changes = append(dirChanges, append(p.Changes, recordChange)...)
 		}
 	}
 	if len(p.Changes) > 0 && rec == nil {
@@ -260,9 +260,9 @@ func missingDirs(d string) []string {
 // editInit computes one file's new content and its record.
 func editInit(rs *resolved, t target, cur parsed, prev *RecordFile) (*RecordFile, []byte, []string, error) {
 	var warns []string
-	mark, _ := shared.SplitBOM(cur.data)
+	mark, _ := install.SplitBOM(cur.data)
 	rf := &RecordFile{Path: t.path, Existed: cur.exists}
-	if _, body := shared.SplitBOM(cur.data); cur.exists && !t.toml && shared.IsBlank(body) {
+	if _, body := install.SplitBOM(cur.data); cur.exists && !t.toml && install.IsBlank(body) {
 		text := string(body)
 		rf.BlankText = &text
 	}
@@ -297,7 +297,7 @@ func editInit(rs *resolved, t target, cur parsed, prev *RecordFile) (*RecordFile
 		if out, warns, err = editInitTOML(rs, t, cur, prev, rf, mark); err != nil {
 			return nil, nil, nil, err
 		}
-		_, after, err := shared.ParseTOML(out[len(mark):])
+		_, after, err := install.ParseTOML(out[len(mark):])
 		if err != nil || !equalExcept(cur.tomlV, after, tcheck) {
 			return nil, nil, nil, fmt.Errorf("internal error editing %s (nothing was written): %v", t.path, err)
 		}
@@ -307,24 +307,24 @@ func editInit(rs *resolved, t target, cur parsed, prev *RecordFile) (*RecordFile
 			existing := c.LookupPlain(t.serverPath...)
 			if existing == nil && prev == nil && c.Lookup(t.serverPath...) != nil {
 				// "deepseek-web-retrieval": null is the user's, not absent.
-				return nil, nil, nil, shared.Refuse(fmt.Sprintf("%s already has an entry %q that this installer did not write", t.path, strings.Join(t.serverPath, ".")),
+				return nil, nil, nil, install.Refuse(fmt.Sprintf("%s already has an entry %q that this installer did not write", t.path, strings.Join(t.serverPath, ".")),
 					"remove the entry (or run `deepseek-web-retrieval uninstall` if an earlier install wrote it), then run init again")
 			}
 			if existing != nil && prev == nil {
-				want, _ := shared.Normalize(mustJSON(t.entry))
+				want, _ := install.Normalize(mustJSON(t.entry))
 				rf.ServerExisted = true
 				if !reflect.DeepEqual(existing, want) {
-					return nil, nil, nil, shared.Refuse(fmt.Sprintf("%s already has an entry %q that this installer did not write", t.path, strings.Join(t.serverPath, ".")),
+					return nil, nil, nil, install.Refuse(fmt.Sprintf("%s already has an entry %q that this installer did not write", t.path, strings.Join(t.serverPath, ".")),
 						"remove the entry (or run `deepseek-web-retrieval uninstall` if an earlier install wrote it), then run init again")
 				}
-				if text := string(hujson.Value{Value: c.Lookup(t.serverPath...).Value}.Pack()); !shared.HasSecrets(shared.Secrets(t.path, cur.data), text) {
+				if text := string(hujson.Value{Value: c.Lookup(t.serverPath...).Value}.Pack()); !install.HasSecrets(install.Secrets(t.path, cur.data), text) {
 					rf.ServerOriginal = text
 				}
 			}
 			if existing == nil || !jsonEqual(mustJSON(existing), mustJSON(t.entry)) {
 				n, lay, err := c.Set(t.serverPath, t.entry)
 				if err != nil {
-					return nil, nil, nil, shared.Refuse(fmt.Sprintf("cannot add the entry to %s: %v", t.path, err),
+					return nil, nil, nil, install.Refuse(fmt.Sprintf("cannot add the entry to %s: %v", t.path, err),
 						fmt.Sprintf("make %q an object (or remove it), then run init again", strings.Join(t.serverPath[:len(t.serverPath)-1], ".")))
 				}
 				if prev == nil {
@@ -338,7 +338,7 @@ func editInit(rs *resolved, t target, cur parsed, prev *RecordFile) (*RecordFile
 		for _, ad := range t.adds {
 			added, created, lays, err := c.AddStrings(ad.Path, ad.Items)
 			if err != nil {
-				return nil, nil, nil, shared.Refuse(fmt.Sprintf("cannot turn the built-in off in %s: %v", t.path, err), fmt.Sprintf("make %q an array, then run init again", strings.Join(ad.Path, ".")))
+				return nil, nil, nil, install.Refuse(fmt.Sprintf("cannot turn the built-in off in %s: %v", t.path, err), fmt.Sprintf("make %q an array, then run init again", strings.Join(ad.Path, ".")))
 			}
 			// Keep what an earlier run added.
 			for _, old := range rf.Adds {
@@ -362,7 +362,7 @@ func editInit(rs *resolved, t target, cur parsed, prev *RecordFile) (*RecordFile
 		rf.Adds = adds
 		body := c.Pack()
 		out = append(bytes.Clone(mark), body...)
-		after, err := shared.Normalize(body)
+		after, err := install.Normalize(body)
 		if err != nil || !equalExcept(cur.plain, after, tcheck) {
 			return nil, nil, nil, fmt.Errorf("internal error editing %s (nothing was written): %v", t.path, err)
 		}
@@ -370,17 +370,17 @@ func editInit(rs *resolved, t target, cur parsed, prev *RecordFile) (*RecordFile
 	if !t.server && len(rf.Adds) == 0 && rf.TopKey == nil && prev == nil {
 		return nil, out, warns, nil
 	}
-	rf.WrittenSHA256 = shared.SHA(out)
+	rf.WrittenSHA256 = install.SHA(out)
 	if known {
 		if !cur.exists {
 			before = nil
 		}
-		pt := shared.MakePatch(before, out)
-		if !shared.HasSecrets(shared.Secrets(t.path, cur.data), pt.Old()) {
+		pt := install.MakePatch(before, out)
+		if !install.HasSecrets(install.Secrets(t.path, cur.data), pt.Old()) {
 			rf.Patch = pt
 		}
 	}
-	dropSecretLayouts(rf, shared.Secrets(t.path, cur.data))
+	dropSecretLayouts(rf, install.Secrets(t.path, cur.data))
 	return rf, out, warns, nil
 }
 
@@ -388,7 +388,7 @@ func editInit(rs *resolved, t target, cur parsed, prev *RecordFile) (*RecordFile
 // comment beside our entry) holds a credential: the record never copies
 // one. Uninstall then removes that item with the generic whitespace rule.
 func dropSecretLayouts(rf *RecordFile, secrets [][]byte) {
-	bad := func(l shared.Layout) bool { return shared.HasSecrets(secrets, l.Lead, l.TailBefore, l.TailAfter) }
+	bad := func(l install.Layout) bool { return install.HasSecrets(secrets, l.Lead, l.TailBefore, l.TailAfter) }
 	if rf.ServerLayout != nil && bad(*rf.ServerLayout) {
 		rf.ServerLayout = nil
 	}
@@ -397,11 +397,11 @@ func dropSecretLayouts(rf *RecordFile, secrets [][]byte) {
 	}
 }
 
-func layouts(l *shared.Layout) []shared.Layout {
+func layouts(l *install.Layout) []install.Layout {
 	if l == nil {
 		return nil
 	}
-	return []shared.Layout{*l}
+	return []install.Layout{*l}
 }
 
 func dedupe(ss []string) []string {
@@ -425,12 +425,12 @@ func mustJSON(v any) []byte {
 // tomlShapeRefusal turns a shape the TOML editor cannot edit into a
 // refusal naming the file and the line.
 func tomlShapeRefusal(path string, err error, how ...string) error {
-	var se *shared.TOMLShapeError
+	var se *install.TOMLShapeError
 	if errors.As(err, &se) {
 		if se.Fix != "" {
 			how = []string{se.Fix}
 		}
-		return shared.Refuse(fmt.Sprintf("%s line %d: %s", path, se.Line, se.Shape), how...)
+		return install.Refuse(fmt.Sprintf("%s line %d: %s", path, se.Line, se.Shape), how...)
 	}
 	return fmt.Errorf("internal error editing %s (nothing was written): %v", path, err)
 }
@@ -445,7 +445,7 @@ var tomlForms = map[string]string{
 
 // editInitTOML adds or updates the entry and the top-level key in a TOML
 // target: the entry is added in the form the file's parent table takes
-// (see shared.TOMLDoc.AddEntry); a shape it cannot take (an array of
+// (see install.TOMLDoc.AddEntry); a shape it cannot take (an array of
 // tables, a parent that is not a table) is refused with its line.
 func editInitTOML(rs *resolved, t target, cur parsed, prev *RecordFile, rf *RecordFile, mark []byte) ([]byte, []string, error) {
 	var warns []string
@@ -476,7 +476,7 @@ func editInitTOML(rs *resolved, t target, cur parsed, prev *RecordFile, rf *Reco
 			if form == "inline" {
 				what = parent
 			}
-			return nil, nil, shared.Refuse(fmt.Sprintf("%s line %d: %s is already defined "+tomlForms[form]+", and this installer did not write it", t.path, line, strings.Join(t.serverPath, "."), what),
+			return nil, nil, install.Refuse(fmt.Sprintf("%s line %d: %s is already defined "+tomlForms[form]+", and this installer did not write it", t.path, line, strings.Join(t.serverPath, "."), what),
 				"remove that entry (or run `deepseek-web-retrieval uninstall` if an earlier install wrote it), then run init again")
 		default:
 			if form != "" {
@@ -517,7 +517,7 @@ func tomlWant(t target) any {
 	for _, kv := range t.tomlKVs {
 		b.WriteString(kv.Key + " = " + kv.Value + "\n")
 	}
-	_, v, err := shared.ParseTOML([]byte(b.String()))
+	_, v, err := install.ParseTOML([]byte(b.String()))
 	if err != nil {
 		panic(err)
 	}
@@ -540,7 +540,7 @@ func recordTarget(t target, rf *RecordFile) target {
 // and nothing of ours in the host's files, the plan is empty ("nothing to
 // uninstall"); with no record but our entry present, it refuses with the
 // manual steps.
-func PlanUninstall(req Request) (*shared.Plan, error) {
+func PlanUninstall(req Request) (*install.Plan, error) {
 	rs, err := resolve(req)
 	if err != nil {
 		return nil, err
@@ -561,12 +561,12 @@ func PlanUninstall(req Request) (*shared.Plan, error) {
 	manual = append(manual, "delete "+recPath)
 	rec, recData, err := readRecord(recPath, rs, ts)
 	if err != nil {
-		return nil, shared.Refuse(err.Error(), manual...)
+		return nil, install.Refuse(err.Error(), manual...)
 	}
 	if rec == nil {
 		cur, _, err := readTarget(ts[0])
 		if err == nil && cur.err == nil && lookup(cur.plain, ts[0].serverPath...) != nil {
-			return nil, shared.Refuse(fmt.Sprintf("no install record at %s, but %s has the %s entry: it was not installed by this tool here (or its record was lost), so uninstall cannot reverse it exactly", recPath, ts[0].path, shared.Name), manual...)
+			return nil, install.Refuse(fmt.Sprintf("no install record at %s, but %s has the %s entry: it was not installed by this tool here (or its record was lost), so uninstall cannot reverse it exactly", recPath, ts[0].path, install.Name), manual...)
 		}
 		p.UpToDate = fmt.Sprintf("Nothing to uninstall: %s has no install by this tool (%s scope).", adapters[req.Host].label, rs.Scope)
 		return p, nil
@@ -592,13 +592,13 @@ func PlanUninstall(req Request) (*shared.Plan, error) {
 		}
 		switch {
 		case del:
-			p.Add(shared.Change{Op: shared.OpDelete, Kind: shared.KindConfig, Path: t.path, Rel: rs.rel(t.path), Old: cur.data})
+			p.Add(install.Change{Op: install.OpDelete, Kind: install.KindConfig, Path: t.path, Rel: rs.rel(t.path), Old: cur.data})
 			gone[t.path] = true
 		case !bytes.Equal(newData, cur.data):
-			p.Add(shared.Change{Op: shared.OpUpdate, Kind: shared.KindConfig, Path: t.path, Rel: rs.rel(t.path), Old: cur.data, New: newData, Mode: mode})
+			p.Add(install.Change{Op: install.OpUpdate, Kind: install.KindConfig, Path: t.path, Rel: rs.rel(t.path), Old: cur.data, New: newData, Mode: mode})
 		}
 	}
-	p.Add(shared.Change{Op: shared.OpDelete, Kind: shared.KindRecord, Path: recPath, Rel: rs.rel(recPath), Old: recData})
+	p.Add(install.Change{Op: install.OpDelete, Kind: install.KindRecord, Path: recPath, Rel: rs.rel(recPath), Old: recData})
 	gone[recPath] = true
 	// The directories init created go when they are empty once every plan
 	// of the run is applied (another host's record may leave them in use).
@@ -613,7 +613,7 @@ func PlanUninstall(req Request) (*shared.Plan, error) {
 	sort.SliceStable(dirs, func(i, j int) bool { return len(dirs[i]) < len(dirs[j]) })
 	for i := len(dirs) - 1; i >= 0; i-- {
 		if d := dirs[i]; exists(d) {
-			p.Add(shared.Change{Op: shared.OpDelete, Kind: shared.KindDir, Path: d, Rel: rs.rel(d) + "/", IfEmpty: true})
+			p.Add(install.Change{Op: install.OpDelete, Kind: install.KindDir, Path: d, Rel: rs.rel(d) + "/", IfEmpty: true})
 		}
 	}
 	return p, nil
@@ -638,7 +638,7 @@ func inheritedStateDirs(recDir, self string) []string {
 			continue
 		}
 		var r Record
-		if json.Unmarshal(data, &r) != nil || r.Tool != shared.Name {
+		if json.Unmarshal(data, &r) != nil || r.Tool != install.Name {
 			continue
 		}
 		for _, d := range r.StateDirs {
@@ -670,9 +670,9 @@ func editUninstall(rs *resolved, t target, cur parsed, rf *RecordFile, manual []
 		}
 	}
 	if cur.err != nil {
-		return nil, false, shared.Refuse(fmt.Sprintf("cannot parse %s (it became invalid since init): %v", t.path, cur.err), manual...)
+		return nil, false, install.Refuse(fmt.Sprintf("cannot parse %s (it became invalid since init): %v", t.path, cur.err), manual...)
 	}
-	mark, _ := shared.SplitBOM(cur.data)
+	mark, _ := install.SplitBOM(cur.data)
 	var out []byte
 	if t.toml {
 		doc := cur.toml
@@ -687,7 +687,7 @@ func editUninstall(rs *resolved, t target, cur parsed, rf *RecordFile, manual []
 			switch {
 			case got == nil:
 			case !jsonEqual(mustJSON(got), rf.Server):
-				return nil, false, shared.Refuse(fmt.Sprintf("the %s entry in %s was changed since init wrote it", strings.Join(t.serverPath, "."), t.path), manual...)
+				return nil, false, install.Refuse(fmt.Sprintf("the %s entry in %s was changed since init wrote it", strings.Join(t.serverPath, "."), t.path), manual...)
 			default:
 				if _, err := doc.RemoveEntry(t.serverPath[0], t.serverPath[1], rf.TOMLEntry); err != nil {
 					return nil, false, tomlShapeRefusal(t.path, err, manual...)
@@ -695,7 +695,7 @@ func editUninstall(rs *resolved, t target, cur parsed, rf *RecordFile, manual []
 			}
 		}
 		out = append(bytes.Clone(mark), doc.Bytes()...)
-		_, after, err := shared.ParseTOML(out[len(mark):])
+		_, after, err := install.ParseTOML(out[len(mark):])
 		if err != nil || !equalExcept(cur.tomlV, after, t) {
 			return nil, false, fmt.Errorf("internal error editing %s (nothing was written): %v", t.path, err)
 		}
@@ -716,13 +716,13 @@ func editUninstall(rs *resolved, t target, cur parsed, rf *RecordFile, manual []
 		switch {
 		case got == nil:
 		case !jsonEqual(mustJSON(got), rf.Server):
-			return nil, false, shared.Refuse(fmt.Sprintf("the %q entry in %s was changed since init wrote it", strings.Join(t.serverPath, "."), t.path), manual...)
+			return nil, false, install.Refuse(fmt.Sprintf("the %q entry in %s was changed since init wrote it", strings.Join(t.serverPath, "."), t.path), manual...)
 		case rf.ServerOriginal != "":
 			// The entry was there before init, and a later init changed
 			// it: put its text back.
 			orig, err := hujson.Parse([]byte(rf.ServerOriginal))
 			if _, isObj := orig.Value.(*hujson.Object); err != nil || !isObj {
-				return nil, false, shared.Refuse(fmt.Sprintf("the install record's original %q entry is not a JSON object", strings.Join(t.serverPath, ".")), manual...)
+				return nil, false, install.Refuse(fmt.Sprintf("the install record's original %q entry is not a JSON object", strings.Join(t.serverPath, ".")), manual...)
 			}
 			c.Lookup(t.serverPath...).Value = orig.Value
 		default:
@@ -730,10 +730,10 @@ func editUninstall(rs *resolved, t target, cur parsed, rf *RecordFile, manual []
 		}
 	}
 	body := c.Pack()
-	if !rf.Existed && shared.EmptyObject(body) {
+	if !rf.Existed && install.EmptyObject(body) {
 		return nil, true, nil
 	}
-	if rf.BlankText != nil && shared.IsBlank([]byte(*rf.BlankText)) && shared.EmptyObject(body) {
+	if rf.BlankText != nil && install.IsBlank([]byte(*rf.BlankText)) && install.EmptyObject(body) {
 		body = []byte(*rf.BlankText)
 	}
 	out = append(bytes.Clone(mark), body...)
@@ -741,15 +741,15 @@ func editUninstall(rs *resolved, t target, cur parsed, rf *RecordFile, manual []
 }
 
 func plainOf(t target, data []byte) (any, error) {
-	_, body := shared.SplitBOM(data)
+	_, body := install.SplitBOM(data)
 	if t.toml {
-		_, v, err := shared.ParseTOML(body)
+		_, v, err := install.ParseTOML(body)
 		return v, err
 	}
 	if strings.TrimSpace(string(body)) == "" {
 		return map[string]any{}, nil
 	}
-	return shared.Normalize(body)
+	return install.Normalize(body)
 }
 
 func jsonEqual(a, b []byte) bool {

@@ -1,7 +1,7 @@
-package install
+package opencode
 
 import (
-	shared "github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
 
 	"bytes"
 	"flag"
@@ -63,8 +63,8 @@ func (f *fixture) exists(rel string) bool {
 	return err == nil
 }
 
-func (f *fixture) request(o shared.Options) Request {
-	return Request{Env: f.env, Scope: shared.ScopeGlobal, Host: HostOpenCode, Options: o, Plugin: fakePlugin(), Version: "test"}
+func (f *fixture) request(o install.Options) Request {
+	return Request{Env: f.env, Scope: install.ScopeGlobal, Host: HostOpenCode, Options: o, Plugin: fakePlugin(), Version: "test"}
 }
 
 func (f *fixture) planInit(req Request) *Plan {
@@ -83,7 +83,7 @@ func (f *fixture) init(req Request) *Plan {
 
 func (f *fixture) uninstall() *Plan {
 	f.t.Helper()
-	p, err := PlanUninstall(UninstallRequest{Env: f.env, Scope: shared.ScopeGlobal})
+	p, err := PlanUninstall(UninstallRequest{Env: f.env, Scope: install.ScopeGlobal})
 	require.NoError(f.t, err)
 	require.NoError(f.t, p.Apply())
 	return p
@@ -126,7 +126,7 @@ func golden(t *testing.T, name, got string) {
 		return
 	}
 	want, err := os.ReadFile(path)
-	require.NoError(t, err, "missing golden file; run go test ./opencode/install -update")
+	require.NoError(t, err, "missing golden file; run go test ./install/opencode -update")
 	require.Equal(t, string(want), got)
 }
 

@@ -1,4 +1,4 @@
-package install
+package opencode
 
 import (
 	"bytes"
@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/tailscale/hujson"
 
-	shared "github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
 )
 
 // The shape corpus of OpenCode's config: every legal shape of the plugin
@@ -226,7 +226,7 @@ func ocCase(t *testing.T, f *fixture, s ocShape, v ocVariant, tier string) bool 
 	}
 	defer func() { _ = os.Remove(cfg) }()
 	before := f.tree()
-	req := f.request(shared.Options{Search: tier, Fetch: tier})
+	req := f.request(install.Options{Search: tier, Fetch: tier})
 	req.Host = h
 	p, err := PlanInit(req)
 	if s.refuse != "" {
@@ -265,9 +265,9 @@ func ocCase(t *testing.T, f *fixture, s ocShape, v ocVariant, tier string) bool 
 	// The .jsonc cases change the tier with a later init: the entry's
 	// options are rewritten in place, and uninstall still restores.
 	if v.file == "opencode.jsonc" {
-		other := shared.Options{Search: "forced", Fetch: "off"}
+		other := install.Options{Search: "forced", Fetch: "off"}
 		if tier == "forced" {
-			other = shared.Options{Search: "off", Fetch: "preferred"}
+			other = install.Options{Search: "off", Fetch: "preferred"}
 		}
 		req2 := f.request(other)
 		req2.Host = h
@@ -295,7 +295,7 @@ func ocCase(t *testing.T, f *fixture, s ocShape, v ocVariant, tier string) bool 
 			require.Equal(t, string(orig), string(c.New), "%s (%s)", name, how)
 		}
 	}
-	u, err := PlanUninstall(UninstallRequest{Env: f.env, Scope: shared.ScopeGlobal})
+	u, err := PlanUninstall(UninstallRequest{Env: f.env, Scope: install.ScopeGlobal})
 	require.NoError(t, err, name)
 	check(u, "patch")
 	recData := f.read(recordFile)
@@ -303,21 +303,21 @@ func ocCase(t *testing.T, f *fixture, s ocShape, v ocVariant, tier string) bool 
 	require.NoError(t, json.Unmarshal([]byte(recData), &rec))
 	rec.Config.Patch, rec.Config.Snapshot = nil, ""
 	f.write(recordFile, string(rec.marshal()))
-	u2, err := PlanUninstall(UninstallRequest{Env: f.env, Scope: shared.ScopeGlobal})
+	u2, err := PlanUninstall(UninstallRequest{Env: f.env, Scope: install.ScopeGlobal})
 	require.NoError(t, err, name)
 	check(u2, "structural")
 
 	// A hand edit elsewhere (a comment line at the top) voids the patch:
 	// uninstall keeps it and takes out only our entry, byte for byte.
-	if mark, body := shared.SplitBOM(orig); len(orig) > 0 && !shared.IsBlank(body) {
-		eol := shared.DetectEOL(body)
+	if mark, body := install.SplitBOM(orig); len(orig) > 0 && !install.IsBlank(body) {
+		eol := install.DetectEOL(body)
 		edit := func(b []byte) string {
-			m, rest := shared.SplitBOM(b)
+			m, rest := install.SplitBOM(b)
 			return string(m) + "// edited" + eol + string(rest)
 		}
 		f.write(recordFile, recData)
 		f.write(v.file, edit(readNow(t, cfg)))
-		u3, err := PlanUninstall(UninstallRequest{Env: f.env, Scope: shared.ScopeGlobal})
+		u3, err := PlanUninstall(UninstallRequest{Env: f.env, Scope: install.ScopeGlobal})
 		require.NoError(t, err, name)
 		seen := false
 		for _, c := range u3.Changes {

@@ -1,4 +1,4 @@
-package install
+package opencode
 
 import (
 	"bytes"
@@ -16,7 +16,7 @@ import (
 
 	"github.com/tailscale/hujson"
 
-	shared "github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
 )
 
 // Request describes an init.
@@ -24,13 +24,13 @@ type Request struct {
 	// Env locates the config directories.
 	Env Env
 	// Scope selects the global or a project config. Zero means ScopeGlobal.
-	Scope shared.Scope
+	Scope install.Scope
 	// Dir is the project directory for ScopeProject; empty means Env.WorkDir.
 	Dir string
 	// Host selects the config shape. Zero means HostOpenCode (2.x).
 	Host Host
 	// Options are written into the entry; see [Options].
-	Options shared.Options
+	Options install.Options
 	// Plugin holds the plugin directory's files; its top-level regular
 	// files are copied. It must contain package.json and core.wasm.
 	Plugin fs.FS
@@ -46,7 +46,7 @@ type UninstallRequest struct {
 	// Env locates the config directories.
 	Env Env
 	// Scope selects the global or a project config. Zero means ScopeGlobal.
-	Scope shared.Scope
+	Scope install.Scope
 	// Dir is the project directory for ScopeProject; empty means Env.WorkDir.
 	Dir string
 }
@@ -54,26 +54,26 @@ type UninstallRequest struct {
 // The change kinds this adapter uses.
 const (
 	// KindConfig is the OpenCode config file.
-	KindConfig = shared.KindConfig
+	KindConfig = install.KindConfig
 	// KindPlugin is a vendored plugin file.
-	KindPlugin = shared.KindFile
+	KindPlugin = install.KindFile
 	// KindRecord is the install record.
-	KindRecord = shared.KindRecord
+	KindRecord = install.KindRecord
 	// KindDir is a directory.
-	KindDir = shared.KindDir
+	KindDir = install.KindDir
 )
 
-// Change is one file-system step of a Plan; see [shared.Change].
-type Change = shared.Change
+// Change is one file-system step of a Plan; see [install.Change].
+type Change = install.Change
 
 // The operations of a Change.
 const (
-	OpCreate = shared.OpCreate // create a file or directory
-	OpUpdate = shared.OpUpdate // replace a file's content
-	OpDelete = shared.OpDelete // delete a file or an empty directory
+	OpCreate = install.OpCreate // create a file or directory
+	OpUpdate = install.OpUpdate // replace a file's content
+	OpDelete = install.OpDelete // delete a file or an empty directory
 )
 
-func newPlan(command string, scope shared.Scope, host Host, dir string) *Plan {
+func newPlan(command string, scope install.Scope, host Host, dir string) *Plan {
 	return &Plan{Command: command, Scope: string(scope), Host: host.label(), ConfigDir: dir, APIKeyEnv: DefaultAPIKeyEnv}
 }
 
@@ -82,7 +82,7 @@ func newPlan(command string, scope shared.Scope, host Host, dir string) *Plan {
 // *RefusedError.
 func PlanInit(req Request) (*Plan, error) {
 	if req.Scope == "" {
-		req.Scope = shared.ScopeGlobal
+		req.Scope = install.ScopeGlobal
 	}
 	if req.Host == "" {
 		req.Host = HostOpenCode
@@ -90,7 +90,7 @@ func PlanInit(req Request) (*Plan, error) {
 	if _, err := ParseHost(string(req.Host)); err != nil {
 		return nil, err
 	}
-	if err := shared.Validate(req.Options); err != nil {
+	if err := install.Validate(req.Options); err != nil {
 		return nil, err
 	}
 	opts := req.Options.WithDefaults()
@@ -122,21 +122,21 @@ func PlanInit(req Request) (*Plan, error) {
 	p.Warnings = append(p.Warnings, warns...)
 	cfgPath := filepath.Join(dir, cfgName)
 
-	data, mode, existed, err := shared.ReadFile(cfgPath)
+	data, mode, existed, err := install.ReadFile(cfgPath)
 	if err != nil {
 		return nil, err
 	}
 	// A UTF-8 byte order mark is kept: the edit works on the body.
-	mark, body := shared.SplitBOM(data)
+	mark, body := install.SplitBOM(data)
 	if existed && !utf8.Valid(body) {
 		return nil, refuse(cfgPath + " is not valid UTF-8")
 	}
 	base := body
 	if len(bytes.TrimSpace(body)) == 0 {
-		eol := shared.DetectEOL(body)
+		eol := install.DetectEOL(body)
 		base = []byte("{" + eol + "}" + eol)
 	}
-	c, err := shared.ParseJSONC(base)
+	c, err := install.ParseJSONC(base)
 	if err != nil {
 		return nil, refuse(fmt.Sprintf("cannot parse %s: %v", cfgPath, err), "fix the file so it is valid JSONC, then run init again")
 	}
@@ -148,10 +148,10 @@ func PlanInit(req Request) (*Plan, error) {
 	// keeps a hash-anchored patch of the lines init changed, and none at
 	// all when one of those lines holds a credential (uninstall then
 	// relies on the structural removal alone).
-	sec := shared.Secrets(cfgPath, data)
-	rc := RecordConfig{File: cfgName, Existed: existed, SnapshotExact: true}
+	secrets := install.Secrets(cfgPath, data)
+	configRecord := RecordConfig{File: cfgName, Existed: existed, SnapshotExact: true}
 	if existed && len(bytes.TrimSpace(body)) == 0 {
-		rc.WasBlank, rc.BlankText = true, string(body)
+		configRecord.WasBlank, configRecord.BlankText = true, string(body)
 	}
 	before := data // the content uninstall should restore
 	var arr *hujson.Array
@@ -159,7 +159,7 @@ func PlanInit(req Request) (*Plan, error) {
 		v := &c.Obj.Members[mi].Value
 		a, ok := v.Value.(*hujson.Array)
 		if !ok {
-			return nil, refuse(fmt.Sprintf("cannot add the plugin to %s: %v", cfgPath, &shared.ShapeError{Path: key, Line: c.Line(v), Shape: shared.Shape(v.Value), Want: "an array"}),
+			return nil, refuse(fmt.Sprintf("cannot add the plugin to %s: %v", cfgPath, &install.ShapeError{Path: key, Line: c.Line(v), Shape: install.Shape(v.Value), Want: "an array"}),
 				fmt.Sprintf("make %q an array (or remove it), then run init again", key))
 		}
 		arr = a
@@ -175,20 +175,20 @@ func PlanInit(req Request) (*Plan, error) {
 	if len(ours) > 1 {
 		p.Warnings = append(p.Warnings, fmt.Sprintf("%s lists %s %d times in %q: OpenCode would load it more than once; init updates only the first", cfgName, PackagePath, len(ours), key))
 	}
-	want := shared.OptionsValue(opts)
+	want := install.OptionsValue(opts)
 	newBody := base
 	if len(ours) > 0 {
 		e := ours[0]
 		if rec != nil && rec.Config.File == cfgName {
-			rc = rec.Config
-			rc.Snapshot = ""
+			configRecord = rec.Config
+			configRecord.Snapshot = ""
 			prev, ok := rec.Config.restore(data)
-			rc.SnapshotExact = rec.Config.SnapshotExact && ok
+			configRecord.SnapshotExact = rec.Config.SnapshotExact && ok
 			before = prev
 		} else {
-			rc.EntryExisted = true
-			rc.OriginalEntry = string(trimmedText(arr.Elements[e.index]))
-			if shared.HasSecrets(sec, rc.OriginalEntry) {
+			configRecord.EntryExisted = true
+			configRecord.OriginalEntry = string(trimmedText(arr.Elements[e.index]))
+			if install.HasSecrets(secrets, configRecord.OriginalEntry) {
 				return nil, refuse(fmt.Sprintf("the existing %s entry in %s holds a literal credential, which init will not copy into its record", PackagePath, cfgPath),
 					"move the key into an environment variable (the apiKeyEnv option, or \"apiKey\": \"{env:DEEPSEEK_API_KEY}\"), then run init again")
 			}
@@ -199,7 +199,7 @@ func PlanInit(req Request) (*Plan, error) {
 		}
 	} else {
 		createdKey, lay := addEntry(c, req.Host, opts)
-		rc.CreatedKey, rc.Layout = createdKey, &lay
+		configRecord.CreatedKey, configRecord.Layout = createdKey, &lay
 		newBody = c.Pack()
 	}
 	if err := checkEdit(base, newBody, key, true); err != nil {
@@ -209,13 +209,13 @@ func PlanInit(req Request) (*Plan, error) {
 	if !bytes.Equal(newBody, base) || !existed || len(bytes.TrimSpace(body)) == 0 {
 		newData = append(bytes.Clone(mark), newBody...)
 	}
-	rc.WrittenSHA256 = shared.SHA(newData)
-	rc.Patch = nil
-	if rc.SnapshotExact {
-		if pt := shared.MakePatch(before, newData); !shared.HasSecrets(sec, pt.Old()) {
-			rc.Patch = pt
+	configRecord.WrittenSHA256 = install.SHA(newData)
+	configRecord.Patch = nil
+	if configRecord.SnapshotExact {
+		if pt := install.MakePatch(before, newData); !install.HasSecrets(secrets, pt.Old()) {
+			configRecord.Patch = pt
 		} else {
-			rc.SnapshotExact = false
+			configRecord.SnapshotExact = false
 		}
 	}
 	if !bytes.Equal(newData, data) || !existed {
@@ -227,8 +227,8 @@ func PlanInit(req Request) (*Plan, error) {
 	}
 
 	// The plugin files and directories.
-	nr := &Record{Format: RecordFormat, Tool: Name, Version: req.Version, Host: req.Host, Key: key, Config: rc}
-	var pre []Change
+	newRecord := &Record{Format: RecordFormat, Tool: Name, Version: req.Version, Host: req.Host, Key: key, Config: configRecord}
+	var dirChanges []Change
 	// A config directory that does not exist yet is created (parents
 	// first). Uninstall leaves it: OpenCode keeps other files there.
 	var missing []string
@@ -239,20 +239,20 @@ func PlanInit(req Request) (*Plan, error) {
 		}
 	}
 	for _, d := range missing {
-		pre = append(pre, Change{Op: OpCreate, Kind: KindDir, Path: d, Rel: d + string(filepath.Separator), Mode: 0o755})
+		dirChanges = append(dirChanges, Change{Op: OpCreate, Kind: KindDir, Path: d, Rel: d + string(filepath.Separator), Mode: 0o755})
 	}
 	if rec != nil {
-		nr.CreatedDirs = rec.CreatedDirs
+		newRecord.CreatedDirs = rec.CreatedDirs
 	} else if len(missing) > 0 {
 		// The config directory itself (a project's .opencode/, say): "."
 		// sorts first, so uninstall removes it last, once it is empty.
-		nr.CreatedDirs = []string{"."}
+		newRecord.CreatedDirs = []string{"."}
 	}
 	// A vendor/ or plugin directory that is a symlink out of the config
 	// directory is refused: init would write (and uninstall delete) there.
 	tree := false
 	for _, d := range []string{vendorDir, pluginDir} {
-		abs, err := shared.Confine(dir, d)
+		abs, err := install.Confine(dir, d)
 		if err != nil {
 			return nil, refuse(err.Error(), "move "+filepath.Join(dir, filepath.FromSlash(d))+" away, then run init again")
 		}
@@ -262,18 +262,18 @@ func PlanInit(req Request) (*Plan, error) {
 			// Built under a temporary name and renamed into place, so a
 			// concurrent reader never sees it half written.
 			tree = true
-			c := Change{Op: OpCreate, Kind: shared.KindTree, Path: abs, Rel: d + "/", Mode: 0o755}
+			c := Change{Op: OpCreate, Kind: install.KindTree, Path: abs, Rel: d + "/", Mode: 0o755}
 			for _, f := range files {
-				c.Files = append(c.Files, shared.TreeFile{Name: f.name, Data: f.data})
+				c.Files = append(c.Files, install.TreeFile{Name: f.name, Data: f.data})
 			}
-			pre = append(pre, c)
-			if !slices.Contains(nr.CreatedDirs, d) {
-				nr.CreatedDirs = append(nr.CreatedDirs, d)
+			dirChanges = append(dirChanges, c)
+			if !slices.Contains(newRecord.CreatedDirs, d) {
+				newRecord.CreatedDirs = append(newRecord.CreatedDirs, d)
 			}
 		case errors.Is(err, fs.ErrNotExist):
-			pre = append(pre, Change{Op: OpCreate, Kind: KindDir, Path: abs, Rel: d + "/", Mode: 0o755})
-			if !slices.Contains(nr.CreatedDirs, d) {
-				nr.CreatedDirs = append(nr.CreatedDirs, d)
+			dirChanges = append(dirChanges, Change{Op: OpCreate, Kind: KindDir, Path: abs, Rel: d + "/", Mode: 0o755})
+			if !slices.Contains(newRecord.CreatedDirs, d) {
+				newRecord.CreatedDirs = append(newRecord.CreatedDirs, d)
 			}
 		case err != nil:
 			return nil, err
@@ -284,43 +284,43 @@ func PlanInit(req Request) (*Plan, error) {
 	for _, f := range files {
 		rel := pluginDir + "/" + f.name
 		abs := filepath.Join(dir, filepath.FromSlash(rel))
-		rf := RecordFile{Path: rel, SHA256: shared.SHA(f.data)}
+		rf := RecordFile{Path: rel, SHA256: install.SHA(f.data)}
 		if tree {
-			nr.Files = append(nr.Files, rf)
+			newRecord.Files = append(newRecord.Files, rf)
 			continue
 		}
-		cur, _, exists, err := shared.ReadFile(abs)
+		cur, _, exists, err := install.ReadFile(abs)
 		if err != nil {
 			return nil, err
 		}
 		prev := rec.file(rel)
 		switch {
 		case !exists:
-			pre = append(pre, Change{Op: OpCreate, Kind: KindPlugin, Path: abs, Rel: rel, New: f.data, Mode: 0o644})
+			dirChanges = append(dirChanges, Change{Op: OpCreate, Kind: KindPlugin, Path: abs, Rel: rel, New: f.data, Mode: 0o644})
 		case bytes.Equal(cur, f.data):
 			rf.Existed = prev == nil || prev.Existed
-		case prev != nil && prev.SHA256 == shared.SHA(cur):
+		case prev != nil && prev.SHA256 == install.SHA(cur):
 			rf.Existed = prev.Existed
-			pre = append(pre, Change{Op: OpUpdate, Kind: KindPlugin, Path: abs, Rel: rel, Old: cur, New: f.data, Mode: 0o644})
+			dirChanges = append(dirChanges, Change{Op: OpUpdate, Kind: KindPlugin, Path: abs, Rel: rel, Old: cur, New: f.data, Mode: 0o644})
 		default:
 			return nil, refuse(abs+" exists and differs from what this installer wrote (changed by hand, or not from this installer)",
 				"move "+filepath.Join(dir, filepath.FromSlash(pluginDir))+" away (or restore the file), then run init again")
 		}
-		nr.Files = append(nr.Files, rf)
+		newRecord.Files = append(newRecord.Files, rf)
 	}
 	if rec != nil {
 		for _, old := range rec.Files {
-			if nr.file(old.Path) != nil || old.Existed {
+			if newRecord.file(old.Path) != nil || old.Existed {
 				continue
 			}
 			abs := filepath.Join(dir, filepath.FromSlash(old.Path))
-			cur, _, exists, err := shared.ReadFile(abs)
+			cur, _, exists, err := install.ReadFile(abs)
 			switch {
 			case err != nil:
 				return nil, err
 			case !exists:
-			case shared.SHA(cur) == old.SHA256:
-				pre = append(pre, Change{Op: OpDelete, Kind: KindPlugin, Path: abs, Rel: old.Path, Old: cur})
+			case install.SHA(cur) == old.SHA256:
+				dirChanges = append(dirChanges, Change{Op: OpDelete, Kind: KindPlugin, Path: abs, Rel: old.Path, Old: cur})
 			default:
 				p.Notes = append(p.Notes, old.Path+" is no longer part of the plugin but was changed by hand; left in place")
 			}
@@ -328,20 +328,20 @@ func PlanInit(req Request) (*Plan, error) {
 	}
 
 	// The record: rewritten whenever anything else changes, or when missing.
-	nr.Entry = entryText(newBody, key)
-	if len(pre) > 0 || len(p.Changes) > 0 || rec == nil {
+	newRecord.Entry = entryText(newBody, key)
+	if len(dirChanges) > 0 || len(p.Changes) > 0 || rec == nil {
 		recPath := filepath.Join(dir, filepath.FromSlash(recordFile))
-		rc := Change{Op: OpCreate, Kind: KindRecord, Path: recPath, Rel: recordFile, New: nr.marshal(), Mode: 0o600}
-		if old, _, exists, err := shared.ReadFile(recPath); err != nil {
+		configRecord := Change{Op: OpCreate, Kind: KindRecord, Path: recPath, Rel: recordFile, New: newRecord.marshal(), Mode: 0o600}
+		if old, _, exists, err := install.ReadFile(recPath); err != nil {
 			return nil, err
 		} else if exists {
-			rc.Op, rc.Old = OpUpdate, old
+			configRecord.Op, configRecord.Old = OpUpdate, old
 		}
-		pre = append(pre, rc)
+		dirChanges = append(dirChanges, configRecord)
 	}
 	// Order: directories and plugin files, the record, then the config, so
 	// the config never names a plugin that is not there yet.
-	p.Changes = append(pre, p.Changes...)
+	p.Changes = append(dirChanges, p.Changes...)
 	return p, nil
 }
 
@@ -350,7 +350,7 @@ func PlanInit(req Request) (*Plan, error) {
 // possible: no record, the entry changed or removed, a vendored file changed.
 func PlanUninstall(req UninstallRequest) (*Plan, error) {
 	if req.Scope == "" {
-		req.Scope = shared.ScopeGlobal
+		req.Scope = install.ScopeGlobal
 	}
 	dir, err := ConfigDir(req.Env, req.Scope, req.Dir)
 	if err != nil {
@@ -368,15 +368,15 @@ func PlanUninstall(req UninstallRequest) (*Plan, error) {
 	p.ConfigFile = rec.Config.File
 	cfgPath := filepath.Join(dir, rec.Config.File)
 	manual := manualUninstall(dir, rec.Config.File, rec.Key)
-	data, mode, existed, err := shared.ReadFile(cfgPath)
+	data, mode, existed, err := install.ReadFile(cfgPath)
 	if err != nil {
 		return nil, err
 	}
 	if !existed {
 		return nil, refuse(cfgPath+" no longer exists, so the entry init added cannot be removed from it", manual[1:]...)
 	}
-	mark, body := shared.SplitBOM(data)
-	c, err := shared.ParseJSONC(body)
+	mark, body := install.SplitBOM(data)
+	c, err := install.ParseJSONC(body)
 	if err != nil {
 		return nil, refuse(fmt.Sprintf("cannot parse %s (it became invalid since init): %v", cfgPath, err), manual...)
 	}
@@ -394,7 +394,7 @@ func PlanUninstall(req UninstallRequest) (*Plan, error) {
 				continue
 			}
 			found = true
-			if reflect.DeepEqual(shared.Plain(arr.Elements[e.index]), recEntry) {
+			if reflect.DeepEqual(install.Plain(arr.Elements[e.index]), recEntry) {
 				idx = e.index
 				break
 			}
@@ -444,13 +444,13 @@ func PlanUninstall(req UninstallRequest) (*Plan, error) {
 		newData = append(bytes.Clone(mark), newBody...)
 		// What is left of a file that was absent or blank before init is
 		// an empty object: go back to that.
-		if !rec.Config.EntryExisted && shared.EmptyObject(newBody) {
+		if !rec.Config.EntryExisted && install.EmptyObject(newBody) {
 			switch {
 			case !rec.Config.Existed:
 				deleteConfig = true
 			case rec.Config.WasBlank:
 				newData = append(bytes.Clone(mark), rec.Config.BlankText...)
-			case rec.Config.Snapshot != "" && shared.IsBlank([]byte(rec.Config.Snapshot)):
+			case rec.Config.Snapshot != "" && install.IsBlank([]byte(rec.Config.Snapshot)):
 				newData = []byte(rec.Config.Snapshot)
 			}
 		}
@@ -469,13 +469,13 @@ func PlanUninstall(req UninstallRequest) (*Plan, error) {
 			continue
 		}
 		abs := filepath.Join(dir, filepath.FromSlash(f.Path))
-		cur, _, exists, err := shared.ReadFile(abs)
+		cur, _, exists, err := install.ReadFile(abs)
 		switch {
 		case err != nil:
 			return nil, err
 		case !exists:
 			p.Notes = append(p.Notes, f.Path+" is already gone")
-		case shared.SHA(cur) != f.SHA256:
+		case install.SHA(cur) != f.SHA256:
 			return nil, refuse(abs+" was changed since init wrote it, so uninstall will not delete it",
 				"restore or save the file, delete "+filepath.Join(dir, filepath.FromSlash(pluginDir))+" and "+recPath+" yourself, and remove the entry from "+cfgPath+" (or undo your change and run uninstall again)")
 		default:
@@ -616,7 +616,7 @@ func trimmedText(v hujson.Value) []byte {
 
 // entryText returns our entry in data's key array as compact standard JSON.
 func entryText(data []byte, key string) json.RawMessage {
-	c, err := shared.ParseJSONC(data)
+	c, err := install.ParseJSONC(data)
 	if err != nil {
 		return nil
 	}
@@ -658,7 +658,7 @@ func checkEdit(before, after []byte, key string, wantOurs bool) error {
 }
 
 func normalized(data []byte, key string) (any, int, error) {
-	v, _, err := shared.ParseValue(data)
+	v, _, err := install.ParseValue(data)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -709,25 +709,25 @@ func entryName(v any) string {
 
 // addEntry appends the entry for h to the config, creating the key when
 // needed. It returns whether it created the key and the layout to restore.
-func addEntry(c *shared.JSONC, h Host, o shared.Options) (createdKey bool, lay shared.Layout) {
+func addEntry(c *install.JSONC, h Host, o install.Options) (createdKey bool, lay install.Layout) {
 	key := h.key()
-	root := shared.ObjItems{O: c.Obj}
+	root := install.ObjItems{O: c.Obj}
 	if mi := c.Member(key); mi >= 0 {
 		m := &c.Obj.Members[mi]
 		arr := m.Value.Value.(*hujson.Array)
-		it := shared.ArrItems{A: arr}
-		outer, _ := shared.LineIndent(m.Name.BeforeExtra)
-		multi := shared.IsMultiline(it, c.Multiline)
-		ind := shared.ItemIndent(it, outer, c.Unit)
+		it := install.ArrItems{A: arr}
+		outer, _ := install.LineIndent(m.Name.BeforeExtra)
+		multi := install.IsMultiline(it, c.Multiline)
+		ind := install.ItemIndent(it, outer, c.Unit)
 		text := c.Lines(entryJSON(h, o, ind, c.Unit, !multi))
 		old := string(arr.AfterExtra)
 		lead, trail, tail := c.AppendLayout(it, multi, ind, outer)
-		arr.Elements = append(arr.Elements, hujson.Value{BeforeExtra: lead, Value: shared.ParseTrimmed(text), AfterExtra: trail})
+		arr.Elements = append(arr.Elements, hujson.Value{BeforeExtra: lead, Value: install.ParseTrimmed(text), AfterExtra: trail})
 		arr.AfterExtra = tail
-		return false, shared.Layout{Lead: string(lead), TailBefore: old, TailAfter: string(tail)}
+		return false, install.Layout{Lead: string(lead), TailBefore: old, TailAfter: string(tail)}
 	}
-	multi := shared.IsMultiline(root, true) && c.Multiline
-	memberInd := shared.ItemIndent(root, "", c.Unit)
+	multi := install.IsMultiline(root, true) && c.Multiline
+	memberInd := install.ItemIndent(root, "", c.Unit)
 	var arrText string
 	if multi {
 		elemInd := memberInd + c.Unit
@@ -746,35 +746,35 @@ func addEntry(c *shared.JSONC, h Host, o shared.Options) (createdKey bool, lay s
 	m.Name.BeforeExtra, m.Value.AfterExtra = lead, trail
 	c.Obj.Members = append(c.Obj.Members, m)
 	c.Obj.AfterExtra = tail
-	return true, shared.Layout{Lead: string(lead), TailBefore: old, TailAfter: string(tail)}
+	return true, install.Layout{Lead: string(lead), TailBefore: old, TailAfter: string(tail)}
 }
 
 // removeEntry removes element idx of the plugin list (member mi of the
 // root), and the list with it when init created it and it is now empty.
 // lay is what addEntry returned: the element's layout, or the list's when
 // createdKey.
-func removeEntry(c *shared.JSONC, mi, idx int, createdKey bool, lay *shared.Layout) {
+func removeEntry(c *install.JSONC, mi, idx int, createdKey bool, lay *install.Layout) {
 	arr := c.Obj.Members[mi].Value.Value.(*hujson.Array)
-	var elemLayout, keyLayout *shared.Layout
+	var elemLayout, keyLayout *install.Layout
 	if createdKey {
 		keyLayout = lay
 	} else {
 		elemLayout = lay
 	}
-	shared.RemoveItem(shared.ArrItems{A: arr}, idx, elemLayout)
+	install.RemoveItem(install.ArrItems{A: arr}, idx, elemLayout)
 	if createdKey && len(arr.Elements) == 0 {
-		shared.RemoveItem(shared.ObjItems{O: c.Obj}, mi, keyLayout)
+		install.RemoveItem(install.ObjItems{O: c.Obj}, mi, keyLayout)
 	}
 }
 
 // setOptions rewrites entry e of arr so it carries options o, in h's form,
 // touching as little text as possible.
-func setOptions(c *shared.JSONC, h Host, arr *hujson.Array, e entry, o shared.Options) {
+func setOptions(c *install.JSONC, h Host, arr *hujson.Array, e entry, o install.Options) {
 	el := &arr.Elements[e.index]
-	ind, ok := shared.LineIndent(el.BeforeExtra)
+	ind, ok := install.LineIndent(el.BeforeExtra)
 	compact := !ok
 	if e.form != h.form() {
-		el.Value = shared.ParseTrimmed(c.Lines(entryJSON(h, o, ind, c.Unit, compact)))
+		el.Value = install.ParseTrimmed(c.Lines(entryJSON(h, o, ind, c.Unit, compact)))
 		return
 	}
 	switch v := el.Value.(type) {
@@ -782,50 +782,50 @@ func setOptions(c *shared.JSONC, h Host, arr *hujson.Array, e entry, o shared.Op
 		for i := len(v.Members) - 1; i >= 0; i-- {
 			m := &v.Members[i]
 			if lit, ok := m.Name.Value.(hujson.Literal); ok && lit.String() == "options" {
-				oi, ok := shared.LineIndent(m.Name.BeforeExtra)
-				m.Value.Value = shared.ParseTrimmed(c.Marshal(o, oi, !ok))
+				oi, ok := install.LineIndent(m.Name.BeforeExtra)
+				m.Value.Value = install.ParseTrimmed(c.Marshal(o, oi, !ok))
 				return
 			}
 		}
-		it := shared.ObjItems{O: v}
-		multi := shared.IsMultiline(it, !compact)
-		mi := shared.ItemIndent(it, ind, c.Unit)
+		it := install.ObjItems{O: v}
+		multi := install.IsMultiline(it, !compact)
+		mi := install.ItemIndent(it, ind, c.Unit)
 		lead, trail, tail := c.AppendLayout(it, multi, mi, ind)
 		m := hujson.ObjectMember{
 			Name:  hujson.Value{BeforeExtra: lead, Value: hujson.String("options")},
-			Value: hujson.Value{BeforeExtra: hujson.Extra(" "), Value: shared.ParseTrimmed(c.Marshal(o, mi, !multi)), AfterExtra: trail},
+			Value: hujson.Value{BeforeExtra: hujson.Extra(" "), Value: install.ParseTrimmed(c.Marshal(o, mi, !multi)), AfterExtra: trail},
 		}
 		v.Members = append(v.Members, m)
 		v.AfterExtra = tail
 	case *hujson.Array:
 		if len(v.Elements) >= 2 {
-			oi, ok := shared.LineIndent(v.Elements[1].BeforeExtra)
+			oi, ok := install.LineIndent(v.Elements[1].BeforeExtra)
 			if !ok {
 				oi = ind
 			}
-			v.Elements[1].Value = shared.ParseTrimmed(c.Marshal(o, oi, compact))
+			v.Elements[1].Value = install.ParseTrimmed(c.Marshal(o, oi, compact))
 			return
 		}
-		it := shared.ArrItems{A: v}
-		multi := shared.IsMultiline(it, false)
-		ei := shared.ItemIndent(it, ind, c.Unit)
+		it := install.ArrItems{A: v}
+		multi := install.IsMultiline(it, false)
+		ei := install.ItemIndent(it, ind, c.Unit)
 		lead, trail, tail := c.AppendLayout(it, multi, ei, ind)
-		v.Elements = append(v.Elements, hujson.Value{BeforeExtra: lead, Value: shared.ParseTrimmed(c.Marshal(o, ind, compact)), AfterExtra: trail})
+		v.Elements = append(v.Elements, hujson.Value{BeforeExtra: lead, Value: install.ParseTrimmed(c.Marshal(o, ind, compact)), AfterExtra: trail})
 		v.AfterExtra = tail
 	}
 }
 
 // restore returns the content before init from the record, when cur is
 // exactly what init last wrote.
-func (rc RecordConfig) restore(cur []byte) ([]byte, bool) {
-	if shared.SHA(cur) != rc.WrittenSHA256 {
+func (configRecord RecordConfig) restore(cur []byte) ([]byte, bool) {
+	if install.SHA(cur) != configRecord.WrittenSHA256 {
 		return nil, false
 	}
-	if rc.Patch != nil {
-		return rc.Patch.Reverse(cur)
+	if configRecord.Patch != nil {
+		return configRecord.Patch.Reverse(cur)
 	}
-	if !rc.Existed || rc.Snapshot != "" {
-		return []byte(rc.Snapshot), true // a record of an earlier version
+	if !configRecord.Existed || configRecord.Snapshot != "" {
+		return []byte(configRecord.Snapshot), true // a record of an earlier version
 	}
 	return nil, false
 }
@@ -835,8 +835,8 @@ func (rc RecordConfig) restore(cur []byte) ([]byte, bool) {
 // only by our entries, and any entry of ours in prev must be one this
 // installer would write (see allowedEntry).
 func safeRestore(prev, cur []byte, key string) error {
-	_, pb := shared.SplitBOM(prev)
-	_, cb := shared.SplitBOM(cur)
+	_, pb := install.SplitBOM(prev)
+	_, cb := install.SplitBOM(cur)
 	if len(bytes.TrimSpace(pb)) == 0 {
 		pb = []byte("{}")
 	}
@@ -852,7 +852,7 @@ func safeRestore(prev, cur []byte, key string) error {
 		return errors.New("the recorded content differs from the config by more than the plugin entry")
 	}
 	var m map[string]any
-	if v, err := shared.Normalize(pb); err == nil {
+	if v, err := install.Normalize(pb); err == nil {
 		m, _ = v.(map[string]any)
 	}
 	if arr, ok := m[key].([]any); ok {
@@ -873,7 +873,7 @@ func allowedEntryText(text string) (hujson.ValueTrimmed, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := allowedEntry(shared.Plain(v)); err != nil {
+	if err := allowedEntry(install.Plain(v)); err != nil {
 		return nil, err
 	}
 	return v.Value, nil
@@ -916,27 +916,27 @@ func allowedEntry(v any) error {
 	raw, _ := json.Marshal(opts)
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
-	var o shared.Options
+	var o install.Options
 	if err := dec.Decode(&o); err != nil {
 		return fmt.Errorf("options: %v", err)
 	}
 	if o.BaseURL != "" {
 		return errors.New("sets baseURL")
 	}
-	return shared.Validate(o)
+	return install.Validate(o)
 }
 
 // planNothing is the uninstall plan when there is no record: nothing to do
 // when nothing of ours is there, a refusal with the manual steps when a
 // config still lists the plugin or its directory exists (installed by hand,
 // or the record was lost).
-func planNothing(dir string, scope shared.Scope, recPath string) (*Plan, error) {
+func planNothing(dir string, scope install.Scope, recPath string) (*Plan, error) {
 	for _, name := range configNames {
-		data, _, ok, err := shared.ReadFile(filepath.Join(dir, name))
+		data, _, ok, err := install.ReadFile(filepath.Join(dir, name))
 		if err != nil || !ok {
 			continue
 		}
-		_, body := shared.SplitBOM(data)
+		_, body := install.SplitBOM(data)
 		for _, key := range []string{"plugins", "plugin"} {
 			if _, n, err := normalized(body, key); err == nil && n > 0 {
 				return nil, refuse("no install record at "+recPath+", but "+filepath.Join(dir, name)+" lists "+PackagePath+": it was not installed by this tool (or its record was lost), so uninstall cannot reverse it exactly",

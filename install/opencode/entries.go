@@ -1,11 +1,11 @@
-package install
+package opencode
 
 import (
 	"strings"
 
 	"github.com/tailscale/hujson"
 
-	shared "github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
 )
 
 // plugin list entries
@@ -22,7 +22,7 @@ func entries(arr *hujson.Array) []entry {
 	var out []entry
 	for i, el := range arr.Elements {
 		e := entry{index: i}
-		switch v := shared.Plain(el).(type) {
+		switch v := install.Plain(el).(type) {
 		case string:
 			e.name, e.form = v, "string"
 		case map[string]any:

@@ -1,4 +1,4 @@
-// Package install plans and applies the installation of the
+// Package opencode plans and applies the installation of the
 // deepseek-web-retrieval plugin into an OpenCode configuration, and reverses
 // it.
 //
@@ -26,18 +26,18 @@
 // Existing JSONC is edited in place: comments, formatting and every other
 // entry are kept, arrays are appended to, never replaced. The API key is
 // never written anywhere.
-package install
+package opencode
 
 import (
 	"errors"
 	"fmt"
 	"path/filepath"
 
-	shared "github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
 )
 
 // Name is the plugin's name: the vendored directory and the entry's path end in it.
-const Name = shared.Name
+const Name = install.Name
 
 // PackagePath is the plugin path written into the config entry. OpenCode
 // resolves "./" paths from the directory of the config file holding them.
@@ -45,7 +45,7 @@ const PackagePath = "./vendor/" + Name
 
 // DefaultAPIKeyEnv is the environment variable the plugin reads the key from
 // unless the apiKeyEnv option names another one.
-const DefaultAPIKeyEnv = shared.DefaultAPIKeyEnv
+const DefaultAPIKeyEnv = install.DefaultAPIKeyEnv
 
 const (
 	vendorDir  = "vendor"
@@ -115,10 +115,10 @@ var ErrNoConfigDir = errors.New("cannot determine the OpenCode config directory:
 // one when it already holds a config or an install, or when the project is
 // a Go module or a Composer project, whose tools own a root vendor/. The
 // result is absolute.
-func ConfigDir(env Env, scope shared.Scope, dir string) (string, error) {
+func ConfigDir(env Env, scope install.Scope, dir string) (string, error) {
 	var d string
 	switch scope {
-	case shared.ScopeGlobal:
+	case install.ScopeGlobal:
 		switch {
 		case env.OpencodeConfigDir != "":
 			d = env.OpencodeConfigDir
@@ -129,7 +129,7 @@ func ConfigDir(env Env, scope shared.Scope, dir string) (string, error) {
 		default:
 			return "", ErrNoConfigDir
 		}
-	case shared.ScopeProject:
+	case install.ScopeProject:
 		d = dir
 		if d == "" {
 			d = env.WorkDir
@@ -147,7 +147,7 @@ func ConfigDir(env Env, scope shared.Scope, dir string) (string, error) {
 		d = filepath.Join(env.WorkDir, d)
 	}
 	d = filepath.Clean(d)
-	if scope == shared.ScopeProject {
+	if scope == install.ScopeProject {
 		d = projectConfigDir(d)
 	}
 	return d, nil
@@ -179,14 +179,14 @@ func projectConfigDir(root string) string {
 
 // RefusedError is returned by the planners when the requested change cannot
 // be made safely. Reason says why; Manual lists steps to do it by hand.
-type RefusedError = shared.RefusedError
+type RefusedError = install.RefusedError
 
-// Plan is everything one init or uninstall would do; see [shared.Plan].
-type Plan = shared.Plan
+// Plan is everything one init or uninstall would do; see [install.Plan].
+type Plan = install.Plan
 
 // ErrStale is returned by Apply when a file changed after the plan was made.
-var ErrStale = shared.ErrStale
+var ErrStale = install.ErrStale
 
-func refuse(reason string, manual ...string) error { return shared.Refuse(reason, manual...) }
+func refuse(reason string, manual ...string) error { return install.Refuse(reason, manual...) }
 
-func exists(p string) bool { return shared.Exists(p) }
+func exists(p string) bool { return install.Exists(p) }
