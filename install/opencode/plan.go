@@ -80,7 +80,48 @@ func newPlan(command string, scope install.Scope, host Host, dir string) *Plan {
 // PlanInit plans installing the plugin. It reads but never writes. Invalid
 // options yield an *OptionError; situations it will not handle yield a
 // *RefusedError.
+//
+// It runs in four phases over one [initPlan]: the request and what is
+// already installed (startInit), the config entry (editConfig), the plugin's
+// directories and files (planPluginDirs, planPluginFiles), and the record
+// (planRecord).
 func PlanInit(req Request) (*Plan, error) {
+	ip, err := startInit(req)
+	if err != nil {
+		return nil, err
+	}
+	for _, phase := range []func() error{ip.editConfig, ip.planPluginDirs, ip.planPluginFiles, ip.planRecord} {
+		if err := phase(); err != nil {
+			return nil, err
+		}
+	}
+	// Order: directories and plugin files, the record, then the config, so
+	// the config never names a plugin that is not there yet.
+	ip.plan.Changes = append(ip.vendorChanges, ip.plan.Changes...)
+	return ip.plan, nil
+}
+
+// initPlan is one init being planned, filled in phase by phase.
+type initPlan struct {
+	req   Request
+	opts  install.Options // the request's options, tiers filled in
+	files []pluginFile    // the plugin's files, the stored plan among them
+	dir   string          // the config directory
+	key   string          // the config key of the plugin list
+	prev  *Record         // the install record found, nil when none
+	plan  *Plan           // the plan: the config change goes in at once
+
+	cfgName string // the config file's name in dir
+	newBody []byte // the config's body after the edit (no BOM)
+
+	record        *Record  // the record this init writes
+	vendorChanges []Change // directories, plugin files and the record
+	tree          bool     // the plugin directory is created whole
+}
+
+// startInit checks the request, reads the plugin's files and the previous
+// install's record, and picks the config file.
+func startInit(req Request) (*initPlan, error) {
 	if req.Scope == "" {
 		req.Scope = install.ScopeGlobal
 	}
@@ -93,73 +134,132 @@ func PlanInit(req Request) (*Plan, error) {
 	if err := install.Validate(req.Options); err != nil {
 		return nil, err
 	}
-	opts := req.Options.WithDefaults()
+	ip := &initPlan{req: req, opts: req.Options.WithDefaults(), key: req.Host.key()}
 	files, err := pluginFiles(req.Plugin)
 	if err != nil {
 		return nil, err
 	}
-	if files, err = withPlan(files, req.Host, opts); err != nil {
+	if ip.files, err = withPlan(files, req.Host, ip.opts); err != nil {
 		return nil, err
 	}
-	dir, err := ConfigDir(req.Env, req.Scope, req.Dir)
-	if err != nil {
+	if ip.dir, err = ConfigDir(req.Env, req.Scope, req.Dir); err != nil {
 		return nil, err
 	}
-	rec, _, err := readRecord(dir)
-	if err != nil {
-		return nil, refuse(err.Error(), "move "+filepath.Join(dir, filepath.FromSlash(recordFile))+" away, undo the previous install by hand, then run init again")
+	if ip.prev, _, err = readRecord(ip.dir); err != nil {
+		return nil, refuse(err.Error(), "move "+filepath.Join(ip.dir, filepath.FromSlash(recordFile))+" away, undo the previous install by hand, then run init again")
 	}
-	key := req.Host.key()
-	p := newPlan("init", req.Scope, req.Host, dir)
-	p.APIKeyEnv = opts.APIKeyVar()
-	if rec != nil && (rec.Host != req.Host || rec.Key != key) {
-		return nil, refuse(fmt.Sprintf("%s already holds an install for %s in %s", dir, rec.Host.label(), rec.Config.File),
+	if ip.prev != nil && (ip.prev.Host != req.Host || ip.prev.Key != ip.key) {
+		return nil, refuse(fmt.Sprintf("%s already holds an install for %s in %s", ip.dir, ip.prev.Host.label(), ip.prev.Config.File),
 			"run `deepseek-web-retrieval uninstall` first, then init with the other --host")
 	}
-	cfgName, warns := pickConfig(dir, rec)
-	p.ConfigFile = cfgName
-	p.UpToDate = fmt.Sprintf("%s already lists %s with these options, and the vendored files are current.", cfgName, PackagePath)
-	p.Warnings = append(p.Warnings, warns...)
-	cfgPath := filepath.Join(dir, cfgName)
+	ip.plan = newPlan("init", req.Scope, req.Host, ip.dir)
+	ip.plan.APIKeyEnv = ip.opts.APIKeyVar()
+	cfgName, warns := pickConfig(ip.dir, ip.prev)
+	ip.cfgName = cfgName
+	ip.plan.ConfigFile = cfgName
+	ip.plan.UpToDate = fmt.Sprintf("%s already lists %s with these options, and the vendored files are current.", cfgName, PackagePath)
+	ip.plan.Warnings = append(ip.plan.Warnings, warns...)
+	ip.record = &Record{Format: RecordFormat, Tool: Name, Version: req.Version, Host: req.Host, Key: ip.key}
+	return ip, nil
+}
 
-	data, mode, existed, err := install.ReadFile(cfgPath)
-	if err != nil {
+// configFile is the OpenCode config as init read it.
+type configFile struct {
+	path    string
+	data    []byte // as read, byte order mark included
+	mode    fs.FileMode
+	existed bool
+	mark    []byte // the UTF-8 byte order mark, kept: the edit works on the body
+	body    []byte // data without the mark
+	blank   bool   // the body is empty or white space
+	base    []byte // what the edit starts from: the body, or "{}" when blank
+	doc     *install.JSONC
+}
+
+// readConfig reads and parses the config file, and adds the plan's
+// warnings about what it holds.
+func (ip *initPlan) readConfig() (*configFile, error) {
+	cf := &configFile{path: filepath.Join(ip.dir, ip.cfgName)}
+	var err error
+	if cf.data, cf.mode, cf.existed, err = install.ReadFile(cf.path); err != nil {
 		return nil, err
 	}
-	// A UTF-8 byte order mark is kept: the edit works on the body.
-	mark, body := install.SplitBOM(data)
-	if existed && !utf8.Valid(body) {
-		return nil, refuse(cfgPath + " is not valid UTF-8")
+	cf.mark, cf.body = install.SplitBOM(cf.data)
+	if cf.existed && !utf8.Valid(cf.body) {
+		return nil, refuse(cf.path + " is not valid UTF-8")
 	}
-	base := body
-	if len(bytes.TrimSpace(body)) == 0 {
-		eol := install.DetectEOL(body)
-		base = []byte("{" + eol + "}" + eol)
+	cf.blank = len(bytes.TrimSpace(cf.body)) == 0
+	cf.base = cf.body
+	if cf.blank {
+		eol := install.DetectEOL(cf.body)
+		cf.base = []byte("{" + eol + "}" + eol)
 	}
-	c, err := install.ParseJSONC(base)
-	if err != nil {
-		return nil, refuse(fmt.Sprintf("cannot parse %s: %v", cfgPath, err), "fix the file so it is valid JSONC, then run init again")
+	if cf.doc, err = install.ParseJSONC(cf.base); err != nil {
+		return nil, refuse(fmt.Sprintf("cannot parse %s: %v", cf.path, err), "fix the file so it is valid JSONC, then run init again")
 	}
-	p.Warnings = append(p.Warnings, configWarnings(c, req.Host, opts)...)
-	p.Warnings = append(p.Warnings, shapeWarnings(c, req.Host, req.Found)...)
-	p.Warnings = append(p.Warnings, dirWarnings(dir)...)
+	p := ip.plan
+	p.Warnings = append(p.Warnings, configWarnings(cf.doc, ip.req.Host, ip.opts)...)
+	p.Warnings = append(p.Warnings, shapeWarnings(cf.doc, ip.req.Host, ip.req.Found)...)
+	p.Warnings = append(p.Warnings, dirWarnings(ip.dir)...)
+	return cf, nil
+}
 
-	// The config edit. The record never holds a copy of the config: it
-	// keeps a hash-anchored patch of the lines init changed, and none at
-	// all when one of those lines holds a credential (uninstall then
-	// relies on the structural removal alone).
-	secrets := install.Secrets(cfgPath, data)
-	configRecord := RecordConfig{File: cfgName, Existed: existed, SnapshotExact: true}
-	if existed && len(bytes.TrimSpace(body)) == 0 {
-		configRecord.WasBlank, configRecord.BlankText = true, string(body)
+// editConfig plans the config edit: our entry added, or brought up to date.
+// The record never holds a copy of the config: it keeps a hash-anchored
+// patch of the lines init changed, and none at all when one of those lines
+// holds a credential (uninstall then relies on the structural removal
+// alone).
+func (ip *initPlan) editConfig() error {
+	cf, err := ip.readConfig()
+	if err != nil {
+		return err
 	}
-	before := data // the content uninstall should restore
+	secrets := install.Secrets(cf.path, cf.data)
+	cfg := RecordConfig{File: ip.cfgName, Existed: cf.existed, SnapshotExact: true}
+	if cf.existed && cf.blank {
+		cfg.WasBlank, cfg.BlankText = true, string(cf.body)
+	}
+	before := cf.data // the content uninstall should restore
+	if ip.newBody, err = ip.editEntry(cf, &cfg, &before, secrets); err != nil {
+		return err
+	}
+	newData := cf.data
+	if !bytes.Equal(ip.newBody, cf.base) || !cf.existed || cf.blank {
+		newData = append(bytes.Clone(cf.mark), ip.newBody...)
+	}
+	cfg.WrittenSHA256 = install.SHA(newData)
+	cfg.Patch = nil
+	if cfg.SnapshotExact {
+		if pt := install.MakePatch(before, newData); !install.HasSecrets(secrets, pt.Old()) {
+			cfg.Patch = pt
+		} else {
+			cfg.SnapshotExact = false
+		}
+	}
+	if !bytes.Equal(newData, cf.data) || !cf.existed {
+		op, mode := OpUpdate, cf.mode
+		if !cf.existed {
+			op, mode = OpCreate, 0o644
+		}
+		ip.plan.Add(Change{Op: op, Kind: KindConfig, Path: cf.path, Rel: ip.cfgName, Old: cf.data, New: newData, Mode: mode})
+	}
+	ip.record.Config = cfg
+	return nil
+}
+
+// editEntry adds our entry to the config's plugin list, or updates the
+// first one there, and returns the edited body. It fills in what cfg
+// records of the entry; when the entry is ours from an earlier install,
+// cfg is carried over from that record and before becomes the content the
+// earlier install started from.
+func (ip *initPlan) editEntry(cf *configFile, cfg *RecordConfig, before *[]byte, secrets [][]byte) ([]byte, error) {
+	c, key, host := cf.doc, ip.key, ip.req.Host
 	var arr *hujson.Array
 	if mi := c.Member(key); mi >= 0 {
 		v := &c.Obj.Members[mi].Value
 		a, ok := v.Value.(*hujson.Array)
 		if !ok {
-			return nil, refuse(fmt.Sprintf("cannot add the plugin to %s: %v", cfgPath, &install.ShapeError{Path: key, Line: c.Line(v), Shape: install.Shape(v.Value), Want: "an array"}),
+			return nil, refuse(fmt.Sprintf("cannot add the plugin to %s: %v", cf.path, &install.ShapeError{Path: key, Line: c.Line(v), Shape: install.Shape(v.Value), Want: "an array"}),
 				fmt.Sprintf("make %q an array (or remove it), then run init again", key))
 		}
 		arr = a
@@ -173,176 +273,176 @@ func PlanInit(req Request) (*Plan, error) {
 		}
 	}
 	if len(ours) > 1 {
-		p.Warnings = append(p.Warnings, fmt.Sprintf("%s lists %s %d times in %q: OpenCode would load it more than once; init updates only the first", cfgName, PackagePath, len(ours), key))
+		ip.plan.Warnings = append(ip.plan.Warnings, fmt.Sprintf("%s lists %s %d times in %q: OpenCode would load it more than once; init updates only the first", ip.cfgName, PackagePath, len(ours), key))
 	}
-	want := install.OptionsValue(opts)
-	newBody := base
-	if len(ours) > 0 {
-		e := ours[0]
-		if rec != nil && rec.Config.File == cfgName {
-			configRecord = rec.Config
-			configRecord.Snapshot = ""
-			prev, ok := rec.Config.restore(data)
-			configRecord.SnapshotExact = rec.Config.SnapshotExact && ok
-			before = prev
-		} else {
-			configRecord.EntryExisted = true
-			configRecord.OriginalEntry = string(trimmedText(arr.Elements[e.index]))
-			if install.HasSecrets(secrets, configRecord.OriginalEntry) {
-				return nil, refuse(fmt.Sprintf("the existing %s entry in %s holds a literal credential, which init will not copy into its record", PackagePath, cfgPath),
-					"move the key into an environment variable (the apiKeyEnv option, or \"apiKey\": \"{env:DEEPSEEK_API_KEY}\"), then run init again")
-			}
-		}
-		if e.form != req.Host.form() || !reflect.DeepEqual(e.options, want) {
-			setOptions(c, req.Host, arr, e, opts)
-			newBody = c.Pack()
-		}
+	if len(ours) == 0 {
+		createdKey, lay := addEntry(c, host, ip.opts)
+		cfg.CreatedKey, cfg.Layout = createdKey, &lay
+		return ip.checked(cf, c.Pack())
+	}
+	e := ours[0]
+	if ip.prev != nil && ip.prev.Config.File == ip.cfgName {
+		*cfg = ip.prev.Config
+		cfg.Snapshot = ""
+		restored, ok := ip.prev.Config.restore(cf.data)
+		cfg.SnapshotExact = ip.prev.Config.SnapshotExact && ok
+		*before = restored
 	} else {
-		createdKey, lay := addEntry(c, req.Host, opts)
-		configRecord.CreatedKey, configRecord.Layout = createdKey, &lay
-		newBody = c.Pack()
-	}
-	if err := checkEdit(base, newBody, key, true); err != nil {
-		return nil, fmt.Errorf("internal error editing %s (nothing was written): %w", cfgPath, err)
-	}
-	newData := data
-	if !bytes.Equal(newBody, base) || !existed || len(bytes.TrimSpace(body)) == 0 {
-		newData = append(bytes.Clone(mark), newBody...)
-	}
-	configRecord.WrittenSHA256 = install.SHA(newData)
-	configRecord.Patch = nil
-	if configRecord.SnapshotExact {
-		if pt := install.MakePatch(before, newData); !install.HasSecrets(secrets, pt.Old()) {
-			configRecord.Patch = pt
-		} else {
-			configRecord.SnapshotExact = false
+		cfg.EntryExisted = true
+		cfg.OriginalEntry = string(trimmedText(arr.Elements[e.index]))
+		if install.HasSecrets(secrets, cfg.OriginalEntry) {
+			return nil, refuse(fmt.Sprintf("the existing %s entry in %s holds a literal credential, which init will not copy into its record", PackagePath, cf.path),
+				"move the key into an environment variable (the apiKeyEnv option, or \"apiKey\": \"{env:DEEPSEEK_API_KEY}\"), then run init again")
 		}
 	}
-	if !bytes.Equal(newData, data) || !existed {
-		op := OpUpdate
-		if !existed {
-			op, mode = OpCreate, 0o644
-		}
-		p.Add(Change{Op: op, Kind: KindConfig, Path: cfgPath, Rel: cfgName, Old: data, New: newData, Mode: mode})
+	if e.form == host.form() && reflect.DeepEqual(e.options, install.OptionsValue(ip.opts)) {
+		return ip.checked(cf, cf.base)
 	}
+	setOptions(c, host, arr, e, ip.opts)
+	return ip.checked(cf, c.Pack())
+}
 
-	// The plugin files and directories.
-	newRecord := &Record{Format: RecordFormat, Tool: Name, Version: req.Version, Host: req.Host, Key: key, Config: configRecord}
-	var dirChanges []Change
-	// A config directory that does not exist yet is created (parents
-	// first). Uninstall leaves it: OpenCode keeps other files there.
+// checked returns newBody once it differs from the config's body by our
+// entry alone.
+func (ip *initPlan) checked(cf *configFile, newBody []byte) ([]byte, error) {
+	if err := checkEdit(cf.base, newBody, ip.key, true); err != nil {
+		return nil, fmt.Errorf("internal error editing %s (nothing was written): %w", cf.path, err)
+	}
+	return newBody, nil
+}
+
+// planPluginDirs plans the directories: the config directory when it does
+// not exist yet (parents first; uninstall leaves it, OpenCode keeps other
+// files there), vendor/ and the plugin directory, which is created whole
+// when it is missing.
+func (ip *initPlan) planPluginDirs() error {
 	var missing []string
-	for d := dir; !exists(d); d = filepath.Dir(d) {
+	for d := ip.dir; !exists(d); d = filepath.Dir(d) {
 		missing = append([]string{d}, missing...)
 		if filepath.Dir(d) == d {
 			break
 		}
 	}
 	for _, d := range missing {
-		dirChanges = append(dirChanges, Change{Op: OpCreate, Kind: KindDir, Path: d, Rel: d + string(filepath.Separator), Mode: 0o755})
+		ip.vendorChanges = append(ip.vendorChanges, Change{Op: OpCreate, Kind: KindDir, Path: d, Rel: d + string(filepath.Separator), Mode: 0o755})
 	}
-	if rec != nil {
-		newRecord.CreatedDirs = rec.CreatedDirs
+	if ip.prev != nil {
+		ip.record.CreatedDirs = ip.prev.CreatedDirs
 	} else if len(missing) > 0 {
 		// The config directory itself (a project's .opencode/, say): "."
 		// sorts first, so uninstall removes it last, once it is empty.
-		newRecord.CreatedDirs = []string{"."}
+		ip.record.CreatedDirs = []string{"."}
 	}
 	// A vendor/ or plugin directory that is a symlink out of the config
 	// directory is refused: init would write (and uninstall delete) there.
-	tree := false
 	for _, d := range []string{vendorDir, pluginDir} {
-		abs, err := install.Confine(dir, d)
+		abs, err := install.Confine(ip.dir, d)
 		if err != nil {
-			return nil, refuse(err.Error(), "move "+filepath.Join(dir, filepath.FromSlash(d))+" away, then run init again")
+			return refuse(err.Error(), "move "+filepath.Join(ip.dir, filepath.FromSlash(d))+" away, then run init again")
 		}
 		fi, err := os.Stat(abs)
 		switch {
 		case errors.Is(err, fs.ErrNotExist) && d == pluginDir:
 			// Built under a temporary name and renamed into place, so a
 			// concurrent reader never sees it half written.
-			tree = true
+			ip.tree = true
 			c := Change{Op: OpCreate, Kind: install.KindTree, Path: abs, Rel: d + "/", Mode: 0o755}
-			for _, f := range files {
+			for _, f := range ip.files {
 				c.Files = append(c.Files, install.TreeFile{Name: f.name, Data: f.data})
 			}
-			dirChanges = append(dirChanges, c)
-			if !slices.Contains(newRecord.CreatedDirs, d) {
-				newRecord.CreatedDirs = append(newRecord.CreatedDirs, d)
-			}
+			ip.vendorChanges = append(ip.vendorChanges, c)
+			ip.recordCreatedDir(d)
 		case errors.Is(err, fs.ErrNotExist):
-			dirChanges = append(dirChanges, Change{Op: OpCreate, Kind: KindDir, Path: abs, Rel: d + "/", Mode: 0o755})
-			if !slices.Contains(newRecord.CreatedDirs, d) {
-				newRecord.CreatedDirs = append(newRecord.CreatedDirs, d)
-			}
+			ip.vendorChanges = append(ip.vendorChanges, Change{Op: OpCreate, Kind: KindDir, Path: abs, Rel: d + "/", Mode: 0o755})
+			ip.recordCreatedDir(d)
 		case err != nil:
-			return nil, err
+			return err
 		case !fi.IsDir():
-			return nil, refuse(abs+" exists and is not a directory", "move it away, then run init again")
+			return refuse(abs+" exists and is not a directory", "move it away, then run init again")
 		}
 	}
-	for _, f := range files {
+	return nil
+}
+
+// recordCreatedDir notes in the record that init created directory d.
+func (ip *initPlan) recordCreatedDir(d string) {
+	if !slices.Contains(ip.record.CreatedDirs, d) {
+		ip.record.CreatedDirs = append(ip.record.CreatedDirs, d)
+	}
+}
+
+// planPluginFiles plans the vendored files: each written, updated when it
+// is still what this installer wrote, or refused when changed by hand; and
+// a file of an earlier version that is no longer part of the plugin
+// deleted.
+func (ip *initPlan) planPluginFiles() error {
+	for _, f := range ip.files {
 		rel := pluginDir + "/" + f.name
-		abs := filepath.Join(dir, filepath.FromSlash(rel))
+		abs := filepath.Join(ip.dir, filepath.FromSlash(rel))
 		rf := RecordFile{Path: rel, SHA256: install.SHA(f.data)}
-		if tree {
-			newRecord.Files = append(newRecord.Files, rf)
+		if ip.tree {
+			ip.record.Files = append(ip.record.Files, rf)
 			continue
 		}
 		cur, _, exists, err := install.ReadFile(abs)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		prev := rec.file(rel)
+		recorded := ip.prev.file(rel)
 		switch {
 		case !exists:
-			dirChanges = append(dirChanges, Change{Op: OpCreate, Kind: KindPlugin, Path: abs, Rel: rel, New: f.data, Mode: 0o644})
+			ip.vendorChanges = append(ip.vendorChanges, Change{Op: OpCreate, Kind: KindPlugin, Path: abs, Rel: rel, New: f.data, Mode: 0o644})
 		case bytes.Equal(cur, f.data):
-			rf.Existed = prev == nil || prev.Existed
-		case prev != nil && prev.SHA256 == install.SHA(cur):
-			rf.Existed = prev.Existed
-			dirChanges = append(dirChanges, Change{Op: OpUpdate, Kind: KindPlugin, Path: abs, Rel: rel, Old: cur, New: f.data, Mode: 0o644})
+			rf.Existed = recorded == nil || recorded.Existed
+		case recorded != nil && recorded.SHA256 == install.SHA(cur):
+			rf.Existed = recorded.Existed
+			ip.vendorChanges = append(ip.vendorChanges, Change{Op: OpUpdate, Kind: KindPlugin, Path: abs, Rel: rel, Old: cur, New: f.data, Mode: 0o644})
 		default:
-			return nil, refuse(abs+" exists and differs from what this installer wrote (changed by hand, or not from this installer)",
-				"move "+filepath.Join(dir, filepath.FromSlash(pluginDir))+" away (or restore the file), then run init again")
+			return refuse(abs+" exists and differs from what this installer wrote (changed by hand, or not from this installer)",
+				"move "+filepath.Join(ip.dir, filepath.FromSlash(pluginDir))+" away (or restore the file), then run init again")
 		}
-		newRecord.Files = append(newRecord.Files, rf)
+		ip.record.Files = append(ip.record.Files, rf)
 	}
-	if rec != nil {
-		for _, old := range rec.Files {
-			if newRecord.file(old.Path) != nil || old.Existed {
-				continue
-			}
-			abs := filepath.Join(dir, filepath.FromSlash(old.Path))
-			cur, _, exists, err := install.ReadFile(abs)
-			switch {
-			case err != nil:
-				return nil, err
-			case !exists:
-			case install.SHA(cur) == old.SHA256:
-				dirChanges = append(dirChanges, Change{Op: OpDelete, Kind: KindPlugin, Path: abs, Rel: old.Path, Old: cur})
-			default:
-				p.Notes = append(p.Notes, old.Path+" is no longer part of the plugin but was changed by hand; left in place")
-			}
+	if ip.prev == nil {
+		return nil
+	}
+	for _, old := range ip.prev.Files {
+		if ip.record.file(old.Path) != nil || old.Existed {
+			continue
+		}
+		abs := filepath.Join(ip.dir, filepath.FromSlash(old.Path))
+		cur, _, exists, err := install.ReadFile(abs)
+		switch {
+		case err != nil:
+			return err
+		case !exists:
+		case install.SHA(cur) == old.SHA256:
+			ip.vendorChanges = append(ip.vendorChanges, Change{Op: OpDelete, Kind: KindPlugin, Path: abs, Rel: old.Path, Old: cur})
+		default:
+			ip.plan.Notes = append(ip.plan.Notes, old.Path+" is no longer part of the plugin but was changed by hand; left in place")
 		}
 	}
+	return nil
+}
 
-	// The record: rewritten whenever anything else changes, or when missing.
-	newRecord.Entry = entryText(newBody, key)
-	if len(dirChanges) > 0 || len(p.Changes) > 0 || rec == nil {
-		recPath := filepath.Join(dir, filepath.FromSlash(recordFile))
-		configRecord := Change{Op: OpCreate, Kind: KindRecord, Path: recPath, Rel: recordFile, New: newRecord.marshal(), Mode: 0o600}
-		if old, _, exists, err := install.ReadFile(recPath); err != nil {
-			return nil, err
-		} else if exists {
-			configRecord.Op, configRecord.Old = OpUpdate, old
-		}
-		dirChanges = append(dirChanges, configRecord)
+// planRecord plans the record: rewritten whenever anything else changes,
+// or when missing.
+func (ip *initPlan) planRecord() error {
+	ip.record.Entry = entryText(ip.newBody, ip.key)
+	if len(ip.vendorChanges) == 0 && len(ip.plan.Changes) == 0 && ip.prev != nil {
+		return nil
 	}
-	// Order: directories and plugin files, the record, then the config, so
-	// the config never names a plugin that is not there yet.
-	p.Changes = append(dirChanges, p.Changes...)
-	return p, nil
+	recPath := filepath.Join(ip.dir, filepath.FromSlash(recordFile))
+	recordChange := Change{Op: OpCreate, Kind: KindRecord, Path: recPath, Rel: recordFile, New: ip.record.marshal(), Mode: 0o600}
+	old, _, exists, err := install.ReadFile(recPath)
+	if err != nil {
+		return err
+	}
+	if exists {
+		recordChange.Op, recordChange.Old = OpUpdate, old
+	}
+	ip.vendorChanges = append(ip.vendorChanges, recordChange)
+	return nil
 }
 
 // PlanUninstall plans reversing what init applied. It refuses (with a
@@ -817,15 +917,15 @@ func setOptions(c *install.JSONC, h Host, arr *hujson.Array, e entry, o install.
 
 // restore returns the content before init from the record, when cur is
 // exactly what init last wrote.
-func (configRecord RecordConfig) restore(cur []byte) ([]byte, bool) {
-	if install.SHA(cur) != configRecord.WrittenSHA256 {
+func (cfg RecordConfig) restore(cur []byte) ([]byte, bool) {
+	if install.SHA(cur) != cfg.WrittenSHA256 {
 		return nil, false
 	}
-	if configRecord.Patch != nil {
-		return configRecord.Patch.Reverse(cur)
+	if cfg.Patch != nil {
+		return cfg.Patch.Reverse(cur)
 	}
-	if !configRecord.Existed || configRecord.Snapshot != "" {
-		return []byte(configRecord.Snapshot), true // a record of an earlier version
+	if !cfg.Existed || cfg.Snapshot != "" {
+		return []byte(cfg.Snapshot), true // a record of an earlier version
 	}
 	return nil, false
 }
