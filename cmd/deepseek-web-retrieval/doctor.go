@@ -92,13 +92,14 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 
 	// OpenCode.
-	path, version, verr := opencodeVersion()
+	prog := opencodeProgram()
+	path, version := prog.Path, prog.Version
 	var ocLines []string
 	switch {
 	case path == "":
 		ocLines = append(ocLines, "no opencode on PATH")
-	case verr != nil:
-		ocLines = append(ocLines, "could not read the version: "+verr.Error())
+	case prog.Err != nil:
+		ocLines = append(ocLines, "could not read the version: "+prog.Err.Error())
 	default:
 		ocLines = append(ocLines, fmt.Sprintf("%s is OpenCode %s", path, version))
 	}

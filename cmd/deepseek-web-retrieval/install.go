@@ -30,30 +30,12 @@ var hostNames = []string{"opencode", "opencode1", "codex", "claude", "gemini", "
 // versionTimeout bounds `opencode --version`; tests shorten it.
 var versionTimeout = 20 * time.Second
 
-// opencodeVersion asks the opencode on PATH for its version. path is empty
-// when there is none; err says why a version could not be read.
-func opencodeVersion() (path, version string, err error) {
-	path, lerr := exec.LookPath("opencode")
-	if lerr != nil {
-		return "", "", nil
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), versionTimeout)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, path, "--version").Output()
-	if ctx.Err() != nil {
-		return path, "", fmt.Errorf("%s --version did not answer within %s", path, versionTimeout)
-	}
-	if err != nil {
-		return path, "", fmt.Errorf("%s --version failed: %v", path, err)
-	}
-	v := hostVersion.FindString(strings.TrimSpace(string(out)))
-	if v == "" {
-		return path, "", fmt.Errorf("%s --version printed no version", path)
-	}
-	return path, v, nil
+// opencodeProgram finds the opencode on PATH and reads its version.
+func opencodeProgram() opencode.Program {
+	return opencode.FindProgram(exec.LookPath, func(ctx context.Context, path string, args ...string) ([]byte, error) {
+		return exec.CommandContext(ctx, path, args...).Output()
+	}, versionTimeout)
 }
-
-var hostVersion = regexp.MustCompile(`\d+\.\d+\.\d+`)
 
 // osEnv reads the installer's environment from the process.
 func osEnv() opencode.Env {
@@ -210,44 +192,25 @@ func resolveHosts(cmd, host string, sc install.Scope, dir string, stderr io.Writ
 	if host == "opencode2" {
 		host = "opencode"
 	}
-	ocPath, ocVersion, ocErr := "", "", error(nil)
+	var prog opencode.Program
 	if host == "auto" || host == "opencode" || host == "opencode1" {
-		ocPath, ocVersion, ocErr = opencodeVersion()
+		prog = opencodeProgram()
 	}
 	if host != "auto" {
-		return []hostTarget{{name: host, found: ocVersion}}, nil
+		return []hostTarget{{name: host, found: prog.Version}}, nil
 	}
 	var out []hostTarget
-	env := osEnv()
-	ocDir, _ := opencode.ConfigDir(env, sc, dir)
-	ocHere := ocPath != "" || (sc == install.ScopeGlobal && install.Exists(ocDir)) ||
-		install.Exists(filepath.Join(ocDir, "opencode.jsonc")) || install.Exists(filepath.Join(ocDir, "opencode.json"))
-	shape, shapeOK := opencode.ConfigShape(env, sc, dir)
-	switch {
-	case !ocHere:
-	case cmd == "uninstall":
-		out = append(out, hostTarget{name: "opencode"}) // the record says which
-	case ocVersion != "":
-		h := "opencode"
-		if strings.HasPrefix(ocVersion, "1.") {
-			h = "opencode1"
-		}
-		fmt.Fprintf(stderr, "deepseek-web-retrieval %s: --host auto: %s is OpenCode %s; using --host %s\n", cmd, ocPath, ocVersion, h)
-		out = append(out, hostTarget{name: h, found: ocVersion})
-	case shapeOK:
-		why := "no opencode on PATH"
-		if ocErr != nil {
-			why = ocErr.Error()
-		}
-		fmt.Fprintf(stderr, "deepseek-web-retrieval %s: --host auto: %s; the config already uses the key of --host %s, so init keeps it\n", cmd, why, shape)
-		out = append(out, hostTarget{name: string(shape)})
-	case ocErr != nil:
-		return nil, fmt.Errorf("--host auto: could not read the OpenCode version (%v), and the config has no plugin key to go by: pass --host opencode (2.x, \"plugins\") or --host opencode1 (1.x, \"plugin\")", ocErr)
-	default:
-		return nil, fmt.Errorf("--host auto: found OpenCode's config directory %s but no opencode on PATH and no plugin key in the config: pass --host opencode (2.x, \"plugins\") or --host opencode1 (1.x, \"plugin\")", ocDir)
+	oc, err := opencode.Auto(osEnv(), sc, dir, prog, cmd == "uninstall")
+	if err != nil {
+		return nil, err
 	}
-	menv := mcpEnv()
-	for _, h := range mcphosts.Detect(menv) {
+	if oc.Why != "" {
+		fmt.Fprintf(stderr, "deepseek-web-retrieval %s: --host auto: %s\n", cmd, oc.Why)
+	}
+	if oc.Host != "" {
+		out = append(out, hostTarget{name: string(oc.Host), found: oc.Found})
+	}
+	for _, h := range mcphosts.Detect(mcpEnv()) {
 		out = append(out, hostTarget{name: string(h)})
 	}
 	if len(out) == 0 {
