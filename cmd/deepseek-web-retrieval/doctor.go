@@ -41,9 +41,6 @@ connect among them), 2 usage error.
 `)
 }
 
-// hostKey is the config key each OpenCode generation lists plugins under.
-var hostKey = map[opencode.Host]string{opencode.HostOpenCode: "plugins", opencode.HostOpenCode1: "plugin"}
-
 func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("doctor", flag.ContinueOnError)
 	fl.SetOutput(io.Discard)
@@ -122,10 +119,10 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) int
 					}
 				}
 				traps = append(traps, fmt.Sprintf("no install record for this entry (written by hand, or by an install that was interrupted), so uninstall will refuse: run `%s` to adopt it, or remove %s from %q in %s",
-					mcphosts.InitCommand(string(c.Host), project, mcphosts.Args(c.Options)[1:]), opencode.PackagePath, hostKey[c.Host], filepath.Join(c.Dir, c.File)))
+					mcphosts.InitCommand(string(c.Host), project, mcphosts.Args(c.Options)[1:]), opencode.PackagePath, c.Host.Key(), filepath.Join(c.Dir, c.File)))
 			}
-			if version != "" && strings.HasPrefix(version, "1.") != (c.Host == opencode.HostOpenCode1) {
-				traps = append(traps, fmt.Sprintf("the config uses the %q key, which OpenCode %s does not read: run init --host auto", hostKey[c.Host], version))
+			if version != "" && opencode.HostOf(version) != c.Host {
+				traps = append(traps, fmt.Sprintf("the config uses the %q key, which OpenCode %s does not read: run init --host auto", c.Host.Key(), version))
 			}
 		}
 		section(fmt.Sprintf("OpenCode (%s: %s)", sc, c.Dir), lines, traps, c.Problems)

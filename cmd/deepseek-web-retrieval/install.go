@@ -252,7 +252,7 @@ func binaryPath(flagValue string) (string, error) {
 // lock while planning and applying it.
 type planned struct {
 	host string
-	plan *opencode.Plan
+	plan *install.Plan
 	err  error
 }
 
@@ -308,15 +308,15 @@ func runInit(_ context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "deepseek-web-retrieval init: %v\n", err)
 		return exitFailed
 	}
-	return runPlans("init", hosts, yes, stdout, stderr, func(h hostTarget) (string, func() (*opencode.Plan, error)) {
+	return runPlans("init", hosts, yes, stdout, stderr, func(h hostTarget) (string, func() (*install.Plan, error)) {
 		if mh, ok := mcphosts.ParseHost(h.name); ok {
 			req := mcphosts.Request{Env: mcpEnv(), Host: mh, Scope: sc, Dir: dir, Options: o, Binary: binary, Version: versionString()}
 			lock, _ := mcphosts.MainFile(req)
-			return filepath.Dir(lock), func() (*opencode.Plan, error) { return mcphosts.PlanInit(req) }
+			return filepath.Dir(lock), func() (*install.Plan, error) { return mcphosts.PlanInit(req) }
 		}
 		hh, _ := opencode.ParseHost(h.name)
 		lock, _ := opencode.ConfigDir(osEnv(), sc, dir)
-		return lock, func() (*opencode.Plan, error) {
+		return lock, func() (*install.Plan, error) {
 			return opencode.PlanInit(opencode.Request{
 				Env: osEnv(), Scope: sc, Dir: dir, Host: hh, Options: o, Plugin: pluginFiles(), Version: versionString(), Found: h.found,
 			})
@@ -362,14 +362,14 @@ func runUninstall(_ context.Context, args []string, stdout, stderr io.Writer) in
 	} else {
 		hosts = []hostTarget{{name: host}}
 	}
-	return runPlans("uninstall", hosts, yes, stdout, stderr, func(h hostTarget) (string, func() (*opencode.Plan, error)) {
+	return runPlans("uninstall", hosts, yes, stdout, stderr, func(h hostTarget) (string, func() (*install.Plan, error)) {
 		if mh, ok := mcphosts.ParseHost(h.name); ok {
 			req := mcphosts.Request{Env: mcpEnv(), Host: mh, Scope: sc, Dir: dir}
 			lock, _ := mcphosts.MainFile(req)
-			return filepath.Dir(lock), func() (*opencode.Plan, error) { return mcphosts.PlanUninstall(req) }
+			return filepath.Dir(lock), func() (*install.Plan, error) { return mcphosts.PlanUninstall(req) }
 		}
 		lock, _ := opencode.ConfigDir(osEnv(), sc, dir)
-		return lock, func() (*opencode.Plan, error) {
+		return lock, func() (*install.Plan, error) {
 			return opencode.PlanUninstall(opencode.UninstallRequest{Env: osEnv(), Scope: sc, Dir: dir})
 		}
 	})
@@ -439,10 +439,10 @@ func reportRecovery(w io.Writer, cmd string, r install.Recovery) {
 // and with --yes applies them as one transaction only when every plan
 // could be made: a refusal or a failure for one host leaves every host's
 // files as they were. Empty uninstall plans of auto runs are not shown.
-func runPlans(cmd string, hosts []hostTarget, yes bool, stdout, stderr io.Writer, mk func(hostTarget) (string, func() (*opencode.Plan, error))) int {
+func runPlans(cmd string, hosts []hostTarget, yes bool, stdout, stderr io.Writer, mk func(hostTarget) (string, func() (*install.Plan, error))) int {
 	type job struct {
 		host string
-		plan func() (*opencode.Plan, error)
+		plan func() (*install.Plan, error)
 	}
 	var jobs []job
 	var dirs []string

@@ -30,7 +30,9 @@ func TestOptionFlagsCoverEveryOption(t *testing.T) {
 			return "-" + strings.ToLower(s)
 		})
 		want[kebab] = true
+		require.Equal(t, "--"+kebab, optionFlags[name], "optionFlags names the flag of %s, for errors", name)
 	}
+	require.Len(t, optionFlags, len(install.OptionNames))
 	gotSet := map[string]bool{}
 	for _, g := range got {
 		gotSet[g] = true

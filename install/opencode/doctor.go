@@ -62,14 +62,14 @@ func Doctor(env Env, scope install.Scope, dir string) Check {
 		return c
 	}
 	for _, h := range []Host{HostOpenCode, HostOpenCode1} {
-		arr, ok := cfg.LookupPlain(h.key()).([]any)
+		arr, ok := cfg.LookupPlain(h.Key()).([]any)
 		if !ok {
 			continue
 		}
 		for _, e := range arr {
 			if isOurPath(entryName(e)) {
 				c.Installed, c.Host = true, h
-				c.Lines = append(c.Lines, fmt.Sprintf("%s lists %s under %q (%s)", c.File, PackagePath, h.key(), h.label()))
+				c.Lines = append(c.Lines, fmt.Sprintf("%s lists %s under %q (%s)", c.File, PackagePath, h.Key(), h.label()))
 				if opts, ok := recEntryOptions(e); ok {
 					// Each option on its own: one of the wrong type is
 					// left out rather than losing the others.

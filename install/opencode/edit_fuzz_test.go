@@ -19,7 +19,7 @@ func pluginRoundTrip(t *testing.T, data []byte, h Host) (out []byte, ok bool) {
 	if err != nil {
 		return nil, false
 	}
-	key := h.key()
+	key := h.Key()
 	if mi := c.Member(key); mi >= 0 {
 		arr, isArr := c.Obj.Members[mi].Value.Value.(*hujson.Array)
 		if !isArr {

@@ -65,8 +65,8 @@ const (
 	HostOpenCode1 Host = "opencode1"
 )
 
-// key returns the config key holding the plugin list for h.
-func (h Host) key() string {
+// Key returns the config key holding the plugin list for h.
+func (h Host) Key() string {
 	if h == HostOpenCode1 {
 		return "plugin"
 	}

@@ -134,7 +134,7 @@ func startInit(req Request) (*initPlan, error) {
 	if err := install.Validate(req.Options); err != nil {
 		return nil, err
 	}
-	ip := &initPlan{req: req, opts: req.Options.WithDefaults(), key: req.Host.key()}
+	ip := &initPlan{req: req, opts: req.Options.WithDefaults(), key: req.Host.Key()}
 	files, err := pluginFiles(req.Plugin)
 	if err != nil {
 		return nil, err
@@ -810,7 +810,7 @@ func entryName(v any) string {
 // addEntry appends the entry for h to the config, creating the key when
 // needed. It returns whether it created the key and the layout to restore.
 func addEntry(c *install.JSONC, h Host, o install.Options) (createdKey bool, lay install.Layout) {
-	key := h.key()
+	key := h.Key()
 	root := install.ObjItems{O: c.Obj}
 	if mi := c.Member(key); mi >= 0 {
 		m := &c.Obj.Members[mi]

@@ -160,7 +160,7 @@ func (r *Record) validate(dir string) error {
 	if r.Host != HostOpenCode && r.Host != HostOpenCode1 {
 		return fmt.Errorf("host %q", r.Host)
 	}
-	if r.Key != r.Host.key() {
+	if r.Key != r.Host.Key() {
 		return fmt.Errorf("key %q for host %q", r.Key, r.Host)
 	}
 	if !slices.Contains(configNames, r.Config.File) {

@@ -242,7 +242,7 @@ func ocCase(t *testing.T, f *fixture, s ocShape, v ocVariant, tier string) bool 
 	orig := []byte(before[v.file])
 	got, err := os.ReadFile(cfg)
 	require.NoError(t, err, name)
-	key := h.key()
+	key := h.Key()
 	o, _ := withoutOurs(ocRead(t, orig), key, true)
 	a, n := withoutOurs(ocRead(t, got), key, true)
 	require.Equal(t, o, a, "%s: init changed only the plugin list", name)

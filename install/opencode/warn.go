@@ -52,7 +52,7 @@ func configWarnings(c *install.JSONC, h Host, o install.Options) []string {
 			lower := strings.ToLower(e.name)
 			deepseek := strings.Contains(lower, "deepseek")
 			switch {
-			case isOurPath(e.name) && key != h.key():
+			case isOurPath(e.name) && key != h.Key():
 				add("%q also lists %s (the %s key): the plugin could load twice; remove that entry", key, PackagePath, otherHostLabel(key))
 			case isOurPath(e.name):
 			case strings.HasPrefix(e.name, "-") && deepseek:
@@ -160,8 +160,8 @@ func shapeWarnings(c *install.JSONC, h Host, found string) []string {
 	if h == HostOpenCode1 {
 		other = HostOpenCode
 	}
-	if arr, ok := c.LookupPlain(other.key()).([]any); ok && len(arr) > 0 && c.Member(h.key()) < 0 {
-		warns = append(warns, fmt.Sprintf("this config lists plugins under %q, the key of %s; this install writes %s", other.key(), other.label(), h.label()))
+	if arr, ok := c.LookupPlain(other.Key()).([]any); ok && len(arr) > 0 && c.Member(h.Key()) < 0 {
+		warns = append(warns, fmt.Sprintf("this config lists plugins under %q, the key of %s; this install writes %s", other.Key(), other.label(), h.label()))
 	}
 	return warns
 }
