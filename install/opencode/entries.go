@@ -45,3 +45,10 @@ func entries(arr *hujson.Array) []entry {
 func isOurPath(name string) bool {
 	return strings.TrimRight(name, "/") == PackagePath
 }
+
+// entryJSON returns the config entry for host h, formatted as indented JSON
+// whose continuation lines start with prefix (indent is one level), or as
+// compact JSON when compact is set.
+func entryJSON(h Host, o install.Options, prefix, indent string, compact bool) []byte {
+	return install.Marshal(h.generation().entry(o), prefix, indent, compact)
+}

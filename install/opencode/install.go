@@ -65,20 +65,31 @@ const (
 	HostOpenCode1 Host = "opencode1"
 )
 
-// Key returns the config key holding the plugin list for h.
-func (h Host) Key() string {
-	if h == HostOpenCode1 {
-		return "plugin"
-	}
-	return "plugins"
+// generation is what sets one OpenCode generation's config shape apart
+// (opencode2.go, opencode1.go).
+type generation struct {
+	key      string                    // the config key of the plugin list
+	label    string                    // the host, for a person
+	form     string                    // the entry's form, as entries names it
+	planHost string                    // the stored plan's name of the host
+	entry    func(install.Options) any // the entry init writes
 }
 
-func (h Host) label() string {
+// generation returns h's generation; anything but HostOpenCode1 is 2.x.
+func (h Host) generation() generation {
 	if h == HostOpenCode1 {
-		return `OpenCode 1.x ("plugin" key)`
+		return openCode1
 	}
-	return `OpenCode 2.x ("plugins" key)`
+	return openCode2
 }
+
+// Key returns the config key holding the plugin list for h.
+func (h Host) Key() string { return h.generation().key }
+
+func (h Host) label() string { return h.generation().label }
+
+// form is the entry form h writes.
+func (h Host) form() string { return h.generation().form }
 
 // ParseHost parses "opencode" (2.x, also accepted as "opencode2") or "opencode1".
 func ParseHost(s string) (Host, error) {

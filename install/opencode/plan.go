@@ -636,14 +636,6 @@ func recEntryOptions(v any) (map[string]any, bool) {
 	return nil, false
 }
 
-// form is the entry form h writes.
-func (h Host) form() string {
-	if h == HostOpenCode1 {
-		return "tuple"
-	}
-	return "object"
-}
-
 // pickConfig chooses the config file: the recorded one, else opencode.jsonc
 // or opencode.json, whichever exists (.jsonc when both do), else a new
 // opencode.jsonc.

@@ -64,12 +64,7 @@ func OptionsDigest(raw []byte) (string, error) {
 }
 
 // planHost is the plan's name of an install host.
-func planHost(h Host) string {
-	if h == HostOpenCode1 {
-		return opencode.HostV1
-	}
-	return opencode.HostV2
-}
+func planHost(h Host) string { return h.generation().planHost }
 
 // storedPlan builds PlanFile's content for options o (already validated)
 // on host h, beside the core.wasm wasm. It resolves the options exactly as
