@@ -65,7 +65,7 @@ func TestCraftedRecordPathsAreRefused(t *testing.T) {
 			f.craft(func(m map[string]any) { tc.craft(f, m) })
 
 			_, err := PlanUninstall(UninstallRequest{Env: f.env})
-			var re *RefusedError
+			var re *install.RefusedError
 			require.ErrorAs(t, err, &re)
 			require.Contains(t, re.Reason, "install record names files this installer never writes")
 			_, err = PlanInit(f.request(install.Options{}))
@@ -89,7 +89,7 @@ func TestCraftedRecordCannotRewriteTheEntry(t *testing.T) {
 			c["entryExisted"], c["originalEntry"], c["snapshotExact"] = true, evil, false
 		})
 		_, err := PlanUninstall(UninstallRequest{Env: f.env})
-		var re *RefusedError
+		var re *install.RefusedError
 		require.ErrorAs(t, err, &re)
 		require.Contains(t, re.Reason, "sets baseURL")
 		require.NotContains(t, f.read("opencode.jsonc"), "attacker")
@@ -195,7 +195,7 @@ func TestVendoredTreeIsRenamedIntoPlaceAndRollbackIsOwnOnly(t *testing.T) {
 	// apply fails, and the other writer's file survives the rollback.
 	f.write(pluginDir+"/theirs.js", "// theirs\n")
 	err := p.Apply()
-	require.ErrorIs(t, err, ErrStale)
+	require.ErrorIs(t, err, install.ErrStale)
 	require.Equal(t, "// theirs\n", f.read(pluginDir+"/theirs.js"))
 	ents, _ := os.ReadDir(f.path(vendorDir))
 	for _, e := range ents {
@@ -248,7 +248,7 @@ func TestDanglingSymlinkedConfigIsKept(t *testing.T) {
 	target := filepath.Join(f.root, "dotfiles", "opencode.jsonc")
 	require.NoError(t, os.Symlink(target, f.path("opencode.jsonc")))
 	_, err := PlanInit(f.request(install.Options{}))
-	var re *RefusedError
+	var re *install.RefusedError
 	require.ErrorAs(t, err, &re)
 	require.Contains(t, re.Reason, "which does not exist")
 	fi, err := os.Lstat(f.path("opencode.jsonc"))
@@ -293,13 +293,13 @@ func FuzzRecord(f *testing.F) {
 		fx := newFixture(t)
 		fx.init(fx.request(install.Options{}))
 		fx.write(recordFile, string(rec))
-		check := func(p *Plan) {
+		check := func(p *install.Plan) {
 			for _, c := range p.Changes {
 				rel, err := filepath.Rel(fx.cfgDir, c.Path)
 				if err != nil || strings.HasPrefix(rel, "..") {
 					t.Fatalf("a plan touches %s, outside %s", c.Path, fx.cfgDir)
 				}
-				if c.Kind == KindConfig && len(c.New) > 0 && strings.Contains(string(c.New), "baseURL") {
+				if c.Kind == install.KindConfig && len(c.New) > 0 && strings.Contains(string(c.New), "baseURL") {
 					t.Fatalf("a plan writes a baseURL from the record:\n%s", c.New)
 				}
 			}

@@ -67,21 +67,21 @@ func (f *fixture) request(o install.Options) Request {
 	return Request{Env: f.env, Scope: install.ScopeGlobal, Host: HostOpenCode, Options: o, Plugin: fakePlugin(), Version: "test"}
 }
 
-func (f *fixture) planInit(req Request) *Plan {
+func (f *fixture) planInit(req Request) *install.Plan {
 	f.t.Helper()
 	p, err := PlanInit(req)
 	require.NoError(f.t, err)
 	return p
 }
 
-func (f *fixture) init(req Request) *Plan {
+func (f *fixture) init(req Request) *install.Plan {
 	f.t.Helper()
 	p := f.planInit(req)
 	require.NoError(f.t, p.Apply())
 	return p
 }
 
-func (f *fixture) uninstall() *Plan {
+func (f *fixture) uninstall() *install.Plan {
 	f.t.Helper()
 	p, err := PlanUninstall(UninstallRequest{Env: f.env, Scope: install.ScopeGlobal})
 	require.NoError(f.t, err)
@@ -90,7 +90,7 @@ func (f *fixture) uninstall() *Plan {
 }
 
 // render returns the plan's output with the scratch directory replaced by $TMP.
-func (f *fixture) render(p *Plan, applied bool) string {
+func (f *fixture) render(p *install.Plan, applied bool) string {
 	f.t.Helper()
 	var b bytes.Buffer
 	require.NoError(f.t, p.Render(&b, applied))

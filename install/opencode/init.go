@@ -24,7 +24,7 @@ import (
 // already installed (startInit), the config entry (editConfig), the plugin's
 // directories and files (planPluginDirs, planPluginFiles), and the record
 // (planRecord).
-func PlanInit(req Request) (*Plan, error) {
+func PlanInit(req Request) (*install.Plan, error) {
 	ip, err := startInit(req)
 	if err != nil {
 		return nil, err
@@ -48,14 +48,14 @@ type initPlan struct {
 	dir   string          // the config directory
 	key   string          // the config key of the plugin list
 	prev  *Record         // the install record found, nil when none
-	plan  *Plan           // the plan: the config change goes in at once
+	plan  *install.Plan   // the plan: the config change goes in at once
 
 	cfgName string // the config file's name in dir
 	newBody []byte // the config's body after the edit (no BOM)
 
-	record        *Record  // the record this init writes
-	vendorChanges []Change // directories, plugin files and the record
-	tree          bool     // the plugin directory is created whole
+	record        *Record          // the record this init writes
+	vendorChanges []install.Change // directories, plugin files and the record
+	tree          bool             // the plugin directory is created whole
 }
 
 // startInit checks the request, reads the plugin's files and the previous
@@ -176,11 +176,11 @@ func (ip *initPlan) editConfig() error {
 		}
 	}
 	if !bytes.Equal(newData, cf.data) || !cf.existed {
-		op, mode := OpUpdate, cf.mode
+		op, mode := install.OpUpdate, cf.mode
 		if !cf.existed {
-			op, mode = OpCreate, 0o644
+			op, mode = install.OpCreate, 0o644
 		}
-		ip.plan.Add(Change{Op: op, Kind: KindConfig, Path: cf.path, Rel: ip.cfgName, Old: cf.data, New: newData, Mode: mode})
+		ip.plan.Add(install.Change{Op: op, Kind: install.KindConfig, Path: cf.path, Rel: ip.cfgName, Old: cf.data, New: newData, Mode: mode})
 	}
 	ip.record.Config = cfg
 	return nil
@@ -263,7 +263,7 @@ func (ip *initPlan) planPluginDirs() error {
 		}
 	}
 	for _, d := range missing {
-		ip.vendorChanges = append(ip.vendorChanges, Change{Op: OpCreate, Kind: KindDir, Path: d, Rel: d + string(filepath.Separator), Mode: 0o755})
+		ip.vendorChanges = append(ip.vendorChanges, install.Change{Op: install.OpCreate, Kind: install.KindDir, Path: d, Rel: d + string(filepath.Separator), Mode: 0o755})
 	}
 	if ip.prev != nil {
 		ip.record.CreatedDirs = ip.prev.CreatedDirs
@@ -285,14 +285,14 @@ func (ip *initPlan) planPluginDirs() error {
 			// Built under a temporary name and renamed into place, so a
 			// concurrent reader never sees it half written.
 			ip.tree = true
-			c := Change{Op: OpCreate, Kind: install.KindTree, Path: abs, Rel: d + "/", Mode: 0o755}
+			c := install.Change{Op: install.OpCreate, Kind: install.KindTree, Path: abs, Rel: d + "/", Mode: 0o755}
 			for _, f := range ip.files {
 				c.Files = append(c.Files, install.TreeFile{Name: f.name, Data: f.data})
 			}
 			ip.vendorChanges = append(ip.vendorChanges, c)
 			ip.recordCreatedDir(d)
 		case errors.Is(err, fs.ErrNotExist):
-			ip.vendorChanges = append(ip.vendorChanges, Change{Op: OpCreate, Kind: KindDir, Path: abs, Rel: d + "/", Mode: 0o755})
+			ip.vendorChanges = append(ip.vendorChanges, install.Change{Op: install.OpCreate, Kind: install.KindDir, Path: abs, Rel: d + "/", Mode: 0o755})
 			ip.recordCreatedDir(d)
 		case err != nil:
 			return err
@@ -330,12 +330,12 @@ func (ip *initPlan) planPluginFiles() error {
 		recorded := ip.prev.file(rel)
 		switch {
 		case !exists:
-			ip.vendorChanges = append(ip.vendorChanges, Change{Op: OpCreate, Kind: KindPlugin, Path: abs, Rel: rel, New: f.data, Mode: 0o644})
+			ip.vendorChanges = append(ip.vendorChanges, install.Change{Op: install.OpCreate, Kind: install.KindFile, Path: abs, Rel: rel, New: f.data, Mode: 0o644})
 		case bytes.Equal(cur, f.data):
 			rf.Existed = recorded == nil || recorded.Existed
 		case recorded != nil && recorded.SHA256 == install.SHA(cur):
 			rf.Existed = recorded.Existed
-			ip.vendorChanges = append(ip.vendorChanges, Change{Op: OpUpdate, Kind: KindPlugin, Path: abs, Rel: rel, Old: cur, New: f.data, Mode: 0o644})
+			ip.vendorChanges = append(ip.vendorChanges, install.Change{Op: install.OpUpdate, Kind: install.KindFile, Path: abs, Rel: rel, Old: cur, New: f.data, Mode: 0o644})
 		default:
 			return refuse(abs+" exists and differs from what this installer wrote (changed by hand, or not from this installer)",
 				"move "+filepath.Join(ip.dir, filepath.FromSlash(pluginDir))+" away (or restore the file), then run init again")
@@ -356,7 +356,7 @@ func (ip *initPlan) planPluginFiles() error {
 			return err
 		case !exists:
 		case install.SHA(cur) == old.SHA256:
-			ip.vendorChanges = append(ip.vendorChanges, Change{Op: OpDelete, Kind: KindPlugin, Path: abs, Rel: old.Path, Old: cur})
+			ip.vendorChanges = append(ip.vendorChanges, install.Change{Op: install.OpDelete, Kind: install.KindFile, Path: abs, Rel: old.Path, Old: cur})
 		default:
 			ip.plan.Notes = append(ip.plan.Notes, old.Path+" is no longer part of the plugin but was changed by hand; left in place")
 		}
@@ -372,13 +372,13 @@ func (ip *initPlan) planRecord() error {
 		return nil
 	}
 	recPath := filepath.Join(ip.dir, filepath.FromSlash(recordFile))
-	recordChange := Change{Op: OpCreate, Kind: KindRecord, Path: recPath, Rel: recordFile, New: ip.record.marshal(), Mode: 0o600}
+	recordChange := install.Change{Op: install.OpCreate, Kind: install.KindRecord, Path: recPath, Rel: recordFile, New: ip.record.marshal(), Mode: 0o600}
 	old, _, exists, err := install.ReadFile(recPath)
 	if err != nil {
 		return err
 	}
 	if exists {
-		recordChange.Op, recordChange.Old = OpUpdate, old
+		recordChange.Op, recordChange.Old = install.OpUpdate, old
 	}
 	ip.vendorChanges = append(ip.vendorChanges, recordChange)
 	return nil

@@ -188,16 +188,6 @@ func projectConfigDir(root string) string {
 	return root
 }
 
-// RefusedError is returned by the planners when the requested change cannot
-// be made safely. Reason says why; Manual lists steps to do it by hand.
-type RefusedError = install.RefusedError
-
-// Plan is everything one init or uninstall would do; see [install.Plan].
-type Plan = install.Plan
-
-// ErrStale is returned by Apply when a file changed after the plan was made.
-var ErrStale = install.ErrStale
-
 func refuse(reason string, manual ...string) error { return install.Refuse(reason, manual...) }
 
 func exists(p string) bool { return install.Exists(p) }

@@ -215,7 +215,7 @@ func TestUninstallRefuses(t *testing.T) {
 			tc.mutate(f)
 			before := f.tree()
 			_, err := PlanUninstall(UninstallRequest{Env: f.env})
-			var re *RefusedError
+			var re *install.RefusedError
 			require.ErrorAs(t, err, &re)
 			require.Contains(t, re.Reason, tc.want)
 			require.NotEmpty(t, re.Manual, "a refusal says how to undo by hand")
@@ -229,7 +229,7 @@ func TestInitRefusesForeignVendoredFile(t *testing.T) {
 	f := newFixture(t)
 	f.write(pluginDir+"/server.js", "// someone else's\n")
 	_, err := PlanInit(f.request(install.Options{}))
-	var re *RefusedError
+	var re *install.RefusedError
 	require.ErrorAs(t, err, &re)
 	require.Contains(t, re.Reason, "differs from what this installer wrote")
 }
@@ -254,7 +254,7 @@ func TestInitRefusesOtherHostOverExistingInstall(t *testing.T) {
 	req := f.request(install.Options{})
 	req.Host = HostOpenCode1
 	_, err := PlanInit(req)
-	var re *RefusedError
+	var re *install.RefusedError
 	require.ErrorAs(t, err, &re)
 	require.Contains(t, re.Error(), "uninstall")
 }
@@ -263,7 +263,7 @@ func TestInitRefusesUnparsableConfig(t *testing.T) {
 	f := newFixture(t)
 	f.write("opencode.jsonc", "{ \"plugins\": [ }")
 	_, err := PlanInit(f.request(install.Options{}))
-	var re *RefusedError
+	var re *install.RefusedError
 	require.ErrorAs(t, err, &re)
 	require.Contains(t, re.Reason, "cannot parse")
 	f.write("opencode.jsonc", "{\n  // mine\n  \"plugins\": \"x\"\n}\n")
@@ -453,7 +453,7 @@ func TestApplyRollsBackOnFailure(t *testing.T) {
 	f.write("opencode.jsonc", orig+" ")
 	before["opencode.jsonc"] = orig + " "
 	err := p.Apply()
-	require.ErrorIs(t, err, ErrStale)
+	require.ErrorIs(t, err, install.ErrStale)
 	require.Equal(t, before, f.tree())
 }
 

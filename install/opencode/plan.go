@@ -38,28 +38,6 @@ type UninstallRequest struct {
 	Dir string
 }
 
-// The change kinds this adapter uses.
-const (
-	// KindConfig is the OpenCode config file.
-	KindConfig = install.KindConfig
-	// KindPlugin is a vendored plugin file.
-	KindPlugin = install.KindFile
-	// KindRecord is the install record.
-	KindRecord = install.KindRecord
-	// KindDir is a directory.
-	KindDir = install.KindDir
-)
-
-// Change is one file-system step of a Plan; see [install.Change].
-type Change = install.Change
-
-// The operations of a Change.
-const (
-	OpCreate = install.OpCreate // create a file or directory
-	OpUpdate = install.OpUpdate // replace a file's content
-	OpDelete = install.OpDelete // delete a file or an empty directory
-)
-
-func newPlan(command string, scope install.Scope, host Host, dir string) *Plan {
-	return &Plan{Command: command, Scope: string(scope), Host: host.label(), ConfigDir: dir, APIKeyEnv: DefaultAPIKeyEnv}
+func newPlan(command string, scope install.Scope, host Host, dir string) *install.Plan {
+	return &install.Plan{Command: command, Scope: string(scope), Host: host.label(), ConfigDir: dir, APIKeyEnv: DefaultAPIKeyEnv}
 }

@@ -118,7 +118,7 @@ func TestStoredPlanFollowsOptionsAndModule(t *testing.T) {
 			ops = append(ops, c.Op)
 		}
 	}
-	require.Equal(t, []install.Op{OpUpdate}, ops)
+	require.Equal(t, []install.Op{install.OpUpdate}, ops)
 	second := f.read(pluginDir + "/" + PlanFile)
 	require.NotEqual(t, first, second)
 	var a, b StoredPlan
@@ -142,6 +142,6 @@ func TestStoredPlanFollowsOptionsAndModule(t *testing.T) {
 	// A plan.json edited by hand is not overwritten (nor deleted) silently.
 	f.write(pluginDir+"/"+PlanFile, "{}")
 	_, err := PlanInit(f.request(install.Options{MaxResults: intp(5)}))
-	var refused *RefusedError
+	var refused *install.RefusedError
 	require.ErrorAs(t, err, &refused)
 }

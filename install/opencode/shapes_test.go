@@ -230,7 +230,7 @@ func ocCase(t *testing.T, f *fixture, s ocShape, v ocVariant, tier string) bool 
 	req.Host = h
 	p, err := PlanInit(req)
 	if s.refuse != "" {
-		var re *RefusedError
+		var re *install.RefusedError
 		require.ErrorAs(t, err, &re, name)
 		require.Equal(t, strings.ReplaceAll(s.refuse, "{file}", cfg), re.Reason, name)
 		require.Equal(t, before, f.tree(), "%s: a refusal writes nothing", name)
@@ -282,12 +282,12 @@ func ocCase(t *testing.T, f *fixture, s ocShape, v ocVariant, tier string) bool 
 	}
 
 	// Uninstall through the patch, then through the structural removal.
-	check := func(p *Plan, how string) {
+	check := func(p *install.Plan, how string) {
 		for _, c := range p.Changes {
-			if c.Kind != KindConfig {
+			if c.Kind != install.KindConfig {
 				continue
 			}
-			if c.Op == OpDelete {
+			if c.Op == install.OpDelete {
 				_, existed := before[v.file]
 				require.False(t, existed, "%s (%s): uninstall deletes a config that was there", name, how)
 				continue
@@ -321,7 +321,7 @@ func ocCase(t *testing.T, f *fixture, s ocShape, v ocVariant, tier string) bool 
 		require.NoError(t, err, name)
 		seen := false
 		for _, c := range u3.Changes {
-			if c.Kind == KindConfig {
+			if c.Kind == install.KindConfig {
 				seen = true
 				require.Equal(t, edit(append(mark, body...)), string(c.New), "%s (edited)", name)
 			}

@@ -20,7 +20,7 @@ import (
 // PlanUninstall plans reversing what init applied. It refuses (with a
 // *RefusedError saying how to undo by hand) when an exact reversal is not
 // possible: no record, the entry changed or removed, a vendored file changed.
-func PlanUninstall(req UninstallRequest) (*Plan, error) {
+func PlanUninstall(req UninstallRequest) (*install.Plan, error) {
 	if req.Scope == "" {
 		req.Scope = install.ScopeGlobal
 	}
@@ -129,9 +129,9 @@ func PlanUninstall(req UninstallRequest) (*Plan, error) {
 	}
 	switch {
 	case deleteConfig:
-		p.Add(Change{Op: OpDelete, Kind: KindConfig, Path: cfgPath, Rel: rec.Config.File, Old: data})
+		p.Add(install.Change{Op: install.OpDelete, Kind: install.KindConfig, Path: cfgPath, Rel: rec.Config.File, Old: data})
 	case !bytes.Equal(newData, data):
-		p.Add(Change{Op: OpUpdate, Kind: KindConfig, Path: cfgPath, Rel: rec.Config.File, Old: data, New: newData, Mode: mode})
+		p.Add(install.Change{Op: install.OpUpdate, Kind: install.KindConfig, Path: cfgPath, Rel: rec.Config.File, Old: data, New: newData, Mode: mode})
 	}
 
 	gone := map[string]bool{recordFile: true, rec.Config.File: deleteConfig}
@@ -151,11 +151,11 @@ func PlanUninstall(req UninstallRequest) (*Plan, error) {
 			return nil, refuse(abs+" was changed since init wrote it, so uninstall will not delete it",
 				"restore or save the file, delete "+filepath.Join(dir, filepath.FromSlash(pluginDir))+" and "+recPath+" yourself, and remove the entry from "+cfgPath+" (or undo your change and run uninstall again)")
 		default:
-			p.Add(Change{Op: OpDelete, Kind: KindPlugin, Path: abs, Rel: f.Path, Old: cur})
+			p.Add(install.Change{Op: install.OpDelete, Kind: install.KindFile, Path: abs, Rel: f.Path, Old: cur})
 			gone[f.Path] = true
 		}
 	}
-	p.Add(Change{Op: OpDelete, Kind: KindRecord, Path: recPath, Rel: recordFile, Old: recData})
+	p.Add(install.Change{Op: install.OpDelete, Kind: install.KindRecord, Path: recPath, Rel: recordFile, Old: recData})
 	for i := len(rec.CreatedDirs) - 1; i >= 0; i-- {
 		d := rec.CreatedDirs[i]
 		abs := filepath.Join(dir, filepath.FromSlash(d))
@@ -180,7 +180,7 @@ func PlanUninstall(req UninstallRequest) (*Plan, error) {
 		if d == "." {
 			rel = abs + string(filepath.Separator) // the config directory, named as init named it
 		}
-		p.Add(Change{Op: OpDelete, Kind: KindDir, Path: abs, Rel: rel})
+		p.Add(install.Change{Op: install.OpDelete, Kind: install.KindDir, Path: abs, Rel: rel})
 		gone[d] = true
 	}
 	return p, nil
@@ -323,7 +323,7 @@ func allowedEntry(v any) error {
 // when nothing of ours is there, a refusal with the manual steps when a
 // config still lists the plugin or its directory exists (installed by hand,
 // or the record was lost).
-func planNothing(dir string, scope install.Scope, recPath string) (*Plan, error) {
+func planNothing(dir string, scope install.Scope, recPath string) (*install.Plan, error) {
 	for _, name := range configNames {
 		data, _, ok, err := install.ReadFile(filepath.Join(dir, name))
 		if err != nil || !ok {
