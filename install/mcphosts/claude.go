@@ -31,8 +31,9 @@ func init() {
 	adapters[Claude] = adapter{label: `Claude Code (mcpServers)`, targets: claudeTargets, traps: claudeTraps, detect: claudeDetect, launch: claudeLaunch, cwdIgnored: true}
 }
 
-// Claude Code 2.1.328: ${VAR} and ${VAR:-default} in command, args
-// and env; an unset ${VAR} without a default stays as written.
+// claudeVar is the variable syntax of Claude Code 2.1.328: ${VAR} and
+// ${VAR:-default} in command, args and env; an unset ${VAR} without a
+// default stays as written.
 var claudeVar = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(:-[^}]*)?\}`)
 
 func claudeTargets(r *resolved) []target {

@@ -20,7 +20,8 @@ func init() {
 	adapters[Cursor] = adapter{label: `Cursor (mcp.json)`, targets: cursorTargets, traps: cursorTraps, detect: cursorDetect, launch: cursorLaunch, cwdIgnored: true}
 }
 
-// Cursor (docs.cursor.com/context/mcp): ${env:NAME}; unset taken as "".
+// cursorVar is the variable syntax of Cursor (docs.cursor.com/context/mcp):
+// ${env:NAME}; unset taken as "".
 var cursorVar = regexp.MustCompile(`\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}`)
 
 func cursorTargets(r *resolved) []target {

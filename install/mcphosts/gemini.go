@@ -44,9 +44,10 @@ var (
 	geminiSecretValue  = regexp.MustCompile(`(?i)-----BEGIN (RSA|OPENSSH|EC|PGP) PRIVATE KEY-----|-----BEGIN CERTIFICATE-----|(https?|ftp|smtp)://[^:\s]+:[^@\s]+@|(ghp|gho|ghu|ghs|ghr|github_pat)_[a-zA-Z0-9_]{36,}|AIzaSy[a-zA-Z0-9_\\-]{33}|AKIA[A-Z0-9]{16}|eyJ[a-zA-Z0-9_-]*\.[a-zA-Z0-9_-]*\.[a-zA-Z0-9_-]*|(s|r)k_(live|test)_[0-9a-zA-Z]{24}|xox[abpr]-[a-zA-Z0-9-]+`)
 )
 
-// Gemini CLI 0.61.0 resolveEnvVarsInString, applied to the whole
-// settings file when it is loaded: $VAR, ${VAR}, ${VAR:-default}; an
-// unset one without a default stays as written.
+// geminiVar is the variable syntax of Gemini CLI 0.61.0
+// resolveEnvVarsInString, applied to the whole settings file when it is
+// loaded: $VAR, ${VAR}, ${VAR:-default}; an unset one without a default
+// stays as written.
 var geminiVar = regexp.MustCompile(`\$(?:(\w+)|\{([^}]+?)(:-[^}]*)?\})`)
 
 func geminiTargets(r *resolved) []target {

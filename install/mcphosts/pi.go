@@ -27,8 +27,8 @@ func init() {
 	adapters[Pi] = adapter{label: `Pi (pi-mcp-adapter mcp.json)`, targets: piTargets, traps: piTraps, detect: piDetect, launch: piLaunch}
 }
 
-// pi-mcp-adapter utils.ts interpolateEnvVars: ${VAR}, $env:VAR and
-// {env:VAR}; unset is "".
+// piVar is the variable syntax of pi-mcp-adapter utils.ts
+// interpolateEnvVars: ${VAR}, $env:VAR and {env:VAR}; unset is "".
 var piVar = regexp.MustCompile(`\$\{(\w+)\}|\$env:(\w+)|\{env:(\w+)\}`)
 
 func piAgentDir(r *resolved) string {
