@@ -387,38 +387,11 @@ func stateDir() string {
 // directory, sorted) and reverses a run that a crash interrupted, saying
 // so on stderr. It returns the function that releases the locks.
 func lockAndRecover(cmd string, dirs []string, stderr io.Writer) (func(), error) {
-	state := stateDir()
-	locks := []string{state}
-	sorted := slices.Clone(dirs)
-	slices.Sort(sorted)
-	for _, d := range sorted {
-		if d != "" && !slices.Contains(locks, d) {
-			locks = append(locks, d)
-		}
-	}
-	var unlocks []func()
-	release := func() {
-		for i := len(unlocks) - 1; i >= 0; i-- {
-			unlocks[i]()
-		}
-	}
-	for _, l := range locks {
-		unlock, err := install.Lock(l)
-		if err != nil {
-			release()
-			return nil, err
-		}
-		unlocks = append(unlocks, unlock)
-	}
-	rec, found, err := install.Recover(state)
+	release, rec, found, err := install.LockRun(stateDir(), dirs)
 	if found {
 		reportRecovery(stderr, cmd, rec)
 	}
-	if err != nil {
-		release()
-		return nil, err
-	}
-	return release, nil
+	return release, err
 }
 
 // reportRecovery tells the user what was done about an interrupted run.
