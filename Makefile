@@ -1,9 +1,11 @@
 # deepseek-web-retrieval — see README.md.
 #   make install   build, put the binary in ~/.local/bin, install into every host found
 #   make test      every test suite: Go (core, module, CLI, installer), JS hosts, real OpenCode,
-#                  real MCP hosts (Codex, Claude Code, Gemini CLI, Pi: tests/hosts)
+#                  real MCP hosts (Codex, Claude Code, Gemini CLI, Pi: tests/hosts), the npm
+#                  packages from a local registry (tests/registry)
 #   make build     plugin/core.wasm and bin/deepseek-web-retrieval
-#   make bench     benchmarks that print figures
+#   make dist      release archives, npm tarballs and checksums.txt in dist/
+#   make bench     benchmarks that print figures (make bench-load: the MCP server under load)
 
 GO        ?= go
 WASM      := plugin/core.wasm
@@ -11,15 +13,19 @@ CLI       := bin/deepseek-web-retrieval
 WASMFLAGS := -buildmode=c-shared -trimpath -buildvcs=false -ldflags='-s -w -buildid='
 JSDIR     := tests/js
 HOSTSDIR  := tests/hosts
-# make install: copies the binary to $(BINDIR) (MCP hosts start it by that absolute
-# path), then runs its init: HOST=auto installs into every host found (OpenCode: the
-# opencode on PATH picks the 1.x "plugin" or 2.x "plugins" key); INSTALL_FLAGS adds
-# init flags. make uninstall reverses it and removes the binary.
+# make install: the binary's install command copies it to $(BINDIR) (MCP hosts start
+# it by that absolute path), then runs init: HOST=auto installs into every host found
+# (OpenCode: the opencode on PATH picks the 1.x "plugin" or 2.x "plugins" key);
+# INSTALL_FLAGS adds init flags. make uninstall reverses it and removes the binary.
 HOST          ?= auto
 INSTALL_FLAGS ?=
 BINDIR        ?= $(HOME)/.local/bin
+# make dist: VERSION (default core.Version) stamps the binaries and npm packages.
+DIST          ?= dist
+VERSION       ?=
+REGISTRYDIR   := tests/registry
 
-.PHONY: all build wasm cli install uninstall test test-go test-js test-hosts hosts-deps test-e2e check-wasm lint bench wazero fuzz js-deps clean
+.PHONY: all build wasm cli dist install uninstall test test-go test-js test-hosts hosts-deps test-e2e test-registry registry-deps check-wasm lint bench bench-load wazero fuzz js-deps clean
 
 all: build
 
@@ -28,16 +34,18 @@ build: wasm cli
 wasm:
 	GOOS=wasip1 GOARCH=wasm $(GO) build $(WASMFLAGS) -o $(WASM) ./wasm
 
+# Static (no cgo): the same binary runs on any Linux libc, as the released ones do.
 cli: wasm
-	$(GO) build -trimpath -o $(CLI) ./cmd/deepseek-web-retrieval
+	CGO_ENABLED=0 $(GO) build -trimpath -o $(CLI) ./cmd/deepseek-web-retrieval
 
 install: cli
-	@mkdir -p $(BINDIR)
-	@cp $(CLI) $(BINDIR)/.deepseek-web-retrieval.tmp && chmod 0755 $(BINDIR)/.deepseek-web-retrieval.tmp && \
-	  mv $(BINDIR)/.deepseek-web-retrieval.tmp $(BINDIR)/deepseek-web-retrieval
-	@echo "installed $(BINDIR)/deepseek-web-retrieval: MCP hosts start it from there (after moving it, run init again)"
-	@case ":$$PATH:" in *":$(BINDIR):"*) ;; *) echo "note: $(BINDIR) is not on your PATH";; esac
-	$(BINDIR)/deepseek-web-retrieval init --scope global --yes --host $(HOST) $(INSTALL_FLAGS)
+	$(CLI) install --yes --host $(HOST) --bin-dir $(BINDIR) $(INSTALL_FLAGS)
+
+# Release artifacts (internal/cmd/dist): static binaries for linux, darwin and windows on
+# amd64 and arm64, their archives, the npm tarballs (npm/packages.json names them) and
+# checksums.txt; the same commit gives the same bytes.
+dist: wasm
+	$(GO) run ./internal/cmd/dist -out $(DIST) $(if $(VERSION),-version $(VERSION))
 
 uninstall: cli
 	$(CLI) uninstall --scope global --yes --host $(HOST)
@@ -58,7 +66,7 @@ check-wasm:
 	if cmp -s $$tmp/core.wasm $(WASM); then echo "plugin/core.wasm matches a fresh build"; rm -rf $$tmp; \
 	else echo "plugin/core.wasm differs from a fresh build: run 'make wasm' and commit it"; rm -rf $$tmp; exit 1; fi
 
-test: lint check-wasm test-go test-js test-hosts
+test: lint check-wasm test-go test-js test-hosts test-registry
 
 # Every Go build in `make test` (vet, go test, the CLI that cmd/'s tests build, the reactor of
 # wasi.test.js, the `make install` of e2e-install.test.js) uses -trimpath, as `make build`
@@ -68,9 +76,10 @@ test: lint check-wasm test-go test-js test-hosts
 test: export GOFLAGS := $(strip $(shell $(GO) env GOFLAGS 2>/dev/null) -trimpath)
 
 # The module's own package (wasm/) has tests that only build for wasip1: they run under
-# wazero's CLI, built from the wazero version go.mod pins.
+# wazero's CLI, built from the wazero version go.mod pins. cmd/'s kill loop (200 killed runs
+# per host, TestKilledRunsRecover) takes minutes on two cores: hence the longer timeout.
 test-go: wazero
-	$(GO) test -count=1 ./...
+	$(GO) test -count=1 -timeout 30m ./...
 	GOOS=wasip1 GOARCH=wasm $(GO) test -count=1 -exec "$(CURDIR)/bin/wazero run" ./wasm/
 
 wazero:
@@ -98,10 +107,26 @@ $(HOSTSDIR)/node_modules/.package-lock.json: $(HOSTSDIR)/package.json $(HOSTSDIR
 test-hosts: cli hosts-deps js-deps
 	cd $(HOSTSDIR) && DWR_BIN=$(abspath $(CLI)) node --test --test-concurrency=1
 
+# The npm packages from a local registry (verdaccio on 127.0.0.1): npx install into the
+# real Codex, npm i -g, --omit=optional, the plugin in the real OpenCode (tests/registry/README.md).
+registry-deps: $(REGISTRYDIR)/node_modules/.package-lock.json
+
+$(REGISTRYDIR)/node_modules/.package-lock.json: $(REGISTRYDIR)/package.json $(REGISTRYDIR)/package-lock.json
+	cd $(REGISTRYDIR) && npm ci --no-audit --no-fund
+
+test-registry: dist registry-deps hosts-deps js-deps
+	cd $(REGISTRYDIR) && DIST=$(abspath $(DIST)) CODEX_BIN=$(abspath $(HOSTSDIR))/node_modules/.bin/codex node --test --test-concurrency=1
+
 bench: build wazero
 	$(GO) test -run='^$$' -bench=. -benchmem ./core/... ./tests/... ./cmd/...
 	GOOS=wasip1 GOARCH=wasm $(GO) test -run='^$$' -bench=. -benchmem -exec "$(CURDIR)/bin/wazero run" ./wasm/
 	cd $(JSDIR) && npm run bench
+	$(MAKE) bench-load
+
+# The MCP server under load, as a child process (tests/load): peak RSS and how every call
+# ended, for paused Messages turns, a client that never reads, large and identical fetches.
+bench-load: cli
+	$(GO) run ./tests/load -bin $(CLI)
 
 clean:
-	rm -rf bin
+	rm -rf bin $(DIST)

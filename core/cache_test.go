@@ -383,7 +383,8 @@ func TestCacheDrop(t *testing.T) {
 
 func TestCacheConcurrentUse(t *testing.T) {
 	e, clk := cachingEngine()
-	cfg := mustConfig(t, Options{CacheMaxMB: intPtr(1)})
+	// Eight at once: within the admission limits.
+	cfg := mustConfig(t, Options{CacheMaxMB: intPtr(1), MaxHeldMB: 128})
 	body := okReply(fetchBodyJSON(t, "", strings.Repeat("z", 100_000)))
 	var wg sync.WaitGroup
 	for g := 0; g < 8; g++ {

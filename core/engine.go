@@ -40,6 +40,10 @@ type Engine struct {
 	ops  map[Handle]*operation
 	// cache keeps fetched pages and search answers (cache.go).
 	cache *cache
+	// held is the sum of the reservations of ops (admission.go);
+	// released, when not nil, is closed at the next release.
+	held     int64
+	released chan struct{}
 }
 
 // NewEngine returns an engine with no operations in flight.
@@ -72,6 +76,8 @@ type operation struct {
 	messages *messagesTurn
 	// urlChecked says url is one CheckFetchURL returned (fetchKey).
 	urlChecked bool
+	// held is what o counts against maxHeldMB while in flight.
+	held int64
 }
 
 // defaultConfig is the Config of zero Options.
@@ -84,7 +90,8 @@ var defaultConfig = func() *Config {
 }()
 
 // Start begins op. The returned step either asks for the first request or,
-// when the input is unusable or the key is missing, is already done.
+// when the input is unusable, the key is missing or the engine is at its
+// limits ([CodeBusy]; see [Engine.Released]), is already done.
 func (e *Engine) Start(op Operation) Step {
 	o, err := prepare(op)
 	if err != nil {
@@ -99,14 +106,10 @@ func (e *Engine) Start(op Operation) Step {
 	if e.caching(o) {
 		o.cache = e.cache
 	}
-	e.mu.Lock()
-	e.next++
-	if e.next == 0 {
-		e.next = 1
+	h, err := e.admit(o)
+	if err != nil {
+		return Step{Done: true, Err: err}
 	}
-	h := e.next
-	e.ops[h] = o
-	e.mu.Unlock()
 	return Step{Handle: h, Request: o.attempt(1, 0)}
 }
 
@@ -124,7 +127,7 @@ func (e *Engine) Resume(h Handle, r Reply) Step {
 	step.Handle = h
 	if step.Done {
 		e.mu.Lock()
-		delete(e.ops, h)
+		e.release(h)
 		e.mu.Unlock()
 	}
 	return step
@@ -135,8 +138,7 @@ func (e *Engine) Resume(h Handle, r Reply) Step {
 // for a handle that already finished.
 func (e *Engine) Cancel(h Handle) Step {
 	e.mu.Lock()
-	o := e.ops[h]
-	delete(e.ops, h)
+	o := e.release(h)
 	e.mu.Unlock()
 	name := "DeepSeek request"
 	if o != nil {

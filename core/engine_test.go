@@ -486,6 +486,8 @@ func TestErrorsIs(t *testing.T) {
 // Many operations interleaved on one engine stay independent.
 func TestInterleavedOperations(t *testing.T) {
 	e := NewEngine(testEnv())
+	// Forty at once: over the default admission limits.
+	cfg := mustConfig(t, Options{MaxCalls: 64, MaxHeldMB: 512})
 	rng := rand.New(rand.NewSource(7))
 	type op struct {
 		h      Handle
@@ -501,11 +503,11 @@ func TestInterleavedOperations(t *testing.T) {
 		var s Step
 		if i%2 == 0 {
 			o.kind = KindSearch
-			s = e.Start(Operation{Kind: KindSearch, Query: fmt.Sprintf("q%d", i), APIKey: testKey})
+			s = e.Start(Operation{Kind: KindSearch, Query: fmt.Sprintf("q%d", i), APIKey: testKey, Config: cfg})
 			o.script = []Reply{statusReply(503, ``), okReply(resultsBody(t, item{URL: fmt.Sprintf("https://a.example/%d", i)}))}
 		} else {
 			o.kind = KindFetch
-			s = e.Start(Operation{Kind: KindFetch, URL: fmt.Sprintf("https://go.dev/%d", i), APIKey: testKey})
+			s = e.Start(Operation{Kind: KindFetch, URL: fmt.Sprintf("https://go.dev/%d", i), APIKey: testKey, Config: cfg})
 			o.script = []Reply{okReply(fmt.Sprintf(`{"title":"T%d","content":"c%d"}`, i, i))}
 			if i%3 == 0 {
 				o.script = []Reply{statusReply(402, `{"error":{"message":"Insufficient Balance"}}`)}
@@ -554,13 +556,15 @@ func TestInterleavedOperations(t *testing.T) {
 
 func TestConcurrentUse(t *testing.T) {
 	e := NewEngine(testEnv())
+	// Eight at once: within the admission limits.
+	cfg := mustConfig(t, Options{MaxHeldMB: 128})
 	var wg sync.WaitGroup
 	for i := range 8 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for j := range 50 {
-				s := e.Start(Operation{Kind: KindSearch, Query: fmt.Sprintf("q %d %d", i, j), APIKey: testKey})
+				s := e.Start(Operation{Kind: KindSearch, Query: fmt.Sprintf("q %d %d", i, j), APIKey: testKey, Config: cfg})
 				s = e.Resume(s.Handle, statusReply(500, ``))
 				s = e.Resume(s.Handle, okReply(`{"results":[]}`))
 				if !s.Done || s.Err != nil {

@@ -434,6 +434,16 @@ func (t *messagesTurn) body(cfg *Config) ([]byte, error) {
 	return b.appendJSON(nil)
 }
 
+// nextSize is at least the size of the body that continues t: the first
+// request's, plus each block so far and a comma.
+func (t *messagesTurn) nextSize() int64 {
+	n := int64(len(t.first))
+	for _, b := range t.blocks {
+		n += int64(len(b.Raw)) + 1
+	}
+	return n
+}
+
 // messagesMalformed says what is wrong with a 2xx Messages body that could
 // not be used, the way malformedMessage does for the Search API: a body
 // that is not a JSON object is classified by the wire decoder; a JSON
@@ -483,6 +493,12 @@ func (o *operation) messagesSuccess(body []byte, env Env) Step {
 	t.paused = resp.StopReason == "pause_turn"
 	t.maxTokens = resp.StopReason == "max_tokens"
 	if t.paused && t.usage.Requests <= MaxPauseContinuations {
+		// Each continuation resends everything so far: stop before one
+		// would pass the cap rather than build it.
+		if size, limit := t.nextSize(), o.cfg.Limits.MessagesMaxRequestBytes; size > limit {
+			return Step{Done: true, Err: &Error{Code: CodeTooLarge, Message: o.name + " failed: DeepSeek paused its turn " + strconv.Itoa(t.usage.Requests) +
+				" times, and continuing it would resend " + mib(size) + " (everything so far), over messagesMaxRequestMB (" + strconv.FormatInt(limit>>20, 10) + " MiB); the turn was not continued"}}
+		}
 		next, jerr := t.body(o.cfg)
 		if jerr != nil {
 			return Step{Done: true, Err: &Error{Code: CodeInternal, Message: "deepseek-web-retrieval: encode request: " + jerr.Error()}}

@@ -113,6 +113,15 @@ type Options struct {
 	// CacheMaxMB caps the cache's memory, in MiB (0–64); nil means 64, 0
 	// turns the page and search caches off.
 	CacheMaxMB *int `json:"cacheMaxMB,omitempty"`
+	// MaxCalls bounds the calls in flight in one process (1–256); 0 means
+	// DefaultMaxCalls. See admission.go.
+	MaxCalls int `json:"maxCalls,omitempty"`
+	// MaxHeldMB bounds the request and response bytes the calls in flight
+	// may hold together, in MiB (16–1024); 0 means DefaultMaxHeldMB.
+	MaxHeldMB int `json:"maxHeldMB,omitempty"`
+	// MessagesMaxRequestMB caps one Messages request, in MiB (1–64); 0
+	// means DefaultMessagesMaxRequestMB.
+	MessagesMaxRequestMB int `json:"messagesMaxRequestMB,omitempty"`
 
 	// The Messages search backend (messages.go).
 	MessagesOptions
@@ -149,7 +158,7 @@ var optionNames = []string{
 	"maxSummaryChars", "minRerank", "minAuthority", "allowUnknownAuthority",
 	"includeDomains", "allowedDomains", "blockedDomains", "language",
 	"localization", "fetchMaxChars", "timeoutMs", "maxRetries",
-	"cacheTTL", "cacheMaxMB",
+	"cacheTTL", "cacheMaxMB", "maxCalls", "maxHeldMB", "messagesMaxRequestMB",
 	"searchBackend", "messagesBaseURL", "messagesModel", "messagesMaxTokens",
 	"messagesMaxUses", "anthropicVersion", "messagesSummary",
 }
@@ -238,6 +247,12 @@ func ParseOptions(data []byte) (Options, []string, error) {
 			var n int
 			err = decodeRange(v, &n, "maxRetries")
 			o.MaxRetries = &n
+		case "maxCalls":
+			err = decodeRange(v, &o.MaxCalls, k)
+		case "maxHeldMB":
+			err = decodeRange(v, &o.MaxHeldMB, k)
+		case "messagesMaxRequestMB":
+			err = decodeRange(v, &o.MessagesMaxRequestMB, k)
 		case "cacheTTL", "cacheMaxMB":
 			var n int
 			err = decodeRange(v, &n, k)
@@ -275,6 +290,9 @@ func explicitZero(name string, o Options) error {
 		{"maxSummaryChars", o.MaxSummaryChars, minSummaryChars, maxSummaryChars},
 		{"fetchMaxChars", o.FetchMaxChars, minFetchMaxChars, maxFetchMaxChars},
 		{"timeoutMs", o.TimeoutMs, minTimeoutMs, maxTimeoutMs},
+		{"maxCalls", o.MaxCalls, 1, maxMaxCalls},
+		{"maxHeldMB", o.MaxHeldMB, minMaxHeldMB, maxMaxHeldMB},
+		{"messagesMaxRequestMB", o.MessagesMaxRequestMB, 1, maxMessagesMaxRequestMB},
 	} {
 		if f.name == name && f.v == 0 {
 			return errors.New("want a whole number from " + strconv.Itoa(f.lo) + " to " + strconv.Itoa(f.hi) + ", got 0")
@@ -325,13 +343,16 @@ func decodeInt(v []byte, dst *int) error {
 
 // intRanges are the whole-number options and their ranges.
 var intRanges = map[string][2]int{
-	"maxResults":      {1, maxMaxResults},
-	"maxSummaryChars": {minSummaryChars, maxSummaryChars},
-	"fetchMaxChars":   {minFetchMaxChars, maxFetchMaxChars},
-	"timeoutMs":       {minTimeoutMs, maxTimeoutMs},
-	"maxRetries":      {0, maxMaxRetries},
-	"cacheTTL":        {0, MaxCacheTTLMinutes},
-	"cacheMaxMB":      {0, MaxCacheMB},
+	"maxResults":           {1, maxMaxResults},
+	"maxSummaryChars":      {minSummaryChars, maxSummaryChars},
+	"fetchMaxChars":        {minFetchMaxChars, maxFetchMaxChars},
+	"timeoutMs":            {minTimeoutMs, maxTimeoutMs},
+	"maxRetries":           {0, maxMaxRetries},
+	"cacheTTL":             {0, MaxCacheTTLMinutes},
+	"cacheMaxMB":           {0, MaxCacheMB},
+	"maxCalls":             {1, maxMaxCalls},
+	"maxHeldMB":            {minMaxHeldMB, maxMaxHeldMB},
+	"messagesMaxRequestMB": {1, maxMessagesMaxRequestMB},
 }
 
 func checkRange(name string, n int) error {
@@ -400,6 +421,8 @@ type Config struct {
 	CacheTTLMinutes int
 	// CacheMaxBytes caps the cache's memory; 0 when caching is off.
 	CacheMaxBytes int64
+	// Limits bound the work an engine holds at once (admission.go).
+	Limits Limits
 
 	// Messages holds the search backend and the Messages backend's
 	// settings (messages.go).
@@ -517,6 +540,9 @@ func NewConfig(o Options) (*Config, []string, error) {
 		c.MaxRetries = *o.MaxRetries
 	}
 	if err := c.setCache(o.CacheTTL, o.CacheMaxMB); err != nil {
+		return nil, nil, err
+	}
+	if err := c.setLimits(o); err != nil {
 		return nil, nil, err
 	}
 	if o.MinRerank < 0 || o.MinRerank > 3 || math.IsNaN(o.MinRerank) {

@@ -26,6 +26,7 @@ func TestNewConfigDefaults(t *testing.T) {
 		MaxRetries:            2,
 		CacheTTLMinutes:       15,
 		CacheMaxBytes:         64 << 20,
+		Limits:                Limits{MaxCalls: 16, MaxHeldBytes: 64 << 20, MessagesMaxRequestBytes: 8 << 20},
 		Messages: MessagesConfig{
 			Backend:          BackendSearch,
 			BaseURL:          "https://api.deepseek.com/anthropic",

@@ -123,7 +123,7 @@ func Perform(ctx context.Context, client *http.Client, r *core.Request) core.Rep
 	if resp.ContentLength > r.MaxBytes {
 		return core.Reply{Kind: core.ReplyTooLarge}
 	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, r.MaxBytes+1))
+	body, err := readBody(resp, r.MaxBytes)
 	if err != nil {
 		return ended(err)
 	}
@@ -240,6 +240,33 @@ func hostOnly(host string) string {
 	return host
 }
 
+// readBody reads at most maxBytes+1 bytes of resp's body. A body whose
+// length is announced is read into one buffer of that size, where
+// io.ReadAll would grow one by doubling and leave about as much again
+// behind for the collector: under load the garbage, not the bodies, is
+// most of the memory.
+func readBody(resp *http.Response, maxBytes int64) ([]byte, error) {
+	if n := resp.ContentLength; n >= 0 && n <= maxBytes {
+		buf := make([]byte, n+1) // one byte more shows a body longer than announced
+		m, err := io.ReadFull(resp.Body, buf)
+		switch {
+		case errors.Is(err, io.ErrUnexpectedEOF) && int64(m) == n:
+			return buf[:m], nil
+		case err == nil:
+			// Longer than announced: read on, up to the cap.
+			rest, err := io.ReadAll(io.LimitReader(resp.Body, maxBytes+1-int64(m)))
+			return append(buf[:m], rest...), err
+		case errors.Is(err, io.EOF) && n == 0:
+			return buf[:0], nil
+		default:
+			return nil, err
+		}
+	}
+	var b bytes.Buffer
+	_, err := b.ReadFrom(io.LimitReader(resp.Body, maxBytes+1))
+	return b.Bytes(), err
+}
+
 // scrub keeps a transport error's message without the request URL that
 // net/http prefixes it with.
 func scrub(err error) string {
@@ -254,14 +281,8 @@ func scrub(err error) string {
 
 // Run drives op to its end on eng, performing every request with client.
 // Cancelling ctx cancels the operation and returns its cancelled step.
+// While the engine is at its limits (core.CodeBusy), the call waits for
+// room as [Driver] does; use a Driver to also share identical calls.
 func Run(ctx context.Context, client *http.Client, eng *core.Engine, op core.Operation) core.Step {
-	step := eng.Start(op)
-	for !step.Done {
-		reply := Perform(ctx, client, step.Request)
-		if reply.Kind == core.ReplyCancelled {
-			return eng.Cancel(step.Handle)
-		}
-		step = eng.Resume(step.Handle, reply)
-	}
-	return step
+	return (&Driver{Engine: eng, Client: client}).run(ctx, op, nil)
 }

@@ -60,6 +60,13 @@ type Options struct {
 	// CacheMaxMB caps the cache's memory, in MiB (0–64, 0 turns the caches
 	// off).
 	CacheMaxMB *int `json:"cacheMaxMB,omitempty"`
+	// MaxCalls, MaxHeldMB and MessagesMaxRequestMB bound the work one
+	// process holds at once (core.Limits): calls in flight (1–256), MiB of
+	// requests and responses they hold (16–1024), MiB of one Messages
+	// request (1–64).
+	MaxCalls             *int `json:"maxCalls,omitempty"`
+	MaxHeldMB            *int `json:"maxHeldMB,omitempty"`
+	MessagesMaxRequestMB *int `json:"messagesMaxRequestMB,omitempty"`
 	// SearchBackend is "search" (the Search API, default) or "messages"
 	// (DeepSeek's web search through the Messages endpoint); the Messages*
 	// and AnthropicVersion fields configure the latter (core.MessagesOptions).
@@ -104,7 +111,7 @@ func (e *OptionError) Error() string { return fmt.Sprintf("invalid %s: %s", e.Op
 var OptionNames = []string{"search", "fetch", "apiKeyEnv", "baseURL", "maxResults", "maxSummaryChars",
 	"minRerank", "minAuthority", "allowUnknownAuthority", "includeDomains", "allowedDomains",
 	"blockedDomains", "language", "localization", "fetchMaxChars", "timeoutMs", "maxRetries",
-	"cacheTTL", "cacheMaxMB", "searchBackend", "messagesBaseURL", "messagesModel", "messagesMaxTokens", "messagesMaxUses",
+	"cacheTTL", "cacheMaxMB", "maxCalls", "maxHeldMB", "messagesMaxRequestMB", "searchBackend", "messagesBaseURL", "messagesModel", "messagesMaxTokens", "messagesMaxUses",
 	"anthropicVersion", "messagesSummary"}
 
 // Validate checks every set option with the core's resolver

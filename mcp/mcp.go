@@ -148,6 +148,9 @@ type handler struct {
 	getenv func(string) string
 	client *http.Client
 	eng    *core.Engine
+	// driver runs the calls: it waits for admission and shares identical
+	// calls in flight.
+	driver *httpdriver.Driver
 	// lifetime, when set, cancels every call when it ends (the SDK waits
 	// for calls in flight before it closes a session).
 	lifetime context.Context
@@ -176,6 +179,7 @@ func newHandler(o Options) *handler {
 		env.Random = rand.Float64
 	}
 	h.eng = core.NewEngine(env)
+	h.driver = &httpdriver.Driver{Engine: h.eng, Client: h.client}
 	return h
 }
 
@@ -225,26 +229,16 @@ func failure(msg string) *sdk.CallToolResult {
 	return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: msg}}}
 }
 
-// run drives op like httpdriver.Run, telling progress about every retry wait.
-func (h *handler) run(ctx context.Context, op core.Operation, progress func(*core.Request, core.Reply)) core.Step {
-	step := h.eng.Start(op)
-	for !step.Done {
-		reply := httpdriver.Perform(ctx, h.client, step.Request)
-		if reply.Kind == core.ReplyCancelled {
-			return h.eng.Cancel(step.Handle)
-		}
-		step = h.eng.Resume(step.Handle, reply)
-		if !step.Done && progress != nil {
-			progress(step.Request, reply)
-		}
-	}
-	return step
+// run drives op on the handler's driver, telling progress about every
+// retry wait.
+func (h *handler) run(ctx context.Context, op core.Operation, progress httpdriver.Progress) core.Step {
+	return h.driver.Run(ctx, op, progress)
 }
 
 // progress returns what reports a retry wait to the client, or nil when the
 // client gave no progress token. Progress counts attempts made; the total is
 // the most a call may make.
-func (h *handler) progress(ctx context.Context, req *sdk.CallToolRequest) func(*core.Request, core.Reply) {
+func (h *handler) progress(ctx context.Context, req *sdk.CallToolRequest) httpdriver.Progress {
 	token := req.Params.GetProgressToken()
 	if token == nil || req.Session == nil {
 		return nil

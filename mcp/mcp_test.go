@@ -490,7 +490,8 @@ func TestConcurrentCalls(t *testing.T) {
 		d.Search(w, r)
 	}))
 	defer srv.Close()
-	h := connect(t, nil, `{"baseURL":"`+srv.URL+`","maxRetries":0}`)
+	// Twenty at once: over the default admission limits.
+	h := connect(t, nil, `{"baseURL":"`+srv.URL+`","maxRetries":0,"maxCalls":20,"maxHeldMB":256}`)
 	var wg sync.WaitGroup
 	results := make([]string, n)
 	for i := range n {

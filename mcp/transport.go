@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -22,7 +24,25 @@ const MaxLineBytes = sdk.DefaultMaxLineLength
 const (
 	codeParseError     = -32700
 	codeInvalidRequest = -32600
+	codeInternalError  = -32603
+	// codeNotInitialized answers a call sent before initialize, as LSP's
+	// ServerNotInitialized does (JSON-RPC leaves -32000 to -32099 to
+	// servers).
+	codeNotInitialized = -32002
 )
+
+// Defaults of the transport's backpressure (see [StdioTransport]).
+const (
+	// DefaultMaxPending is how many calls may be read and not yet answered.
+	DefaultMaxPending = 64
+	// DefaultMaxPendingBytes bounds the bytes of the lines of those calls
+	// (32 MiB); one call is always let through, up to MaxLineBytes.
+	DefaultMaxPendingBytes = 32 << 20
+)
+
+// maxSafeID is the largest integer id the SDK, which reads numbers as
+// float64, echoes exactly (2^53-1).
+const maxSafeID = 1<<53 - 1
 
 // StdioTransport is newline-delimited JSON-RPC over r and w that survives bad
 // input. The SDK's own stdio transport ends the session at the first line
@@ -30,9 +50,28 @@ const (
 // JSON-RPC error (parse error, invalid request) and keeps serving, as the
 // issue requires of "malformed requests". Batches (JSON arrays) are answered
 // the same way: no MCP host sends them, and 2025-06-18 removed them.
+//
+// Ids are answered exactly as sent: a numeric id that is not a whole
+// number within ±(2^53-1) (1.5, 1e30, 1.0), which the SDK would read as a
+// float and answer under another number, gets an invalid-request error
+// that echoes it byte for byte; a call reusing the id of one in flight gets
+// an invalid-request error with a null id. A call sent before initialize is
+// answered with code -32002 (not initialized).
+//
+// Backpressure: at most MaxPending calls (and MaxPendingBytes of their
+// lines) are read and not yet answered. Beyond that the transport stops
+// reading until an answer has been written, so a client that writes
+// without reading its answers fills its own pipe, and the server's memory
+// stays flat.
 type StdioTransport struct {
 	Reader io.Reader
 	Writer io.Writer
+	// MaxPending is how many calls may be read and not yet answered; 0
+	// means DefaultMaxPending.
+	MaxPending int
+	// MaxPendingBytes bounds the lines of those calls, in bytes; 0 means
+	// DefaultMaxPendingBytes.
+	MaxPendingBytes int64
 }
 
 // Connect implements sdk.Transport.
@@ -44,7 +83,59 @@ func (t *StdioTransport) Connect(ctx context.Context) (sdk.Connection, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &quietCancel{Connection: conn, inFlight: map[string]bool{}}, nil
+	g := &gate{maxN: t.MaxPending, maxBytes: t.MaxPendingBytes}
+	if g.maxN <= 0 {
+		g.maxN = DefaultMaxPending
+	}
+	if g.maxBytes <= 0 {
+		g.maxBytes = DefaultMaxPendingBytes
+	}
+	return &quietCancel{Connection: conn, inFlight: map[string]*pending{}, gate: g, errw: w}, nil
+}
+
+// gate counts the calls read and not yet answered, and the bytes of their
+// lines.
+type gate struct {
+	maxN     int
+	maxBytes int64
+	mu       sync.Mutex
+	n        int
+	bytes    int64
+	wake     chan struct{} // closed at the next release
+}
+
+// acquire waits until a call of size bytes fits, or ctx ends.
+func (g *gate) acquire(ctx context.Context, size int64) error {
+	for {
+		g.mu.Lock()
+		if g.n == 0 || g.n < g.maxN && g.bytes+size <= g.maxBytes {
+			g.n++
+			g.bytes += size
+			g.mu.Unlock()
+			return nil
+		}
+		if g.wake == nil {
+			g.wake = make(chan struct{})
+		}
+		wake := g.wake
+		g.mu.Unlock()
+		select {
+		case <-wake:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+func (g *gate) release(size int64) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.n--
+	g.bytes -= size
+	if g.wake != nil {
+		close(g.wake)
+		g.wake = nil
+	}
 }
 
 // quietCancel drops the response to a request the client cancelled: the
@@ -52,48 +143,124 @@ func (t *StdioTransport) Connect(ctx context.Context) (sdk.Connection, error) {
 // and clients log an answer to an id they forgot ("unknown message ID").
 // The SDK answers every call, so the transport holds that answer back. Only
 // calls still in flight can be cancelled (MCP forbids reusing an id).
+//
+// It is also where backpressure and duplicate ids are handled: Read holds a
+// call back until the gate has room for it, Write releases the room when
+// the call is answered.
 type quietCancel struct {
 	sdk.Connection
+	gate     *gate
+	errw     io.Writer // answers what the SDK must not see
 	mu       sync.Mutex
-	inFlight map[string]bool // call ids (idKey) → cancelled
+	inFlight map[string]*pending // call ids (idKey)
+}
+
+// pending is a call read and not yet answered.
+type pending struct {
+	size      int64 // what it holds in the gate
+	cancelled bool
 }
 
 func (c *quietCancel) Read(ctx context.Context) (jsonrpc.Message, error) {
-	msg, err := c.Connection.Read(ctx)
-	req, ok := msg.(*jsonrpc.Request)
-	if err != nil || !ok {
-		return msg, err
+	for {
+		msg, err := c.Connection.Read(ctx)
+		req, ok := msg.(*jsonrpc.Request)
+		if err != nil || !ok {
+			return msg, err
+		}
+		if !req.IsCall() {
+			c.notification(req)
+			return msg, nil
+		}
+		k := idKey(req.ID)
+		c.mu.Lock()
+		_, dup := c.inFlight[k]
+		c.mu.Unlock()
+		if dup {
+			// The SDK would answer it with a null id too, but only after
+			// taking it for the call in flight.
+			if _, werr := c.errw.Write(errorLine(json.RawMessage("null"), codeInvalidRequest,
+				"invalid request: the id "+clipID(req.ID)+" belongs to a call still in flight; use a new id for each call")); werr != nil {
+				return nil, werr
+			}
+			continue
+		}
+		size := int64(len(req.Params) + len(req.Method) + 64)
+		if err := c.gate.acquire(ctx, size); err != nil {
+			return nil, err
+		}
+		c.mu.Lock()
+		c.inFlight[k] = &pending{size: size}
+		c.mu.Unlock()
+		return msg, nil
 	}
+}
+
+// notification marks the call a notifications/cancelled names.
+func (c *quietCancel) notification(req *jsonrpc.Request) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if req.IsCall() {
-		c.inFlight[idKey(req.ID)] = false
-	} else if req.Method == "notifications/cancelled" {
+	if req.Method == "notifications/cancelled" {
 		var p struct {
 			RequestID any `json:"requestId"`
 		}
 		if json.Unmarshal(req.Params, &p) == nil {
 			if id, err := jsonrpc.MakeID(p.RequestID); err == nil {
-				if _, ok := c.inFlight[idKey(id)]; ok {
-					c.inFlight[idKey(id)] = true
+				if p := c.inFlight[idKey(id)]; p != nil {
+					p.cancelled = true
 				}
 			}
 		}
 	}
-	return msg, nil
 }
 
 func (c *quietCancel) Write(ctx context.Context, msg jsonrpc.Message) error {
-	if resp, ok := msg.(*jsonrpc.Response); ok {
-		c.mu.Lock()
-		drop := c.inFlight[idKey(resp.ID)]
-		delete(c.inFlight, idKey(resp.ID))
-		c.mu.Unlock()
-		if drop {
+	resp, ok := msg.(*jsonrpc.Response)
+	if !ok {
+		return c.Connection.Write(ctx, msg)
+	}
+	c.mu.Lock()
+	p := c.inFlight[idKey(resp.ID)]
+	delete(c.inFlight, idKey(resp.ID))
+	c.mu.Unlock()
+	if p != nil {
+		// Released once the answer is out (or dropped): while stdout is
+		// not read, Write blocks and Read stays held back.
+		defer c.gate.release(p.size)
+		if p.cancelled {
 			return nil
 		}
 	}
-	return c.Connection.Write(ctx, msg)
+	if resp.Error != nil {
+		resp = withCode(resp)
+	}
+	return c.Connection.Write(ctx, resp)
+}
+
+// withCode gives an error the SDK answers without a JSON-RPC code (code 0)
+// a proper one: -32002 for a call before initialize, else internal error.
+func withCode(resp *jsonrpc.Response) *jsonrpc.Response {
+	var we *jsonrpc.Error
+	if errors.As(resp.Error, &we) && we.Code != 0 {
+		return resp
+	}
+	msg := resp.Error.Error()
+	code := int64(codeInternalError)
+	if method, ok := strings.CutPrefix(msg, "method "); ok && strings.HasSuffix(method, " is invalid during session initialization") {
+		code = codeNotInitialized
+		msg = "server not initialized: " + strings.TrimSuffix(method, " is invalid during session initialization") +
+			" was sent before initialize; send initialize, then notifications/initialized, first"
+	}
+	return &jsonrpc.Response{ID: resp.ID, Error: &jsonrpc.Error{Code: code, Message: msg}}
+}
+
+// clipID prints an id for a message, at most 40 characters.
+func clipID(id jsonrpc.ID) string {
+	b, _ := json.Marshal(id.Raw())
+	if len(b) > 40 {
+		return string(b[:40]) + "…"
+	}
+	return string(b)
 }
 
 // idKey tells the string id "1" from the number 1.
@@ -169,11 +336,40 @@ func check(line []byte, tooLong bool) (int, string) {
 	if _, err := jsonrpc.DecodeMessage(line); err != nil {
 		return codeInvalidRequest, "invalid request: not a JSON-RPC 2.0 request, notification or response"
 	}
+	var probe struct {
+		ID     json.RawMessage `json:"id"`
+		Method *string         `json:"method"`
+	}
+	if json.Unmarshal(line, &probe) == nil && probe.Method != nil && len(probe.ID) > 0 {
+		if c := probe.ID[0]; (c == '-' || c >= '0' && c <= '9') && !safeInteger(probe.ID) {
+			return codeInvalidRequest, "invalid request: the id " + clip(string(probe.ID), 40) +
+				" is not a whole number from -9007199254740991 to 9007199254740991 written without a fraction or exponent; use such a number or a string"
+		}
+	}
 	return 0, ""
 }
 
-// errorResponse is the JSON-RPC error answering line, with its id when it
-// has a usable one.
+// safeInteger reports whether a JSON number is written as a plain integer
+// (no fraction, exponent or -0) within ±(2^53-1), so that the SDK, which
+// reads ids as float64, answers with the same digits.
+func safeInteger(num []byte) bool {
+	digits := bytes.TrimPrefix(num, []byte("-"))
+	if len(digits) == 0 || len(digits) > 16 || digits[0] == '0' && (len(digits) > 1 || len(num) > 1) {
+		return false
+	}
+	n, err := strconv.ParseInt(string(digits), 10, 64)
+	return err == nil && n <= maxSafeID
+}
+
+func clip(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
+}
+
+// errorResponse is the JSON-RPC error answering line, with its id as sent
+// when it has a usable one.
 func errorResponse(line []byte, code int, msg string) []byte {
 	var probe struct {
 		ID json.RawMessage `json:"id"`
@@ -188,6 +384,11 @@ func errorResponse(line []byte, code int, msg string) []byte {
 			}
 		}
 	}
+	return errorLine(id, code, msg)
+}
+
+// errorLine is a JSON-RPC error response with id, as a line.
+func errorLine(id json.RawMessage, code int, msg string) []byte {
 	b, _ := json.Marshal(struct {
 		JSONRPC string          `json:"jsonrpc"`
 		ID      json.RawMessage `json:"id"`

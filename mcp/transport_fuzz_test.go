@@ -15,6 +15,9 @@ func FuzzCheck(f *testing.F) {
 		`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, `{"jsonrpc":"2.0","method":"notifications/initialized"}`,
 		`garbage`, `[]`, `[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, `{"id":"x"}`, `{"id":{"a":1}}`, `null`, `1`,
 		`{"jsonrpc":"2.0","id":1,"result":{}}`, `{"jsonrpc":"2.0","id":1,"method":"ping"}{"x":1}`,
+		`{"jsonrpc":"2.0","id":1.5,"method":"ping"}`, `{"jsonrpc":"2.0","id":1e30,"method":"ping"}`,
+		`{"jsonrpc":"2.0","id":-0,"method":"ping"}`, `{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}`,
+		`{"jsonrpc":"2.0","id":-9007199254740991,"method":"ping"}`, `{"jsonrpc":"2.0","id":"\u0031","method":"ping"}`,
 	} {
 		f.Add(seed)
 	}
@@ -24,8 +27,37 @@ func FuzzCheck(f *testing.F) {
 		}
 		code, msg := check([]byte(line), false)
 		if code == 0 {
-			if _, err := jsonrpc.DecodeMessage([]byte(line)); err != nil {
+			m, err := jsonrpc.DecodeMessage([]byte(line))
+			if err != nil {
 				t.Fatalf("passed on %q, which the SDK cannot decode: %v", line, err)
+			}
+			// A call passed on is answered under exactly its id: the SDK's
+			// answer carries the same number, digit for digit.
+			if req, ok := m.(*jsonrpc.Request); ok && req.IsCall() {
+				var probe struct {
+					ID json.RawMessage `json:"id"`
+				}
+				_ = json.Unmarshal([]byte(line), &probe)
+				out, err := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: req.ID, Result: json.RawMessage(`{}`)})
+				if err != nil {
+					t.Fatal(err)
+				}
+				var answer struct {
+					ID json.RawMessage `json:"id"`
+				}
+				_ = json.Unmarshal(out, &answer)
+				if c := probe.ID[0]; c == '-' || c >= '0' && c <= '9' {
+					if string(answer.ID) != string(probe.ID) {
+						t.Fatalf("id %s would be answered as %s", probe.ID, answer.ID)
+					}
+				} else {
+					var sent, got any
+					_ = json.Unmarshal(probe.ID, &sent)
+					_ = json.Unmarshal(answer.ID, &got)
+					if sent != got {
+						t.Fatalf("id %s would be answered as %s", probe.ID, answer.ID)
+					}
+				}
 			}
 			return
 		}

@@ -292,11 +292,40 @@ export class Runtime {
       return await this.#run(envelope, signal)
     } finally {
       if (--this.#running === 0) this.#armIdle()
+      for (const wake of this.#waiting.splice(0)) wake()
     }
   }
 
-  async #run(envelope, signal) {
+  // #waiting wakes the calls that the module refused as busy when a call ends.
+  #waiting = []
+
+  // #admit starts the operation. While the module refuses it as busy (its maxCalls or
+  // maxHeldMB are reached), the call waits for another call to end and asks again, up to
+  // the operation's timeoutMs; cancelling the signal stops the wait. The last refusal is
+  // the result when it cannot start in time.
+  async #admit(envelope, signal) {
     let step = this.start(envelope)
+    const deadline = performance.now() + (envelope.options?.timeoutMs ?? 30000)
+    while (step.step === "done" && step.error?.code === "busy" && this.#running > 1 && !signal?.aborted) {
+      const left = deadline - performance.now()
+      if (left <= 0) break
+      await new Promise((wake) => {
+        const timer = setTimeout(wake, left)
+        const done = () => {
+          clearTimeout(timer)
+          signal?.removeEventListener("abort", done)
+          wake()
+        }
+        this.#waiting.push(done)
+        signal?.addEventListener("abort", done, { once: true })
+      })
+      if (!signal?.aborted) step = this.start(envelope)
+    }
+    return step
+  }
+
+  async #run(envelope, signal) {
+    let step = await this.#admit(envelope, signal)
     const generation = this.#generation
     const stop = signal ? AbortSignal.any([signal, this.#abandon.signal]) : this.#abandon.signal
     while (step.step === "http") {
@@ -358,6 +387,47 @@ function delay(ms, signal) {
  */
 export async function perform(req, signal) {
   if (!(await delay(req.delayMs, signal))) return { reply: { kind: "cancelled" } }
+  return share(req, signal)
+}
+
+// inFlight holds the requests being sent, by their bytes: an identical request (two calls
+// for the same page or query, with the same options) joins the one in flight instead of
+// sending a second, so DeepSeek answers and bills once. Each caller gets the same reply;
+// one caller's cancel leaves the request running for the others, and the request is
+// aborted only when every caller has cancelled.
+const inFlight = new Map()
+
+function share(req, signal) {
+  if (signal?.aborted) return Promise.resolve({ reply: { kind: "cancelled" } })
+  const key = JSON.stringify([req.method, req.url, req.headers, req.body ?? null, req.maxBytes])
+  let entry = inFlight.get(key)
+  if (!entry) {
+    const ctl = new AbortController()
+    entry = { callers: 0, ctl, done: send(req, ctl.signal) }
+    inFlight.set(key, entry)
+    const own = entry
+    own.done.finally(() => inFlight.get(key) === own && inFlight.delete(key))
+  }
+  const joined = entry
+  joined.callers++
+  return new Promise((resolve) => {
+    const onAbort = () => {
+      if (--joined.callers === 0) {
+        inFlight.get(key) === joined && inFlight.delete(key)
+        joined.ctl.abort()
+      }
+      resolve({ reply: { kind: "cancelled" } })
+    }
+    signal?.addEventListener("abort", onAbort, { once: true })
+    joined.done.then((r) => {
+      signal?.removeEventListener("abort", onAbort)
+      if (!signal?.aborted) resolve(r)
+    })
+  })
+}
+
+// send performs one request; signal aborts it (every caller cancelled).
+async function send(req, signal) {
   const ctl = new AbortController()
   let timedOut = false
   const timer = setTimeout(() => {

@@ -200,9 +200,10 @@ func TestInterleaved(t *testing.T) {
 	for i := range ops {
 		var s abi.Start
 		if i%3 == 2 {
-			s = e.start(abi.KindFetch, abi.FetchInput{URL: fmt.Sprintf("https://example.com/page/%d", i)}, nil)
+			// Fifty at once: over the default admission limits.
+			s = e.start(abi.KindFetch, abi.FetchInput{URL: fmt.Sprintf("https://example.com/page/%d", i)}, e.opts("maxCalls", 64, "maxHeldMB", 1024))
 		} else {
-			s = e.start(abi.KindSearch, abi.SearchInput{Query: fmt.Sprintf("q%d", i)}, e.opts("maxResults", 1+i%5))
+			s = e.start(abi.KindSearch, abi.SearchInput{Query: fmt.Sprintf("q%d", i)}, e.opts("maxResults", 1+i%5, "maxCalls", 64, "maxHeldMB", 1024))
 		}
 		r, err := e.m.Start(e.ctx, s)
 		require.NoError(t, err)

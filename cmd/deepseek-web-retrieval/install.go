@@ -71,6 +71,7 @@ var optionFlags = map[string]string{
 	"includeDomains": "--include-domains", "allowedDomains": "--allowed-domains", "blockedDomains": "--blocked-domains",
 	"language": "--language", "localization": "--localization", "fetchMaxChars": "--fetch-max-chars",
 	"timeoutMs": "--timeout-ms", "maxRetries": "--max-retries", "cacheTTL": "--cache-ttl", "cacheMaxMB": "--cache-max-mb",
+	"maxCalls": "--max-calls", "maxHeldMB": "--max-held-mb", "messagesMaxRequestMB": "--messages-max-request-mb",
 	"searchBackend": "--search-backend", "messagesBaseURL": "--messages-base-url", "messagesModel": "--messages-model",
 	"messagesMaxTokens": "--messages-max-tokens", "messagesMaxUses": "--messages-max-uses",
 	"anthropicVersion": "--anthropic-version", "messagesSummary": "--messages-summary",
@@ -245,7 +246,7 @@ func binaryPath(flagValue string) (string, error) {
 	if r, err := filepath.EvalSymlinks(p); err == nil {
 		p = r
 	}
-	return p, nil
+	return p, stableBinary(p) // managedpath.go
 }
 
 // planned is one host's plan (or why there is none) with the directory to

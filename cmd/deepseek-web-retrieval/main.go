@@ -18,7 +18,9 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
 	"runtime/debug"
+	"strings"
 
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
 )
@@ -51,7 +53,8 @@ func commands() []command {
 		{"search", "search the web with DeepSeek Search", runSearch, searchUsage},
 		{"fetch", "fetch a web page as Markdown with DeepSeek Fetch", runFetch, fetchUsage},
 		{"mcp", "serve deepseek_search and deepseek_fetch to MCP hosts over stdio", runMCP, mcpUsage},
-		{"version", "print the version", runVersion, nil},
+		{"install", "put this binary in ~/.local/bin, then init with it (prints the plan; --yes applies it)", runInstall, installUsage},
+		{"version", "print the version, commit and Go version", runVersion, nil},
 		{"help", "show help for a command", runHelp, nil},
 	}
 }
@@ -125,8 +128,9 @@ func runHelp(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	return exitUsage
 }
 
-// version is the release version; -ldflags "-X main.version=…" overrides it.
-var version = ""
+// version is the release version and commit the commit it was built from;
+// make dist sets both with -ldflags "-X main.version=… -X main.commit=…".
+var version, commit = "", ""
 
 func versionString() string {
 	if version != "" {
@@ -144,6 +148,30 @@ func runVersion(_ context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintln(stderr, "deepseek-web-retrieval version: takes no arguments")
 		return exitUsage
 	}
-	fmt.Fprintf(stdout, "deepseek-web-retrieval %s\n", versionString())
+	fmt.Fprintln(stdout, versionLine())
 	return exitOK
+}
+
+// versionLine is what --version prints: the version, the commit (linked
+// in by make dist, else the one the go command stamped) and the Go version
+// and platform, e.g.
+// "deepseek-web-retrieval 0.1.0 (commit 53d0547…, go1.26.8 linux/amd64)";
+// the commit is left out when neither knows it.
+func versionLine() string {
+	c := commit
+	if bi, ok := debug.ReadBuildInfo(); ok && c == "" {
+		for _, s := range bi.Settings {
+			switch {
+			case s.Key == "vcs.revision":
+				c = s.Value + c
+			case s.Key == "vcs.modified" && s.Value == "true":
+				c += "-dirty"
+			}
+		}
+	}
+	goVersion := fmt.Sprintf("%s %s/%s", runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	if c == "" || strings.HasPrefix(c, "-") { // not known: built without VCS stamping
+		return fmt.Sprintf("deepseek-web-retrieval %s (%s)", versionString(), goVersion)
+	}
+	return fmt.Sprintf("deepseek-web-retrieval %s (commit %s, %s)", versionString(), c, goVersion)
 }

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"syscall"
@@ -58,6 +59,12 @@ Flags (the plugin options of the README, in kebab-case):
   --cache-ttl MIN               minutes a fetched page stays cached after its last use,
                                 0-60 (default 15; 0 turns the page and search caches off)
   --cache-max-mb N              memory the cache may hold in MiB, 0-64 (default 64)
+  --max-calls N                 calls running at once, 1-256 (default 16); more wait
+  --max-held-mb N               MiB the running calls' requests and responses may hold,
+                                16-1024 (default 64: six 5 MiB fetches); more wait, at most
+                                --timeout-ms, then fail saying so
+  --messages-max-request-mb N   cap on one Messages request, 1-64 (default 8): a paused
+                                turn resends everything so far, and stops with an error first
 
 Every flag can also be set as an environment variable named DEEPSEEK_WEB_RETRIEVAL_
 and the flag in upper case with underscores (DEEPSEEK_WEB_RETRIEVAL_MAX_RESULTS=5,
@@ -120,6 +127,7 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "deepseek-web-retrieval mcp: note: --%s forced works like preferred: an MCP server cannot switch off the host's own %s tool; switch it off in the host's config (see \"Use it from any MCP host\" in the README)\n", t.flag, t.tool)
 		}
 	}
+	setMemoryLimit(cfg, os.Getenv)
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	fmt.Fprintf(stderr, "deepseek-web-retrieval mcp: serving %s on stdio; the key is read from $%s at each call\n", describe(cfg), cfg.APIKeyEnv)
@@ -129,6 +137,21 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitFailed
 	}
 	return exitOK
+}
+
+// setMemoryLimit tells Go's collector how much the server means to hold:
+// the cache, the calls admitted under maxHeldMB with room for their
+// garbage, and the program itself (cacheMaxMB + 1.5 × maxHeldMB + 32 MiB;
+// 192 MiB by default). It is a soft limit: under load the collector runs
+// more often instead of letting the heap double. GOMEMLIMIT, when set,
+// wins.
+func setMemoryLimit(cfg *core.Config, getenv func(string) string) int64 {
+	if getenv("GOMEMLIMIT") != "" {
+		return debug.SetMemoryLimit(-1)
+	}
+	limit := cfg.CacheMaxBytes + cfg.Limits.MaxHeldBytes*3/2 + 32<<20
+	debug.SetMemoryLimit(limit)
+	return limit
 }
 
 // optionsFromEnv sets every flag not given on the command line from its

@@ -11,6 +11,7 @@ import (
 	"io"
 	"net/http"
 	"os/exec"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"syscall"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/deepseektest"
 )
 
@@ -396,6 +398,9 @@ func TestMCPInvalidOptions(t *testing.T) {
 		{"variable not a number", []string{"DEEPSEEK_WEB_RETRIEVAL_MAX_RETRIES=many"}, nil, "deepseek-web-retrieval mcp: DEEPSEEK_WEB_RETRIEVAL_MAX_RETRIES: want a whole number"},
 		{"variable bad tier", []string{"DEEPSEEK_WEB_RETRIEVAL_FETCH=sometimes"}, nil, `deepseek-web-retrieval mcp: DEEPSEEK_WEB_RETRIEVAL_FETCH: want off, optional, preferred or forced, got "sometimes"`},
 		{"http base URL", nil, []string{"--base-url", "http://api.deepseek.com"}, "deepseek-web-retrieval mcp: --base-url: "},
+		{"max calls 0", nil, []string{"--max-calls", "0"}, "deepseek-web-retrieval mcp: --max-calls: want a whole number from 1 to 256, got 0\n"},
+		{"held below 16 MiB", nil, []string{"--max-held-mb", "8"}, "deepseek-web-retrieval mcp: --max-held-mb: want a whole number from 16 to 1024, got 8\n"},
+		{"Messages request over 64 MiB", []string{"DEEPSEEK_WEB_RETRIEVAL_MESSAGES_MAX_REQUEST_MB=65"}, nil, "deepseek-web-retrieval mcp: DEEPSEEK_WEB_RETRIEVAL_MESSAGES_MAX_REQUEST_MB: want a whole number from 1 to 64, got 65\n"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -463,4 +468,25 @@ func TestMCPCacheOptions(t *testing.T) {
 	code, _ := s.wait(time.Now())
 	require.Equal(t, exitUsage, code)
 	require.Contains(t, s.stderr.String(), "--cache-max-mb: want a whole number from 0 to 64, got 65")
+}
+
+// The MCP server's soft memory limit follows its options: cacheMaxMB +
+// 1.5 × maxHeldMB + 32 MiB, unless GOMEMLIMIT is set.
+func TestMCPMemoryLimit(t *testing.T) {
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
+	for _, tc := range []struct {
+		o    core.Options
+		want int64
+	}{
+		{core.Options{}, 192 << 20},
+		{core.Options{MaxHeldMB: 128, CacheMaxMB: new(0)}, 224 << 20},
+	} {
+		cfg, _, err := core.NewConfig(tc.o)
+		require.NoError(t, err)
+		require.Equal(t, tc.want, setMemoryLimit(cfg, func(string) string { return "" }))
+		require.Equal(t, tc.want, debug.SetMemoryLimit(-1))
+	}
+	before := debug.SetMemoryLimit(-1)
+	cfg, _, _ := core.NewConfig(core.Options{})
+	require.Equal(t, before, setMemoryLimit(cfg, func(name string) string { return map[string]string{"GOMEMLIMIT": "1GiB"}[name] }))
 }

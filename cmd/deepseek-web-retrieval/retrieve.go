@@ -64,6 +64,8 @@ flags fall back to the DEEPSEEK_SEARCH_* variables named below.
   --messages-max-uses N         searches per call, 1-20, default 5 (DEEPSEEK_SEARCH_MAX_USES)
   --anthropic-version V         default 2023-06-01 (DEEPSEEK_SEARCH_API_VERSION)
   --messages-summary            print DeepSeek's own summary first, labelled as such
+  --messages-max-request-mb N   cap on one request, 1-64, default 8: a paused turn resends
+                                everything so far and stops with an error before passing it
 
 Exit status: 0 success, 2 usage or input error, 3 missing key, 4 DeepSeek or network error, 130 interrupted.
 `)

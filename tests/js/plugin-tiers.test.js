@@ -314,7 +314,10 @@ test("entry points: index.js re-exports server.js's default { id, setup, server 
 test("entry points: package.json has what OpenCode needs, and every listed file exists", async () => {
   const pkg = JSON.parse(await readFile(new URL("../../plugin/package.json", import.meta.url), "utf8"))
   assert.equal(pkg.type, "module")
-  assert.equal(pkg.name, "deepseek-web-retrieval")
+  // The npm name, kept with every other package name in npm/packages.json.
+  const names = JSON.parse(await readFile(new URL("../../npm/packages.json", import.meta.url), "utf8"))
+  assert.equal(pkg.name, names.plugin)
+  assert.equal(pkg.name, "@deepseek-web-retrieval/opencode")
   assert.equal(pkg.main, "./server.js")
   assert.equal(pkg.exports["."], "./server.js")
   assert.equal(pkg.exports["./server"], "./server.js")

@@ -243,7 +243,8 @@ test("a dropped connection is a network error, not retried", async () => {
 // --- concurrency ----------------------------------------------------------------------------
 
 test("20 concurrent calls (search and fetch) through one instance each get their own result", async () => {
-  const host = await env.v2({ search: "preferred", fetch: "preferred" })
+  // Twenty at once: over the module's default admission limits (maxCalls 16, maxHeldMB 64).
+  const host = await env.v2({ search: "preferred", fetch: "preferred", maxCalls: 20, maxHeldMB: 256 })
   const jitter = () => Math.floor(Math.random() * 60)
   for (let i = 0; i < 10; i++) {
     env.ds.enqueue("search", (req) => ({
@@ -278,6 +279,90 @@ test("20 concurrent calls (search and fetch) through one instance each get their
   await Promise.all(calls)
   assert.equal(env.ds.requests.length, 20)
   assert.equal(runtime().inFlight(), 0)
+})
+
+test("past the module's limits a call waits for another to end, then runs", async () => {
+  const host = await env.v2({ fetch: "preferred", maxCalls: 2 })
+  env.ds.enqueue("fetch", { delayMs: 300, json: { title: "A", content: "a" } })
+  env.ds.enqueue("fetch", { delayMs: 300, json: { title: "B", content: "b" } })
+  env.ds.enqueue("fetch", { json: { title: "C", content: "c" } })
+  const first = [host.runTool("deepseek_fetch", { url: "https://docs.example/a" }), host.runTool("deepseek_fetch", { url: "https://docs.example/b" })]
+  await waitFor(() => env.ds.fetchRequests.length === 2)
+  const third = host.runTool("deepseek_fetch", { url: "https://docs.example/c" })
+  await new Promise((r) => setTimeout(r, 100))
+  assert.equal(env.ds.fetchRequests.length, 2, "the third call waits while two are in flight")
+  const r = await third
+  assert.equal(r.ok, true, r.error?.message)
+  assert.equal(r.text, "# C\n\nc")
+  await Promise.all(first)
+  assert.equal(env.ds.fetchRequests.length, 3)
+})
+
+test("a call waiting for admission gives up after its timeoutMs with the module's refusal", async () => {
+  // Two plugin instances share the module: the first holds a slow call; the second
+  // allows one call in flight and waits at most 1 s for room.
+  const slow = await env.v2({ fetch: "preferred" })
+  env.ds.enqueue("fetch", { delayMs: 2500, json: { title: "A", content: "a" } })
+  const first = slow.runTool("deepseek_fetch", { url: "https://docs.example/admission-slow" })
+  await waitFor(() => runtime().inFlight() === 1)
+  const host = await env.v2({ fetch: "preferred", maxCalls: 1, timeoutMs: 1000 })
+  const started = performance.now()
+  const r = await host.runTool("deepseek_fetch", { url: "https://docs.example/admission-refused" })
+  const waited = performance.now() - started
+  // On 2.x a failure is the call's result text, with metadata.error naming the kind.
+  assert.equal(r.status, "completed")
+  assert.deepEqual(r.content, [{ type: "text", text: "DeepSeek Fetch could not start: 1 call is already in flight in this process (maxCalls 1)" }])
+  assert.equal(r.metadata.error, "busy")
+  assert.ok(waited >= 900, `waited ${waited} ms`)
+  await first
+  assert.equal(env.ds.fetchRequests.length, 1, "nothing was sent for the refused call")
+})
+
+test("cancelling a call that waits for admission ends the wait at once", async () => {
+  const host = await env.v2({ fetch: "preferred", maxCalls: 1 })
+  env.ds.enqueue("fetch", { delayMs: 1500, json: { title: "A", content: "a" } })
+  const first = host.runTool("deepseek_fetch", { url: "https://docs.example/admission-first" })
+  await waitFor(() => runtime().inFlight() === 1)
+  const ctl = new AbortController()
+  const started = performance.now()
+  const waiting = host.runTool("deepseek_fetch", { url: "https://docs.example/admission-cancelled" }, { signal: ctl.signal })
+  setTimeout(() => ctl.abort(), 100)
+  await waiting.catch(() => {})
+  assert.ok(performance.now() - started < 1000, "the wait ended with the signal")
+  await first
+  assert.equal(env.ds.fetchRequests.length, 1)
+})
+
+test("identical calls in flight share one request; one caller's cancel leaves it running", async () => {
+  const host = await env.v2({ search: "preferred", fetch: "preferred" })
+  env.ds.enqueue("fetch", { delayMs: 300, json: { title: "Shared", content: "one answer" } })
+  const url = "https://docs.example/shared-page"
+  const ctl = new AbortController()
+  const calls = [0, 1, 2].map(() => host.runTool("deepseek_fetch", { url }))
+  const cancelled = host.runTool("deepseek_fetch", { url }, { signal: ctl.signal })
+  setTimeout(() => ctl.abort(), 50)
+  await cancelled.catch(() => {})
+  for (const r of await Promise.all(calls)) {
+    assert.equal(r.ok, true, r.error?.message)
+    assert.equal(r.text, "# Shared\n\none answer")
+  }
+  assert.equal(env.ds.fetchRequests.length, 1, "one request, one bill")
+  env.ds.enqueue("search", { delayMs: 200, json: { results: [{ url: "https://r.example/q", title: "T", summary: "S", rerank_score: 2, authority: 2 }] } })
+  const searches = await Promise.all([host.search("shared query"), host.search("shared query")])
+  for (const s of searches) assert.equal(s.ok, true, s.error?.message)
+  assert.equal(env.ds.searchRequests.length, 1)
+})
+
+test("a shared request is aborted when its last caller cancels", async () => {
+  const host = await stalledHost({ fetch: "preferred" })
+  const ctl = new AbortController()
+  const calls = [0, 1].map(() => host.runTool("deepseek_fetch", { url: "https://docs.example/stalled-shared" }, { signal: ctl.signal }))
+  await waitFor(() => stall.requests.length >= 1)
+  await sleep(50)
+  ctl.abort()
+  await Promise.allSettled(calls)
+  await waitFor(() => stall.requests.every((r) => r.closedAt !== null))
+  assert.equal(stall.requests.length, 1, "the two calls shared one request")
 })
 
 // --- recovery after a trap ------------------------------------------------------------------

@@ -1,0 +1,247 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+)
+
+func installUsage(w io.Writer) {
+	fmt.Fprintf(w, `Usage: deepseek-web-retrieval install [--bin-dir DIR] [init flags]
+
+Puts this binary at a stable place, then runs init with the same flags and
+--binary naming that copy, so MCP hosts start a binary that stays. Use it
+when this binary came from npm or npx (their directories are emptied and
+replaced; init refuses to record a path there) or from a release archive.
+
+Without --yes it only prints what it would do: the copy and init's plan.
+With --yes it copies (atomically: a temporary file in DIR, then a rename,
+mode 0755) and applies the plan.
+
+Examples:
+  npx -y deepseek-web-retrieval install                  # the plan
+  npx -y deepseek-web-retrieval install --yes            # every host found
+  deepseek-web-retrieval install --host codex --search forced --yes
+
+Where:
+  --bin-dir DIR   where the binary goes (default %s)
+  init flags      every flag of "deepseek-web-retrieval help init" but
+                  --binary
+
+Exit status: 0 plan printed or applied, 1 refused or failed, 2 usage error.
+`, defaultBinDirText())
+}
+
+// defaultBinDir is where install puts the binary: ~/.local/bin, on Windows
+// %LOCALAPPDATA%\Programs\deepseek-web-retrieval.
+func defaultBinDir() (string, error) {
+	if runtime.GOOS == "windows" {
+		d := os.Getenv("LOCALAPPDATA")
+		if d == "" {
+			return "", errors.New("LOCALAPPDATA is not set: pass --bin-dir")
+		}
+		return filepath.Join(d, "Programs", "deepseek-web-retrieval"), nil
+	}
+	h, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("%w: pass --bin-dir", err)
+	}
+	return filepath.Join(h, ".local", "bin"), nil
+}
+
+func defaultBinDirText() string {
+	if runtime.GOOS == "windows" {
+		return `%LOCALAPPDATA%\Programs\deepseek-web-retrieval`
+	}
+	return "~/.local/bin"
+}
+
+// installArgs splits install's command line into --bin-dir and the flags
+// for init, and reports whether --yes is among them.
+func installArgs(args []string) (binDir string, initArgs []string, yes bool, err error) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if !strings.HasPrefix(a, "-") || a == "-" {
+			initArgs = append(initArgs, a)
+			continue
+		}
+		if a == "--" {
+			initArgs = append(initArgs, args[i:]...)
+			break
+		}
+		switch name {
+		case "bin-dir":
+			if !hasValue {
+				if i+1 == len(args) {
+					return "", nil, false, errors.New("flag needs an argument: --bin-dir")
+				}
+				i++
+				value = args[i]
+			}
+			if value == "" {
+				return "", nil, false, errors.New("--bin-dir is empty")
+			}
+			binDir = value
+			continue
+		case "binary":
+			return "", nil, false, errors.New("--binary is install's to choose (the copy in --bin-dir); to record another binary, run init --binary")
+		case "yes":
+			yes = true
+			if hasValue {
+				if yes, err = strconv.ParseBool(value); err != nil {
+					return "", nil, false, fmt.Errorf("invalid boolean value %q for --yes", value)
+				}
+			}
+		}
+		initArgs = append(initArgs, a)
+	}
+	return binDir, initArgs, yes, nil
+}
+
+func runInstall(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	for _, a := range args {
+		if a == "-h" || a == "-help" || a == "--help" {
+			installUsage(stdout)
+			return exitOK
+		}
+	}
+	binDir, initArgs, yes, err := installArgs(args)
+	if err != nil {
+		return usageErr(stderr, "install", err.Error())
+	}
+	if binDir == "" {
+		if binDir, err = defaultBinDir(); err != nil {
+			fmt.Fprintf(stderr, "deepseek-web-retrieval install: %v\n", err)
+			return exitFailed
+		}
+	}
+	if binDir, err = filepath.Abs(binDir); err != nil {
+		return usageErr(stderr, "install", "--bin-dir: "+err.Error())
+	}
+	name := "deepseek-web-retrieval"
+	if runtime.GOOS == "windows" {
+		name += ".exe"
+	}
+	dst := filepath.Join(binDir, name)
+	if why := packageManaged(dst); why != "" {
+		return usageErr(stderr, "install", fmt.Sprintf("--bin-dir: %s is %s", binDir, why))
+	}
+	src, err := os.Executable()
+	if err == nil {
+		src, err = filepath.EvalSymlinks(src)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "deepseek-web-retrieval install: cannot find this binary: %v\n", err)
+		return exitFailed
+	}
+	initArgs = append(initArgs, "--binary", dst)
+	if !yes {
+		fmt.Fprintf(stdout, "deepseek-web-retrieval install: would copy %s to %s (mode 0755)\n", src, dst)
+		return runInit(ctx, initArgs, stdout, stderr)
+	}
+	// The flags are init's: have init check them before anything is
+	// copied, so a typo leaves nothing behind.
+	var errb bytes.Buffer
+	if code := runInit(ctx, withoutYes(initArgs), io.Discard, &errb); code == exitUsage {
+		io.Copy(stderr, &errb)
+		return code
+	}
+	if err := copyBinary(src, dst); err != nil {
+		fmt.Fprintf(stderr, "deepseek-web-retrieval install: %v\n", err)
+		return exitFailed
+	}
+	fmt.Fprintf(stdout, "deepseek-web-retrieval install: installed %s: MCP hosts start it from there (after moving it, run init again)\n", dst)
+	if !onPath(binDir) {
+		fmt.Fprintf(stdout, "note: %s is not on your PATH\n", binDir)
+	}
+	return runInit(ctx, initArgs, stdout, stderr)
+}
+
+// withoutYes is args without its --yes flags.
+func withoutYes(args []string) []string {
+	var out []string
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "="); strings.HasPrefix(a, "-") && name == "yes" {
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+func onPath(dir string) bool {
+	for _, d := range filepath.SplitList(os.Getenv("PATH")) {
+		if d != "" && filepath.Clean(d) == dir {
+			return true
+		}
+	}
+	return false
+}
+
+// copyBinary puts a copy of src at dst atomically: written to a temporary
+// file in dst's directory, synced, made 0755 and renamed over dst, so dst is
+// at every moment either the old binary or the whole new one. A src that is
+// dst already is left alone.
+func copyBinary(src, dst string) (err error) {
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return err
+	}
+	si, err := os.Stat(src)
+	if err != nil {
+		return err
+	}
+	if di, err := os.Stat(dst); err == nil && os.SameFile(si, di) {
+		return nil
+	}
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	tmp, err := os.CreateTemp(filepath.Dir(dst), "."+filepath.Base(dst)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if _, err = io.Copy(tmp, in); err != nil {
+		return err
+	}
+	if err = tmp.Chmod(0o755); err != nil {
+		return err
+	}
+	if err = tmp.Sync(); err != nil {
+		return err
+	}
+	if err = tmp.Close(); err != nil {
+		return err
+	}
+	if err = os.Rename(tmp.Name(), dst); err != nil {
+		return err
+	}
+	syncDir(filepath.Dir(dst))
+	return nil
+}
+
+// syncDir makes a rename in dir durable where the system allows it.
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		d.Sync() // not supported on Windows; the rename stands either way
+		d.Close()
+	}
+}
