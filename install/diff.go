@@ -101,25 +101,25 @@ func splitLines(s string) []string {
 // Config files are small; a middle too large for the quadratic table is
 // shown as a whole replacement.
 func diffLines(a, b []string) []diffOp {
-	pre := 0
-	for pre < len(a) && pre < len(b) && a[pre] == b[pre] {
-		pre++
+	prefixLen := 0
+	for prefixLen < len(a) && prefixLen < len(b) && a[prefixLen] == b[prefixLen] {
+		prefixLen++
 	}
-	suf := 0
-	for suf < len(a)-pre && suf < len(b)-pre && a[len(a)-1-suf] == b[len(b)-1-suf] {
-		suf++
+	suffixLen := 0
+	for suffixLen < len(a)-prefixLen && suffixLen < len(b)-prefixLen && a[len(a)-1-suffixLen] == b[len(b)-1-suffixLen] {
+		suffixLen++
 	}
 	var ops []diffOp
-	for i := 0; i < pre; i++ {
+	for i := 0; i < prefixLen; i++ {
 		ops = append(ops, diffOp{' ', a[i], i, i})
 	}
-	ma, mb := a[pre:len(a)-suf], b[pre:len(b)-suf]
+	ma, mb := a[prefixLen:len(a)-suffixLen], b[prefixLen:len(b)-suffixLen]
 	if len(ma)*len(mb) > 4_000_000 {
 		for i, l := range ma {
-			ops = append(ops, diffOp{'-', l, pre + i, pre})
+			ops = append(ops, diffOp{'-', l, prefixLen + i, prefixLen})
 		}
 		for j, l := range mb {
-			ops = append(ops, diffOp{'+', l, pre + len(ma), pre + j})
+			ops = append(ops, diffOp{'+', l, prefixLen + len(ma), prefixLen + j})
 		}
 	} else {
 		// lcs[i][j] = length of the LCS of ma[i:] and mb[j:].
@@ -138,20 +138,20 @@ func diffLines(a, b []string) []diffOp {
 		for i < len(ma) || j < len(mb) {
 			switch {
 			case i < len(ma) && j < len(mb) && ma[i] == mb[j]:
-				ops = append(ops, diffOp{' ', ma[i], pre + i, pre + j})
+				ops = append(ops, diffOp{' ', ma[i], prefixLen + i, prefixLen + j})
 				i++
 				j++
 			case i < len(ma) && (j == len(mb) || lcs[(i+1)*w+j] >= lcs[i*w+j+1]):
-				ops = append(ops, diffOp{'-', ma[i], pre + i, pre + j})
+				ops = append(ops, diffOp{'-', ma[i], prefixLen + i, prefixLen + j})
 				i++
 			default:
-				ops = append(ops, diffOp{'+', mb[j], pre + i, pre + j})
+				ops = append(ops, diffOp{'+', mb[j], prefixLen + i, prefixLen + j})
 				j++
 			}
 		}
 	}
-	for k := 0; k < suf; k++ {
-		ia, ib := len(a)-suf+k, len(b)-suf+k
+	for k := 0; k < suffixLen; k++ {
+		ia, ib := len(a)-suffixLen+k, len(b)-suffixLen+k
 		ops = append(ops, diffOp{' ', a[ia], ia, ib})
 	}
 	return ops

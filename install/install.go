@@ -4,9 +4,9 @@
 // masked), and then applied exactly, under an exclusive lock, atomically per
 // file, with a rollback that touches only what the run wrote.
 //
-// Host adapters (opencode/install for the OpenCode plugin, install/mcphosts
-// for the MCP hosts) decide which files they own and what goes in them; they
-// share the JSONC editor ([JSONC]), the TOML table editor ([TOMLDoc]), the
+// Host adapters (install/opencode for the OpenCode plugin, install/mcphosts
+// for the MCP hosts, one file per host) decide which files they own and what
+// goes in them; they share one [Options] type, the JSONC editor ([JSONC]), the TOML table editor ([TOMLDoc]), the
 // secret detector ([Secrets]), path confinement ([Confine]), the
 // hash-anchored reverse patch ([MakePatch]) and the lock ([Lock]).
 package install

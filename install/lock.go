@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"time"
 )
 
@@ -48,4 +49,40 @@ func Lock(dir string) (unlock func(), err error) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// LockRun takes every lock a run needs and finishes an interrupted run:
+// the lock of stateDir first, then those of dirs (sorted, so that two runs
+// never wait for each other in opposite orders), then [Recover] on
+// stateDir. It returns the function that releases them all; rec and found
+// are what Recover found, also when err is not nil.
+func LockRun(stateDir string, dirs []string) (release func(), rec Recovery, found bool, err error) {
+	locks := []string{stateDir}
+	sorted := slices.Clone(dirs)
+	slices.Sort(sorted)
+	for _, d := range sorted {
+		if d != "" && !slices.Contains(locks, d) {
+			locks = append(locks, d)
+		}
+	}
+	var unlocks []func()
+	release = func() {
+		for i := len(unlocks) - 1; i >= 0; i-- {
+			unlocks[i]()
+		}
+	}
+	for _, l := range locks {
+		unlock, err := Lock(l)
+		if err != nil {
+			release()
+			return nil, Recovery{}, false, err
+		}
+		unlocks = append(unlocks, unlock)
+	}
+	rec, found, err = Recover(stateDir)
+	if err != nil {
+		release()
+		return nil, rec, found, err
+	}
+	return release, rec, found, nil
 }

@@ -47,3 +47,27 @@ func TestLockReleasedWhenHolderDies(t *testing.T) {
 	require.NoError(t, err)
 	unlock()
 }
+
+// LockRun holds the state directory's lock and every config directory's
+// until released, and reports no recovery when no run was interrupted.
+func TestLockRunHoldsEveryLock(t *testing.T) {
+	state, a, b := t.TempDir(), t.TempDir(), t.TempDir()
+	old := LockWait
+	LockWait = 0
+	t.Cleanup(func() { LockWait = old })
+	release, _, found, err := LockRun(state, []string{b, "", a, b})
+	require.NoError(t, err)
+	require.False(t, found, "nothing to recover in a fresh state directory")
+	for _, d := range []string{state, a, b} {
+		_, err := Lock(d)
+		require.ErrorIs(t, err, ErrLocked, "%s is locked while the run holds its locks", d)
+	}
+	_, _, _, err = LockRun(state, nil)
+	require.ErrorIs(t, err, ErrLocked)
+	release()
+	for _, d := range []string{state, a, b} {
+		unlock, err := Lock(d)
+		require.NoError(t, err, "%s is free once released", d)
+		unlock()
+	}
+}

@@ -259,7 +259,7 @@ func (p *Plan) diff(c Change) string {
 	}
 	// Mask credentials found on either side, so neither the changed lines
 	// nor the context lines ever show a literal key the user keeps there.
-	sec := append(Secrets(c.Path, c.Old), Secrets(c.Path, c.New)...)
-	sec = append(sec, p.Secrets...)
-	return unifiedDiff(from, to, Mask(c.Old, sec), Mask(c.New, sec))
+	secrets := append(Secrets(c.Path, c.Old), Secrets(c.Path, c.New)...)
+	secrets = append(secrets, p.Secrets...)
+	return unifiedDiff(from, to, Mask(c.Old, secrets), Mask(c.New, secrets))
 }

@@ -813,11 +813,11 @@ func (d *TOMLDoc) RemoveTopKey(key, line, prev, inserted string) (bool, error) {
 		d.text = s[:st.start] + prev + s[st.end:]
 		return true, nil
 	}
-	pre := 0
+	insertedBefore := 0
 	if k := strings.Index(inserted, strings.TrimRight(line, "\r\n")); k >= 0 {
-		pre = k
+		insertedBefore = k
 	}
-	if at := st.start - pre; at >= 0 && strings.HasPrefix(s[at:], inserted) {
+	if at := st.start - insertedBefore; at >= 0 && strings.HasPrefix(s[at:], inserted) {
 		d.text = s[:at] + s[at+len(inserted):]
 		return true, nil
 	}

@@ -110,7 +110,7 @@ function fileSHA256(url) {
 }
 
 // canonical is JSON with object keys sorted: the text whose hash stamps a stored plan
-// (opencode/install OptionsDigest writes the same for the same options).
+// (install/opencode OptionsDigest writes the same for the same options).
 function canonical(v) {
   if (Array.isArray(v)) return `[${v.map(canonical).join(",")}]`
   if (v !== null && typeof v === "object") {

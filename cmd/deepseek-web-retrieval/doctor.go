@@ -11,9 +11,9 @@ import (
 	"strings"
 
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
-	shared "github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install/mcphosts"
-	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/opencode/install"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install/opencode"
 )
 
 func doctorUsage(w io.Writer) {
@@ -42,9 +42,6 @@ connect among them), 2 usage error.
 `)
 }
 
-// hostKey is the config key each OpenCode generation lists plugins under.
-var hostKey = map[install.Host]string{install.HostOpenCode: "plugins", install.HostOpenCode1: "plugin"}
-
 func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("doctor", flag.ContinueOnError)
 	fl.SetOutput(io.Discard)
@@ -61,7 +58,7 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	keys := []string{}
 	addKey := func(k string) {
 		if k == "" {
-			k = shared.DefaultAPIKeyEnv
+			k = install.DefaultAPIKeyEnv
 		}
 		if !slices.Contains(keys, k) {
 			keys = append(keys, k)
@@ -84,7 +81,7 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fmt.Fprintf(&b, "deepseek-web-retrieval doctor\n\n  %s\n\n", versionLine())
 
 	// A run that was killed before it finished.
-	if r, found, err := shared.Pending(stateDir()); err != nil {
+	if r, found, err := install.Pending(stateDir()); err != nil {
 		section("Installer state", nil, nil, []string{err.Error()})
 	} else if found {
 		section("Installer state", nil, nil, []string{fmt.Sprintf(
@@ -93,18 +90,19 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 
 	// OpenCode.
-	path, version, verr := opencodeVersion()
+	prog := opencodeProgram()
+	path, version := prog.Path, prog.Version
 	var ocLines []string
 	switch {
 	case path == "":
 		ocLines = append(ocLines, "no opencode on PATH")
-	case verr != nil:
-		ocLines = append(ocLines, "could not read the version: "+verr.Error())
+	case prog.Err != nil:
+		ocLines = append(ocLines, "could not read the version: "+prog.Err.Error())
 	default:
 		ocLines = append(ocLines, fmt.Sprintf("%s is OpenCode %s", path, version))
 	}
 	for _, sc := range []install.Scope{install.ScopeGlobal, install.ScopeProject} {
-		c := install.Doctor(osEnv(), sc, dir)
+		c := opencode.Doctor(osEnv(), sc, dir)
 		if sc == install.ScopeProject && !c.Installed && len(c.Problems) == 0 {
 			continue
 		}
@@ -125,10 +123,10 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) int
 					}
 				}
 				traps = append(traps, fmt.Sprintf("no install record for this entry (written by hand, or by an install that was interrupted), so uninstall will refuse: run `%s` to adopt it, or remove %s from %q in %s",
-					mcphosts.InitCommand(string(c.Host), project, mcphosts.Args(c.Options)[1:]), install.PackagePath, hostKey[c.Host], filepath.Join(c.Dir, c.File)))
+					mcphosts.InitCommand(string(c.Host), project, mcphosts.Args(c.Options)[1:]), opencode.PackagePath, c.Host.Key(), filepath.Join(c.Dir, c.File)))
 			}
-			if version != "" && strings.HasPrefix(version, "1.") != (c.Host == install.HostOpenCode1) {
-				traps = append(traps, fmt.Sprintf("the config uses the %q key, which OpenCode %s does not read: run init --host auto", hostKey[c.Host], version))
+			if version != "" && opencode.HostOf(version) != c.Host {
+				traps = append(traps, fmt.Sprintf("the config uses the %q key, which OpenCode %s does not read: run init --host auto", c.Host.Key(), version))
 			}
 		}
 		section(fmt.Sprintf("OpenCode (%s: %s)", sc, c.Dir), lines, traps, c.Problems)
@@ -170,7 +168,7 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintf(&b, "Not found on this machine: %s.\n\n", strings.Join(missing, ", "))
 	}
 	if len(keys) == 0 {
-		keys = []string{shared.DefaultAPIKeyEnv}
+		keys = []string{install.DefaultAPIKeyEnv}
 	}
 	for _, k := range keys {
 		if os.Getenv(k) != "" {

@@ -15,9 +15,9 @@ import (
 	"strings"
 	"time"
 
-	shared "github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install/mcphosts"
-	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/opencode/install"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install/opencode"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/plugin"
 )
 
@@ -30,36 +30,18 @@ var hostNames = []string{"opencode", "opencode1", "codex", "claude", "gemini", "
 // versionTimeout bounds `opencode --version`; tests shorten it.
 var versionTimeout = 20 * time.Second
 
-// opencodeVersion asks the opencode on PATH for its version. path is empty
-// when there is none; err says why a version could not be read.
-func opencodeVersion() (path, version string, err error) {
-	path, lerr := exec.LookPath("opencode")
-	if lerr != nil {
-		return "", "", nil
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), versionTimeout)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, path, "--version").Output()
-	if ctx.Err() != nil {
-		return path, "", fmt.Errorf("%s --version did not answer within %s", path, versionTimeout)
-	}
-	if err != nil {
-		return path, "", fmt.Errorf("%s --version failed: %v", path, err)
-	}
-	v := hostVersion.FindString(strings.TrimSpace(string(out)))
-	if v == "" {
-		return path, "", fmt.Errorf("%s --version printed no version", path)
-	}
-	return path, v, nil
+// opencodeProgram finds the opencode on PATH and reads its version.
+func opencodeProgram() opencode.Program {
+	return opencode.FindProgram(exec.LookPath, func(ctx context.Context, path string, args ...string) ([]byte, error) {
+		return exec.CommandContext(ctx, path, args...).Output()
+	}, versionTimeout)
 }
 
-var hostVersion = regexp.MustCompile(`\d+\.\d+\.\d+`)
-
 // osEnv reads the installer's environment from the process.
-func osEnv() install.Env {
+func osEnv() opencode.Env {
 	home, _ := os.UserHomeDir()
 	wd, _ := os.Getwd()
-	return install.Env{
+	return opencode.Env{
 		Home:              home,
 		XDGConfigHome:     os.Getenv("XDG_CONFIG_HOME"),
 		OpencodeConfigDir: os.Getenv("OPENCODE_CONFIG_DIR"),
@@ -211,44 +193,25 @@ func resolveHosts(cmd, host string, sc install.Scope, dir string, stderr io.Writ
 	if host == "opencode2" {
 		host = "opencode"
 	}
-	ocPath, ocVersion, ocErr := "", "", error(nil)
+	var prog opencode.Program
 	if host == "auto" || host == "opencode" || host == "opencode1" {
-		ocPath, ocVersion, ocErr = opencodeVersion()
+		prog = opencodeProgram()
 	}
 	if host != "auto" {
-		return []hostTarget{{name: host, found: ocVersion}}, nil
+		return []hostTarget{{name: host, found: prog.Version}}, nil
 	}
 	var out []hostTarget
-	env := osEnv()
-	ocDir, _ := install.ConfigDir(env, sc, dir)
-	ocHere := ocPath != "" || (sc == install.ScopeGlobal && shared.Exists(ocDir)) ||
-		shared.Exists(filepath.Join(ocDir, "opencode.jsonc")) || shared.Exists(filepath.Join(ocDir, "opencode.json"))
-	shape, shapeOK := install.ConfigShape(env, sc, dir)
-	switch {
-	case !ocHere:
-	case cmd == "uninstall":
-		out = append(out, hostTarget{name: "opencode"}) // the record says which
-	case ocVersion != "":
-		h := "opencode"
-		if strings.HasPrefix(ocVersion, "1.") {
-			h = "opencode1"
-		}
-		fmt.Fprintf(stderr, "deepseek-web-retrieval %s: --host auto: %s is OpenCode %s; using --host %s\n", cmd, ocPath, ocVersion, h)
-		out = append(out, hostTarget{name: h, found: ocVersion})
-	case shapeOK:
-		why := "no opencode on PATH"
-		if ocErr != nil {
-			why = ocErr.Error()
-		}
-		fmt.Fprintf(stderr, "deepseek-web-retrieval %s: --host auto: %s; the config already uses the key of --host %s, so init keeps it\n", cmd, why, shape)
-		out = append(out, hostTarget{name: string(shape)})
-	case ocErr != nil:
-		return nil, fmt.Errorf("--host auto: could not read the OpenCode version (%v), and the config has no plugin key to go by: pass --host opencode (2.x, \"plugins\") or --host opencode1 (1.x, \"plugin\")", ocErr)
-	default:
-		return nil, fmt.Errorf("--host auto: found OpenCode's config directory %s but no opencode on PATH and no plugin key in the config: pass --host opencode (2.x, \"plugins\") or --host opencode1 (1.x, \"plugin\")", ocDir)
+	oc, err := opencode.Auto(osEnv(), sc, dir, prog, cmd == "uninstall")
+	if err != nil {
+		return nil, err
 	}
-	menv := mcpEnv()
-	for _, h := range mcphosts.Detect(menv) {
+	if oc.Why != "" {
+		fmt.Fprintf(stderr, "deepseek-web-retrieval %s: --host auto: %s\n", cmd, oc.Why)
+	}
+	if oc.Host != "" {
+		out = append(out, hostTarget{name: string(oc.Host), found: oc.Found})
+	}
+	for _, h := range mcphosts.Detect(mcpEnv()) {
 		out = append(out, hostTarget{name: string(h)})
 	}
 	if len(out) == 0 {
@@ -352,10 +315,10 @@ func runInit(_ context.Context, args []string, stdout, stderr io.Writer) int {
 			lock, _ := mcphosts.MainFile(req)
 			return filepath.Dir(lock), func() (*install.Plan, error) { return mcphosts.PlanInit(req) }
 		}
-		hh, _ := install.ParseHost(h.name)
-		lock, _ := install.ConfigDir(osEnv(), sc, dir)
+		hh, _ := opencode.ParseHost(h.name)
+		lock, _ := opencode.ConfigDir(osEnv(), sc, dir)
 		return lock, func() (*install.Plan, error) {
-			return install.PlanInit(install.Request{
+			return opencode.PlanInit(opencode.Request{
 				Env: osEnv(), Scope: sc, Dir: dir, Host: hh, Options: o, Plugin: pluginFiles(), Version: versionString(), Found: h.found,
 			})
 		}
@@ -406,9 +369,9 @@ func runUninstall(_ context.Context, args []string, stdout, stderr io.Writer) in
 			lock, _ := mcphosts.MainFile(req)
 			return filepath.Dir(lock), func() (*install.Plan, error) { return mcphosts.PlanUninstall(req) }
 		}
-		lock, _ := install.ConfigDir(osEnv(), sc, dir)
+		lock, _ := opencode.ConfigDir(osEnv(), sc, dir)
 		return lock, func() (*install.Plan, error) {
-			return install.PlanUninstall(install.UninstallRequest{Env: osEnv(), Scope: sc, Dir: dir})
+			return opencode.PlanUninstall(opencode.UninstallRequest{Env: osEnv(), Scope: sc, Dir: dir})
 		}
 	})
 }
@@ -417,7 +380,7 @@ func runUninstall(_ context.Context, args []string, stdout, stderr io.Writer) in
 // is applying, and the MCP hosts' install records.
 func stateDir() string {
 	home, _ := os.UserHomeDir()
-	return shared.StateDir(home, os.Getenv("XDG_STATE_HOME"))
+	return install.StateDir(home, os.Getenv("XDG_STATE_HOME"))
 }
 
 // lockAndRecover takes the installer's locks (the state directory's first,
@@ -425,42 +388,15 @@ func stateDir() string {
 // directory, sorted) and reverses a run that a crash interrupted, saying
 // so on stderr. It returns the function that releases the locks.
 func lockAndRecover(cmd string, dirs []string, stderr io.Writer) (func(), error) {
-	state := stateDir()
-	locks := []string{state}
-	sorted := slices.Clone(dirs)
-	slices.Sort(sorted)
-	for _, d := range sorted {
-		if d != "" && !slices.Contains(locks, d) {
-			locks = append(locks, d)
-		}
-	}
-	var unlocks []func()
-	release := func() {
-		for i := len(unlocks) - 1; i >= 0; i-- {
-			unlocks[i]()
-		}
-	}
-	for _, l := range locks {
-		unlock, err := shared.Lock(l)
-		if err != nil {
-			release()
-			return nil, err
-		}
-		unlocks = append(unlocks, unlock)
-	}
-	rec, found, err := shared.Recover(state)
+	release, rec, found, err := install.LockRun(stateDir(), dirs)
 	if found {
 		reportRecovery(stderr, cmd, rec)
 	}
-	if err != nil {
-		release()
-		return nil, err
-	}
-	return release, nil
+	return release, err
 }
 
 // reportRecovery tells the user what was done about an interrupted run.
-func reportRecovery(w io.Writer, cmd string, r shared.Recovery) {
+func reportRecovery(w io.Writer, cmd string, r install.Recovery) {
 	fmt.Fprintf(w, "deepseek-web-retrieval %s: an earlier %s (process %d, started %s) was interrupted before it finished; reversed what it had done:\n", cmd, r.Command, r.PID, r.Started)
 	if len(r.Done) == 0 {
 		fmt.Fprintf(w, "  - it had changed nothing yet\n")
@@ -509,7 +445,7 @@ func runPlans(cmd string, hosts []hostTarget, yes bool, stdout, stderr io.Writer
 	applied := false
 	var applyErr error
 	if yes && !failed {
-		tx := shared.Tx{StateDir: stateDir(), Command: cmd}
+		tx := install.Tx{StateDir: stateDir(), Command: cmd}
 		for _, pl := range plans {
 			if !pl.plan.Empty() {
 				tx.Plans = append(tx.Plans, pl.plan)

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
+
 	"context"
 	"errors"
 	"flag"
@@ -16,7 +18,6 @@ import (
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/httpdriver"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/mcp"
-	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/opencode/install"
 )
 
 // envPrefix starts the environment variables that set the MCP server's

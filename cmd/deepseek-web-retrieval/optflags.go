@@ -1,10 +1,11 @@
 package main
 
 import (
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
+
 	"flag"
 
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
-	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/opencode/install"
 )
 
 // bindOptionFlags registers one flag per plugin option (SPEC §5), in

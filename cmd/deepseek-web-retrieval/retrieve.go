@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
+
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,7 +15,6 @@ import (
 
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/httpdriver"
-	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/opencode/install"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/wasm/abi"
 )
 

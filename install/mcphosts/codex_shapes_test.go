@@ -11,8 +11,7 @@ import (
 	gotoml "github.com/pelletier/go-toml/v2"
 	"github.com/stretchr/testify/require"
 
-	shared "github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
-	ocinstall "github.com/deepseek-web-retrieval/deepseek-web-retrieval/opencode/install"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
 )
 
 const ghToken = "ghp_0123456789abcdefghijABCDEFGHIJ012345"
@@ -104,9 +103,9 @@ var codexRuns = [][]string{{"off"}, {"forced"}, {"optional", "forced"}, {"forced
 func TestCodexShapeCorpus(t *testing.T) {
 	cases, structural := 0, 0
 	for _, run := range codexRuns {
-		opts := ocinstall.Options{Search: run[0], Fetch: "optional"}
+		opts := install.Options{Search: run[0], Fetch: "optional"}
 		entry := func(form string) string {
-			kvs := []string{"command = " + shared.TOMLString(binary), "args = " + shared.TOMLStrings(Args(opts)), `env_vars = ["DEEPSEEK_API_KEY"]`}
+			kvs := []string{"command = " + install.TOMLString(binary), "args = " + install.TOMLStrings(Args(opts)), `env_vars = ["DEEPSEEK_API_KEY"]`}
 			switch form {
 			case "inline":
 				return "deepseek-web-retrieval = { " + strings.Join(kvs, ", ") + " }"
@@ -142,14 +141,14 @@ func codexRoundTrip(t *testing.T, run []string, orig string, handEdit bool) {
 	cfgPath := filepath.Join(f.env.Home, ".codex", "config.toml")
 	f.write(cfgPath, orig)
 	before := f.tree()
-	var opts ocinstall.Options
+	var opts install.Options
 	for _, tier := range run {
-		opts = ocinstall.Options{Search: tier, Fetch: "optional"}
-		f.apply(PlanInit(f.req(Codex, ocinstall.ScopeGlobal, opts)))
+		opts = install.Options{Search: tier, Fetch: "optional"}
+		f.apply(PlanInit(f.req(Codex, install.ScopeGlobal, opts)))
 	}
 	got := f.read(cfgPath)
 	checkCodexConfig(t, orig, got, opts)
-	again, err := PlanInit(f.req(Codex, ocinstall.ScopeGlobal, opts))
+	again, err := PlanInit(f.req(Codex, install.ScopeGlobal, opts))
 	require.NoError(t, err)
 	require.True(t, again.Empty(), "a second init changes nothing:\n%s", f.render(again, false))
 	want := before
@@ -173,12 +172,12 @@ func codexRoundTrip(t *testing.T, run []string, orig string, handEdit bool) {
 			}
 		}
 	}
-	f.apply(PlanUninstall(f.req(Codex, ocinstall.ScopeGlobal, ocinstall.Options{})))
+	f.apply(PlanUninstall(f.req(Codex, install.ScopeGlobal, install.Options{})))
 	require.Equal(t, want, f.tree(), "uninstall restores every file byte for byte")
 }
 
 // checkCodexConfig checks what init wrote against the original.
-func checkCodexConfig(t *testing.T, orig, got string, opts ocinstall.Options) {
+func checkCodexConfig(t *testing.T, orig, got string, opts install.Options) {
 	t.Helper()
 	bom := "\uFEFF"
 	require.Equal(t, strings.HasPrefix(orig, bom), strings.HasPrefix(got, bom), "the BOM is kept")
@@ -188,17 +187,17 @@ func checkCodexConfig(t *testing.T, orig, got string, opts ocinstall.Options) {
 	} else {
 		require.NotContains(t, body, "\r")
 	}
-	_, v, err := shared.ParseTOML([]byte(body))
+	_, v, err := install.ParseTOML([]byte(body))
 	require.NoError(t, err, "%s", body)
 	args := []any{}
 	for _, a := range Args(opts) {
 		args = append(args, a)
 	}
-	require.Equal(t, map[string]any{"command": binary, "args": args, "env_vars": []any{"DEEPSEEK_API_KEY"}}, lookup(v, "mcp_servers", shared.Name))
+	require.Equal(t, map[string]any{"command": binary, "args": args, "env_vars": []any{"DEEPSEEK_API_KEY"}}, lookup(v, "mcp_servers", install.Name))
 	if opts.Search == "forced" {
 		require.Equal(t, "disabled", v["web_search"])
 	}
-	_, ov, err := shared.ParseTOML([]byte(origBody))
+	_, ov, err := install.ParseTOML([]byte(origBody))
 	require.NoError(t, err)
 	ts := codexTestTarget(opts)
 	require.True(t, equalExcept(ov, v, ts), "nothing but ours changed:\n%s", body)
@@ -216,8 +215,8 @@ func checkCodexConfig(t *testing.T, orig, got string, opts ocinstall.Options) {
 	require.JSONEq(t, string(ja), string(jb))
 }
 
-func codexTestTarget(opts ocinstall.Options) target {
-	t := target{toml: true, server: true, serverPath: []string{"mcp_servers", shared.Name}}
+func codexTestTarget(opts install.Options) target {
+	t := target{toml: true, server: true, serverPath: []string{"mcp_servers", install.Name}}
 	if opts.Search == "forced" {
 		t.topKey = &topKeyEdit{Key: "web_search"}
 	}
@@ -249,12 +248,12 @@ func TestCodexRefusedShapes(t *testing.T) {
 				cfgPath := filepath.Join(f.env.Home, ".codex", "config.toml")
 				f.write(cfgPath, v.text)
 				before := f.tree()
-				opts := ocinstall.Options{}
+				opts := install.Options{}
 				if tc.forced {
 					opts.Search = "forced"
 				}
-				_, err := PlanInit(f.req(Codex, ocinstall.ScopeGlobal, opts))
-				var re *shared.RefusedError
+				_, err := PlanInit(f.req(Codex, install.ScopeGlobal, opts))
+				var re *install.RefusedError
 				require.ErrorAs(t, err, &re)
 				require.Equal(t, cfgPath+" "+tc.want, re.Reason)
 				require.Len(t, re.Manual, 1)

@@ -8,8 +8,7 @@ import (
 	"reflect"
 	"strings"
 
-	shared "github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
-	ocinstall "github.com/deepseek-web-retrieval/deepseek-web-retrieval/opencode/install"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
 )
 
 // Check is what doctor found for one host and scope.
@@ -76,7 +75,7 @@ func Doctor(ctx context.Context, req Request, environ []string) Check {
 	}
 	entry, _ := lookup(cur.plain, ts[0].serverPath...).(map[string]any)
 	if entry == nil {
-		c.Lines = append(c.Lines, "no "+shared.Name+" entry in "+c.File)
+		c.Lines = append(c.Lines, "no "+install.Name+" entry in "+c.File)
 		return c
 	}
 	c.Installed = true
@@ -110,7 +109,7 @@ func Doctor(ctx context.Context, req Request, environ []string) Check {
 		if p, err := PlanInit(req); err == nil {
 			c.Traps = append(c.Traps, p.Warnings...)
 			for _, ch := range p.Changes {
-				if ch.Kind == shared.KindConfig && ch.Path == c.File {
+				if ch.Kind == install.KindConfig && ch.Path == c.File {
 					c.Problems = append(c.Problems, "the entry differs from what init writes for its options (edited by hand?): `init` shows the difference")
 				}
 			}
@@ -150,7 +149,7 @@ func (c *Check) probe(ctx context.Context, rs *resolved, entry map[string]any, e
 	}
 	v, _ := l.lookup(key)
 	switch {
-	case v != "" && shared.IsEnvReference(v):
+	case v != "" && install.IsEnvReference(v):
 		c.Traps = append(c.Traps, fmt.Sprintf("%s reaches the server as the literal text %q: %s is not set in this shell, and %s passes the reference as written; every search and fetch fails until you export it", key, v, key, name))
 	case v != "":
 		c.Lines = append(c.Lines, key+" reaches the server (value not shown)")
@@ -205,7 +204,7 @@ func repairCommand(rs *resolved, entry map[string]any, cmd string) string {
 // HOST [--scope project --dir PROJECT] ARGS --yes`, quoted for a POSIX
 // shell; an empty project means the global scope.
 func InitCommand(host, project string, args []string) string {
-	parts := []string{shared.Name, "init", "--host", host}
+	parts := []string{install.Name, "init", "--host", host}
 	if project != "" {
 		parts = append(parts, "--scope", "project", "--dir", project)
 	}
@@ -219,18 +218,18 @@ func InitCommand(host, project string, args []string) string {
 // optionsFromArgs reads the options back from the server's command line
 // (the reverse of Args); a flag it does not know is skipped, and the
 // comparison with what init writes then shows the entry as edited.
-func optionsFromArgs(args []string) ocinstall.Options {
+func optionsFromArgs(args []string) install.Options {
 	type field struct {
 		name string
 		typ  reflect.Type
 	}
 	fields := map[string]field{}
-	rt := reflect.TypeFor[ocinstall.Options]()
+	rt := reflect.TypeFor[install.Options]()
 	for i := range rt.NumField() {
 		name, _, _ := strings.Cut(rt.Field(i).Tag.Get("json"), ",")
 		fields["--"+kebab(name)] = field{name, rt.Field(i).Type}
 	}
-	var o ocinstall.Options
+	var o install.Options
 	for i := 0; i < len(args); i++ {
 		flag, val, hasVal := strings.Cut(args[i], "=")
 		f, ok := fields[flag]

@@ -22,8 +22,7 @@ import (
 	"slices"
 	"strings"
 
-	shared "github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
-	ocinstall "github.com/deepseek-web-retrieval/deepseek-web-retrieval/opencode/install"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
 )
 
 // Host names an MCP host.
@@ -75,11 +74,11 @@ type Request struct {
 	Env  Env
 	Host Host
 	// Scope is "global" or "project". Zero means global.
-	Scope ocinstall.Scope
+	Scope install.Scope
 	// Dir is the project directory for the project scope (default Env.WorkDir).
 	Dir string
 	// Options become the server's command-line flags (init only).
-	Options ocinstall.Options
+	Options install.Options
 	// Binary is the absolute path of the installed binary the host starts.
 	Binary string
 	// Version is this installer's version, kept in the record.
@@ -104,8 +103,8 @@ type target struct {
 	// the TOML table path).
 	server     bool
 	serverPath []string
-	entry      any             // JSON value of the entry
-	tomlKVs    []shared.TOMLKV // the TOML entry's keys and values
+	entry      any              // JSON value of the entry
+	tomlKVs    []install.TOMLKV // the TOML entry's keys and values
 	// adds are strings added to arrays (built-in tools turned off).
 	adds []addEdit
 	// topKey is a TOML top-level key line (Codex's web_search).
@@ -131,9 +130,13 @@ type adapter struct {
 	targets func(r *resolved) []target
 	// traps adds the host's warnings and notes to the plan; cfgs are the
 	// parsed target files (nil when absent or unparsable).
-	traps func(r *resolved, p *shared.Plan, cfgs []parsed)
+	traps func(r *resolved, p *install.Plan, cfgs []parsed)
 	// detect reports whether the host looks installed.
 	detect func(env Env) bool
+	// launch works out how the host starts our server, for doctor.
+	launch func(c *launching)
+	// cwdIgnored is set for a host that does not honour an entry's cwd.
+	cwdIgnored bool
 }
 
 var adapters = map[Host]adapter{}
@@ -148,19 +151,19 @@ type resolved struct {
 
 func resolve(req Request) (*resolved, error) {
 	if req.Scope == "" {
-		req.Scope = ocinstall.ScopeGlobal
+		req.Scope = install.ScopeGlobal
 	}
 	if _, ok := adapters[req.Host]; !ok {
 		return nil, fmt.Errorf("unknown MCP host %q", req.Host)
 	}
 	r := &resolved{Request: req}
 	switch req.Scope {
-	case ocinstall.ScopeGlobal:
+	case install.ScopeGlobal:
 		if req.Env.Home == "" {
 			return nil, errors.New("cannot determine the home directory: set HOME")
 		}
 		r.root = req.Env.Home
-	case ocinstall.ScopeProject:
+	case install.ScopeProject:
 		d := req.Dir
 		if d == "" {
 			d = req.Env.WorkDir
@@ -189,38 +192,38 @@ func (r *resolved) project(parts ...string) string {
 	return filepath.Join(append([]string{r.root}, parts...)...)
 }
 
-func (r *resolved) global() bool { return r.Scope != ocinstall.ScopeProject }
+func (r *resolved) global() bool { return r.Scope != install.ScopeProject }
 
 // parsed is a target file as read.
 type parsed struct {
 	data   []byte
 	exists bool
-	json   *shared.JSONC
-	toml   *shared.TOMLDoc
+	json   *install.JSONC
+	toml   *install.TOMLDoc
 	tomlV  map[string]any
 	plain  any // the whole file as plain values
 	err    error
 }
 
 func readTarget(t target) (parsed, fs.FileMode, error) {
-	data, mode, exists, err := shared.ReadFile(t.path)
+	data, mode, exists, err := install.ReadFile(t.path)
 	if err != nil {
 		return parsed{}, 0, err
 	}
 	p := parsed{data: data, exists: exists}
-	_, body := shared.SplitBOM(data)
+	_, body := install.SplitBOM(data)
 	if t.toml {
-		p.toml, p.tomlV, p.err = shared.ParseTOML(body)
+		p.toml, p.tomlV, p.err = install.ParseTOML(body)
 		p.plain = p.tomlV
 		return p, mode, nil
 	}
 	if len(strings.TrimSpace(string(body))) == 0 {
-		eol := shared.DetectEOL(body)
+		eol := install.DetectEOL(body)
 		body = []byte("{" + eol + "}" + eol)
 	}
-	p.json, p.err = shared.ParseJSONC(body)
+	p.json, p.err = install.ParseJSONC(body)
 	if p.err == nil {
-		p.plain, _ = shared.Normalize(body)
+		p.plain, _ = install.Normalize(body)
 	}
 	return p, mode, nil
 }
@@ -245,7 +248,7 @@ func ordered(kv ...any) json.RawMessage {
 
 // Args returns the server's command line after the binary: "mcp", the two
 // tiers, then every other set option as its kebab-case flag, in SPEC order.
-func Args(o ocinstall.Options) []string {
+func Args(o install.Options) []string {
 	if o.Search == "" {
 		o.Search = "preferred"
 	}
@@ -256,7 +259,7 @@ func Args(o ocinstall.Options) []string {
 	raw, _ := json.Marshal(o)
 	var m map[string]any
 	_ = json.Unmarshal(raw, &m)
-	for _, name := range ocinstall.OptionNames {
+	for _, name := range install.OptionNames {
 		v, ok := m[name]
 		if !ok {
 			continue
@@ -305,7 +308,7 @@ func (r *resolved) recordPath(main string) string {
 	if state == "" {
 		state = filepath.Join(r.Env.Home, ".local", "state")
 	}
-	return filepath.Join(state, shared.Name, "installs", fmt.Sprintf("%s-%s-%s.json", r.Host, r.Scope, shared.SHA([]byte(main))[:16]))
+	return filepath.Join(state, install.Name, "installs", fmt.Sprintf("%s-%s-%s.json", r.Host, r.Scope, install.SHA([]byte(main))[:16]))
 }
 
 func (r *resolved) rel(p string) string {
@@ -315,9 +318,9 @@ func (r *resolved) rel(p string) string {
 	return p
 }
 
-func (r *resolved) newPlan(command string, ts []target) *shared.Plan {
+func (r *resolved) newPlan(command string, ts []target) *install.Plan {
 	a := adapters[r.Host]
-	return &shared.Plan{
+	return &install.Plan{
 		Command: command, Host: a.label, Scope: string(r.Scope), ConfigDir: r.root,
 		ConfigFile: r.rel(ts[0].path), APIKeyEnv: r.key, Reader: "The MCP server",
 	}
@@ -406,4 +409,19 @@ func lookup(v any, path ...string) any {
 	return v
 }
 
-func exists(p string) bool { return shared.Exists(p) }
+func exists(p string) bool { return install.Exists(p) }
+
+func (r *resolved) searchForced() bool { return r.Options.Search == "forced" }
+func (r *resolved) fetchForced() bool  { return r.Options.Fetch == "forced" }
+
+// Detect returns the MCP hosts that look installed: their program on PATH
+// or their user config directory present.
+func Detect(env Env) []Host {
+	var out []Host
+	for _, h := range All {
+		if adapters[h].detect(env) {
+			out = append(out, h)
+		}
+	}
+	return out
+}

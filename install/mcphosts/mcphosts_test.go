@@ -11,8 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	shared "github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
-	ocinstall "github.com/deepseek-web-retrieval/deepseek-web-retrieval/opencode/install"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -39,11 +38,11 @@ func (f *fixture) write(path, content string) {
 	require.NoError(f.t, os.WriteFile(path, []byte(content), 0o644))
 }
 
-func (f *fixture) req(h Host, scope ocinstall.Scope, o ocinstall.Options) Request {
+func (f *fixture) req(h Host, scope install.Scope, o install.Options) Request {
 	return Request{Env: f.env, Host: h, Scope: scope, Options: o, Binary: binary, Version: "test"}
 }
 
-func (f *fixture) render(p *shared.Plan, applied bool) string {
+func (f *fixture) render(p *install.Plan, applied bool) string {
 	var b strings.Builder
 	require.NoError(f.t, p.Render(&b, applied))
 	return recordHash.ReplaceAllString(strings.ReplaceAll(b.String(), f.root, "$TMP"), "-HASH.json")
@@ -86,33 +85,33 @@ func golden(t *testing.T, name, got string) {
 
 // seeds are realistic existing configs per host and scope: other servers,
 // comments, a credential of another tool.
-func seeds(f *fixture, h Host, scope ocinstall.Scope) {
+func seeds(f *fixture, h Host, scope install.Scope) {
 	home, proj := f.env.Home, f.env.WorkDir
 	switch h {
 	case Codex:
 		cfg := "# Codex config\nmodel = \"gpt-5\" # the default\n\n[mcp_servers.github]\ncommand = \"gh-mcp\"\nenv = { GITHUB_TOKEN = \"ghp_0123456789abcdefghijABCDEFGHIJ012345\" }\n\n# tools\n[tools]\nweb_search = false\n"
-		if scope == ocinstall.ScopeProject {
+		if scope == install.ScopeProject {
 			f.write(filepath.Join(proj, ".codex", "config.toml"), cfg)
 		} else {
 			f.write(filepath.Join(home, ".codex", "config.toml"), cfg)
 		}
 	case Claude:
-		if scope == ocinstall.ScopeProject {
+		if scope == install.ScopeProject {
 			f.write(filepath.Join(proj, ".mcp.json"), "{\n  \"mcpServers\": {\n    \"brave-search\": {\"command\": \"npx\", \"args\": [\"-y\", \"@brave/brave-search-mcp-server\"], \"env\": {\"BRAVE_API_KEY\": \"${BRAVE_API_KEY}\"}}\n  }\n}\n")
 		} else {
 			f.write(filepath.Join(home, ".claude.json"), "{\n  \"numStartups\": 12,\n  \"mcpServers\": {},\n  \"projects\": {}\n}\n")
 			f.write(filepath.Join(home, ".claude", "settings.json"), "{\n  \"permissions\": {\n    \"deny\": [\"Bash(rm:*)\"]\n  }\n}\n")
 		}
 	case Gemini:
-		if scope == ocinstall.ScopeGlobal {
+		if scope == install.ScopeGlobal {
 			f.write(filepath.Join(home, ".gemini", "settings.json"), "{\n  // my settings\n  \"theme\": \"GitHub\",\n  \"mcpServers\": {\n    \"gh\": {\"command\": \"gh-mcp\", \"env\": {\"GITHUB_TOKEN\": \"$GITHUB_TOKEN\"}}\n  }\n}\n")
 		}
 	case Pi:
-		if scope == ocinstall.ScopeGlobal {
+		if scope == install.ScopeGlobal {
 			f.write(filepath.Join(home, ".pi", "agent", "settings.json"), "{\n  \"packages\": [\"npm:pi-mcp-adapter\"]\n}\n")
 		}
 	case Cursor:
-		if scope == ocinstall.ScopeGlobal {
+		if scope == install.ScopeGlobal {
 			f.write(filepath.Join(home, ".cursor", "mcp.json"), "{\n\t\"mcpServers\": {\n\t\t\"tavily\": {\"url\": \"https://mcp.tavily.com/mcp\", \"headers\": {\"Authorization\": \"Bearer tvly-0123456789abcdefABCDEF\"}}\n\t}\n}\n")
 		}
 	}
@@ -126,12 +125,12 @@ func TestPlanGolden(t *testing.T) {
 	for _, h := range All {
 		t.Run(string(h), func(t *testing.T) {
 			var out strings.Builder
-			for _, scope := range []ocinstall.Scope{ocinstall.ScopeGlobal, ocinstall.ScopeProject} {
+			for _, scope := range []install.Scope{install.ScopeGlobal, install.ScopeProject} {
 				for _, tier := range []string{"off", "optional", "preferred", "forced"} {
 					f := newFixture(t)
 					seeds(f, h, scope)
 					before := f.tree()
-					req := f.req(h, scope, ocinstall.Options{Search: tier, Fetch: tier})
+					req := f.req(h, scope, install.Options{Search: tier, Fetch: tier})
 					p, err := PlanInit(req)
 					require.NoError(t, err)
 					name := string(scope) + "/" + tier
@@ -149,10 +148,10 @@ func TestPlanGolden(t *testing.T) {
 					}
 					sort.Strings(files)
 					for _, k := range files {
-						content := string(shared.Mask([]byte(after[k]), shared.Secrets(k, []byte(after[k]))))
+						content := string(install.Mask([]byte(after[k]), install.Secrets(k, []byte(after[k]))))
 						out.WriteString("-- " + name + "/" + k + " --\n" + content)
 					}
-					u, err := PlanUninstall(f.req(h, scope, ocinstall.Options{}))
+					u, err := PlanUninstall(f.req(h, scope, install.Options{}))
 					require.NoError(t, err)
 					out.WriteString("-- " + name + "/uninstall --\n" + f.render(u, false))
 					require.NoError(t, u.Apply())

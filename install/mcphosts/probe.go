@@ -17,7 +17,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
-	shared "github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
 )
 
 // ProbeTimeout bounds a probe's exchange: start, initialize and tools/list
@@ -91,7 +91,7 @@ func probe(ctx context.Context, l Launch) ProbeResult {
 	cmd.WaitDelay = probeTerminate
 	ctx, cancel := context.WithTimeout(ctx, ProbeTimeout)
 	defer cancel()
-	client := sdk.NewClient(&sdk.Implementation{Name: shared.Name + "-doctor", Version: core.Version}, nil)
+	client := sdk.NewClient(&sdk.Implementation{Name: install.Name + "-doctor", Version: core.Version}, nil)
 	cs, err := client.Connect(ctx, &sdk.CommandTransport{Command: cmd, TerminateDuration: probeTerminate}, &sdk.ClientSessionOptions{ProtocolVersion: probeProtocol})
 	if err != nil {
 		return ProbeResult{Err: failure(ctx, cmd, stderr, "initialize", err)}
@@ -237,7 +237,7 @@ func redact(s string, secrets []string) string {
 	}
 	words := strings.FieldsFunc(s, func(r rune) bool { return strings.ContainsRune(" \t\"'`,;()[]{}<>", r) })
 	for _, w := range words {
-		if shared.LooksSecret(w) {
+		if install.LooksSecret(w) {
 			s = strings.ReplaceAll(s, w, "[redacted]")
 		}
 	}

@@ -1,6 +1,8 @@
 package mcphosts
 
 import (
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
+
 	"context"
 	"encoding/json"
 	"os"
@@ -13,7 +15,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	mcpserver "github.com/deepseek-web-retrieval/deepseek-web-retrieval/mcp"
-	ocinstall "github.com/deepseek-web-retrieval/deepseek-web-retrieval/opencode/install"
 )
 
 // TestMain lets the test binary be the server an entry starts: "mcp" is
@@ -188,10 +189,10 @@ func TestHostLaunchEnv(t *testing.T) {
 // shown; with the key unset, it still connects and says so.
 func TestDoctorConnects(t *testing.T) {
 	for _, h := range All {
-		for _, scope := range []ocinstall.Scope{ocinstall.ScopeGlobal, ocinstall.ScopeProject} {
+		for _, scope := range []install.Scope{install.ScopeGlobal, install.ScopeProject} {
 			t.Run(string(h)+"/"+string(scope), func(t *testing.T) {
 				f := newFixture(t)
-				req := f.req(h, scope, ocinstall.Options{})
+				req := f.req(h, scope, install.Options{})
 				req.Binary = self(t)
 				f.apply(PlanInit(req))
 				environ := []string{"PATH=/usr/bin:/bin", "HOME=" + f.env.Home, "DEEPSEEK_API_KEY=" + testKey, "GITHUB_TOKEN=ghp_0123456789abcdefghijABCDEFGHIJ012345"}
@@ -219,7 +220,7 @@ func TestDoctorConnects(t *testing.T) {
 func TestDoctorReportsFailures(t *testing.T) {
 	f := newFixture(t)
 	leak := script(t, f.root, "leaky-server", `echo "cannot start: key $DEEPSEEK_API_KEY refused" >&2; exit 2`)
-	req := f.req(Codex, ocinstall.ScopeGlobal, ocinstall.Options{})
+	req := f.req(Codex, install.ScopeGlobal, install.Options{})
 	req.Binary = leak
 	f.apply(PlanInit(req))
 	environ := []string{"PATH=/usr/bin:/bin", "DEEPSEEK_API_KEY=" + testKey}
@@ -235,11 +236,11 @@ func TestDoctorReportsFailures(t *testing.T) {
 // TestDoctorEntryWithoutRecord: an entry with no install record is
 // reported with the init command that adopts it, and that command does.
 func TestDoctorEntryWithoutRecord(t *testing.T) {
-	for _, scope := range []ocinstall.Scope{ocinstall.ScopeGlobal, ocinstall.ScopeProject} {
+	for _, scope := range []install.Scope{install.ScopeGlobal, install.ScopeProject} {
 		t.Run(string(scope), func(t *testing.T) {
 			f := newFixture(t)
 			five := 5
-			o := ocinstall.Options{Search: "forced", MaxResults: &five}
+			o := install.Options{Search: "forced", MaxResults: &five}
 			req := f.req(Gemini, scope, o)
 			req.Binary = self(t)
 			f.apply(PlanInit(req))
@@ -251,7 +252,7 @@ func TestDoctorEntryWithoutRecord(t *testing.T) {
 			c := Doctor(context.Background(), Request{Env: f.env, Host: Gemini, Scope: scope}, nil)
 			file, _ := MainFile(req)
 			cmd := "deepseek-web-retrieval init --host gemini --binary " + self(t) + " --search forced --fetch optional --max-results 5 --yes"
-			if scope == ocinstall.ScopeProject {
+			if scope == install.ScopeProject {
 				cmd = "deepseek-web-retrieval init --host gemini --scope project --dir " + f.env.WorkDir + " --binary " + self(t) + " --search forced --fetch optional --max-results 5 --yes"
 			}
 			require.Contains(t, c.Traps, "no install record for this entry (written by hand, or by an install that was interrupted), so uninstall will not remove it: run `"+cmd+"` to adopt it, or remove mcpServers.deepseek-web-retrieval from "+file)
@@ -269,10 +270,10 @@ func TestDoctorEntryWithoutRecord(t *testing.T) {
 // line gives the options it was written from.
 func TestOptionsFromArgs(t *testing.T) {
 	n, x, yes, no := 7, 2.5, true, false
-	o := ocinstall.Options{Search: "forced", Fetch: "off", APIKeyEnv: "MY_KEY", BaseURL: "https://api.example.com", MaxResults: &n, MinRerank: &x,
+	o := install.Options{Search: "forced", Fetch: "off", APIKeyEnv: "MY_KEY", BaseURL: "https://api.example.com", MaxResults: &n, MinRerank: &x,
 		AllowUnknownAuthority: &yes, MessagesSummary: &no, IncludeDomains: []string{"go.dev", "golang.org"}, Language: "zh,en", TimeoutMs: &n}
 	require.Equal(t, o, optionsFromArgs(Args(o)))
-	require.Equal(t, ocinstall.Options{Search: "off"}, optionsFromArgs([]string{"mcp", "--frob", "--search", "off", "--max-results", "many", "--fetch"}))
+	require.Equal(t, install.Options{Search: "off"}, optionsFromArgs([]string{"mcp", "--frob", "--search", "off", "--max-results", "many", "--fetch"}))
 }
 
 // TestGeminiTrust: doctor's reading of Gemini CLI's folder trust, which
@@ -327,21 +328,21 @@ func TestDoctorDoesNotRunAClonedProjectsCommand(t *testing.T) {
 	evil := script(t, f.root, "evil", "touch "+marker+"; exit 1")
 	cfg := filepath.Join(f.env.WorkDir, ".mcp.json")
 	f.write(cfg, `{"mcpServers": {"deepseek-web-retrieval": {"command": "`+evil+`", "args": ["mcp"]}}}`)
-	c := Doctor(context.Background(), Request{Env: f.env, Host: Claude, Scope: ocinstall.ScopeProject}, nil)
+	c := Doctor(context.Background(), Request{Env: f.env, Host: Claude, Scope: install.ScopeProject}, nil)
 	require.NoFileExists(t, marker)
 	require.Contains(t, c.Traps, "not started: doctor starts a project's entry only when it is the one init wrote and recorded, so a cloned project cannot make it run a command, and it has no install record here: adopt it with the command above if you trust it")
 
 	// Installed by init, then changed (a pull).
 	require.NoError(t, os.Remove(cfg))
-	req := f.req(Claude, ocinstall.ScopeProject, ocinstall.Options{})
+	req := f.req(Claude, install.ScopeProject, install.Options{})
 	req.Binary = self(t)
 	f.apply(PlanInit(req))
-	c = Doctor(context.Background(), Request{Env: f.env, Host: Claude, Scope: ocinstall.ScopeProject}, nil)
+	c = Doctor(context.Background(), Request{Env: f.env, Host: Claude, Scope: install.ScopeProject}, nil)
 	require.Contains(t, c.Lines, "connected, 2 tools (deepseek_fetch, deepseek_search)")
 	data, err := os.ReadFile(cfg)
 	require.NoError(t, err)
 	f.write(cfg, strings.Replace(string(data), self(t), evil, 1))
-	c = Doctor(context.Background(), Request{Env: f.env, Host: Claude, Scope: ocinstall.ScopeProject}, nil)
+	c = Doctor(context.Background(), Request{Env: f.env, Host: Claude, Scope: install.ScopeProject}, nil)
 	require.NoFileExists(t, marker)
 	require.Contains(t, c.Traps, "not started: doctor starts a project's entry only when it is the one init wrote and recorded, so a cloned project cannot make it run a command, and it differs from the one init recorded (changed by hand, or by a pull?): run init again if you trust it")
 

@@ -15,8 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/tailscale/hujson"
 
-	shared "github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
-	ocinstall "github.com/deepseek-web-retrieval/deepseek-web-retrieval/opencode/install"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
 )
 
 // The shape corpus of the JSON/JSONC hosts. Every legal shape of the
@@ -245,7 +244,7 @@ func checkStyle(t *testing.T, v variant, orig, got string, name string) {
 
 type corpusCase struct {
 	host   Host
-	scope  ocinstall.Scope
+	scope  install.Scope
 	tier   string
 	v      variant
 	server shape // the server's file
@@ -259,7 +258,7 @@ func runCase(t *testing.T, f *fixture, c corpusCase) bool {
 	if c.other.name != "" {
 		name += "/settings " + c.other.name
 	}
-	req := f.req(c.host, c.scope, ocinstall.Options{Search: c.tier, Fetch: c.tier})
+	req := f.req(c.host, c.scope, install.Options{Search: c.tier, Fetch: c.tier})
 	rs, err := resolve(req)
 	require.NoError(t, err)
 	rs.args = Args(req.Options)
@@ -294,7 +293,7 @@ func runCase(t *testing.T, f *fixture, c corpusCase) bool {
 		}
 	}
 	if refusal != "" {
-		var re *shared.RefusedError
+		var re *install.RefusedError
 		require.ErrorAs(t, err, &re, name)
 		require.Equal(t, strings.ReplaceAll(refusal, "{file}", file), re.Reason, name)
 		require.Equal(t, before, f.tree(), "%s: a refusal writes nothing", name)
@@ -320,7 +319,7 @@ func runCase(t *testing.T, f *fixture, c corpusCase) bool {
 	if forced {
 		// A tier lowered by a later init takes back what forced added,
 		// leaving the other files as they were.
-		lower := f.req(c.host, c.scope, ocinstall.Options{Search: "preferred", Fetch: "preferred"})
+		lower := f.req(c.host, c.scope, install.Options{Search: "preferred", Fetch: "preferred"})
 		lp, err := PlanInit(lower)
 		require.NoError(t, err, name)
 		require.NoError(t, lp.Apply(), name)
@@ -356,10 +355,10 @@ func runCase(t *testing.T, f *fixture, c corpusCase) bool {
 	// the top) voids the patch: uninstall keeps the edit and takes out
 	// only what init added, byte for byte.
 	orig, existed := before[rel(f, ts[0].path)]
-	if mark, body := shared.SplitBOM([]byte(orig)); existed && !shared.IsBlank(body) {
-		eol := shared.DetectEOL(body)
+	if mark, body := install.SplitBOM([]byte(orig)); existed && !install.IsBlank(body) {
+		eol := install.DetectEOL(body)
 		edit := func(b []byte) string {
-			m, rest := shared.SplitBOM(b)
+			m, rest := install.SplitBOM(b)
 			return string(m) + "// edited" + eol + string(rest)
 		}
 		cur, err := os.ReadFile(ts[0].path)
@@ -386,23 +385,23 @@ func rel(f *fixture, p string) string {
 	return r
 }
 
-func (f *fixture) uninstallPlan(t *testing.T, h Host, scope ocinstall.Scope, name string) *shared.Plan {
+func (f *fixture) uninstallPlan(t *testing.T, h Host, scope install.Scope, name string) *install.Plan {
 	t.Helper()
-	u, err := PlanUninstall(f.req(h, scope, ocinstall.Options{}))
+	u, err := PlanUninstall(f.req(h, scope, install.Options{}))
 	require.NoError(t, err, name)
 	return u
 }
 
 // checkRestores checks that the plan puts every config back as it was in
 // before (without applying it).
-func checkRestores(t *testing.T, f *fixture, p *shared.Plan, before map[string]string, name string) {
+func checkRestores(t *testing.T, f *fixture, p *install.Plan, before map[string]string, name string) {
 	t.Helper()
 	for _, c := range p.Changes {
-		if c.Kind != shared.KindConfig {
+		if c.Kind != install.KindConfig {
 			continue
 		}
 		orig, existed := before[rel(f, c.Path)]
-		if c.Op == shared.OpDelete {
+		if c.Op == install.OpDelete {
 			require.False(t, existed, "%s: uninstall deletes %s, which was there before", name, c.Rel)
 			continue
 		}
@@ -438,7 +437,7 @@ func TestShapeCorpus(t *testing.T) {
 			total.Load(), len(serverShapes), len(geminiShapes), len(claudeSettingsShapes), len(vs), refused.Load())
 	})
 	for _, h := range jsonHosts {
-		for _, scope := range []ocinstall.Scope{ocinstall.ScopeGlobal, ocinstall.ScopeProject} {
+		for _, scope := range []install.Scope{install.ScopeGlobal, install.ScopeProject} {
 			t.Run(string(h)+"/"+string(scope), func(t *testing.T) {
 				t.Parallel()
 				f := newMemFixture(t)
@@ -487,7 +486,7 @@ func TestGeminiWarnsAboutABOM(t *testing.T) {
 	warning := ".gemini/settings.json starts with a byte order mark, which Gemini CLI refuses (\"Unexpected token '\ufeff'\"): init keeps it, as it keeps every byte it does not own; remove it, or Gemini will not start"
 	for _, text := range []string{"{}\n", "\ufeff{}\n"} {
 		f.write(path, text)
-		p, err := PlanInit(f.req(Gemini, ocinstall.ScopeGlobal, ocinstall.Options{}))
+		p, err := PlanInit(f.req(Gemini, install.ScopeGlobal, install.Options{}))
 		require.NoError(t, err)
 		require.Equal(t, strings.HasPrefix(text, "\ufeff"), slices.Contains(p.Warnings, warning), "%q: %q", text, p.Warnings)
 	}

@@ -7,7 +7,7 @@ import (
 	"sort"
 	"strings"
 
-	shared "github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
 )
 
 var webSearchWord = regexp.MustCompile(`(?i)(web[-_ ]?search|\b(tavily|exa|brave|perplexity|firecrawl|serper|serpapi|searxng|kagi|jina|fetch)\b)`)
@@ -23,7 +23,7 @@ func conflictWarnings(r *resolved, ts []target, cfgs []parsed) []string {
 			servers, _ := lookup(cfg.plain, t.serverPath[:len(t.serverPath)-1]...).(map[string]any)
 			var names []string
 			for name, v := range servers {
-				if name == shared.Name {
+				if name == install.Name {
 					continue
 				}
 				text := name + " " + fmt.Sprint(lookup(v, "command")) + " " + fmt.Sprint(lookup(v, "args")) + " " + fmt.Sprint(lookup(v, "url"))
@@ -36,7 +36,7 @@ func conflictWarnings(r *resolved, ts []target, cfgs []parsed) []string {
 				warns = append(warns, fmt.Sprintf("another web-search or fetch MCP server is configured in %s: %q; the model may use it instead of deepseek_search / deepseek_fetch", r.rel(t.path), n))
 			}
 		}
-		if len(shared.Secrets(t.path, cfg.data)) > 0 {
+		if len(install.Secrets(t.path, cfg.data)) > 0 {
 			warns = append(warns, fmt.Sprintf("%s holds literal credentials (masked in this plan, never copied into the install record); consider moving them into environment variables", r.rel(t.path)))
 		}
 	}

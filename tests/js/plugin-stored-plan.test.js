@@ -227,7 +227,7 @@ test("a different core.wasm beside the plan (same plan file): the module makes t
   assert.equal((await host.runTool("deepseek_fetch", { url: "https://go.dev/doc/" })).status, "completed")
 })
 
-test("the options digest: canonical JSON as opencode/install OptionsDigest writes it (same vectors as its Go test)", T, async () => {
+test("the options digest: canonical JSON as install/opencode OptionsDigest writes it (same vectors as its Go test)", T, async () => {
   // The digest is internal to server.js; the vectors check the rule it follows, through a
   // plan stamped by hand for options with nested values and keys in another order.
   const dir = join(root, "digest")

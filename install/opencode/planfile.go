@@ -1,4 +1,4 @@
-package install
+package opencode
 
 import (
 	"bytes"
@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
-	shared "github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/opencode"
 )
 
@@ -64,19 +64,14 @@ func OptionsDigest(raw []byte) (string, error) {
 }
 
 // planHost is the plan's name of an install host.
-func planHost(h Host) string {
-	if h == HostOpenCode1 {
-		return opencode.HostV1
-	}
-	return opencode.HostV2
-}
+func planHost(h Host) string { return h.generation().planHost }
 
 // storedPlan builds PlanFile's content for options o (already validated)
 // on host h, beside the core.wasm wasm. It resolves the options exactly as
 // the module does (core.ParseOptions, core.NewConfig, opencode.NewPlan), so
 // a validation failure here is an error, never a plan.
-func storedPlan(h Host, o Options, wasm []byte) ([]byte, error) {
-	raw := shared.Marshal(o, "", "", true)
+func storedPlan(h Host, o install.Options, wasm []byte) ([]byte, error) {
+	raw := install.Marshal(o, "", "", true)
 	co, warnings, err := core.ParseOptions(raw)
 	if err != nil {
 		return nil, fmt.Errorf("plan: %w", err)
@@ -93,7 +88,7 @@ func storedPlan(h Host, o Options, wasm []byte) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("plan: %w", err)
 	}
-	sp := StoredPlan{Format: PlanFormat, Host: planHost(h), ModuleSHA256: shared.SHA(wasm), OptionsSHA256: digest, Plan: plan}
+	sp := StoredPlan{Format: PlanFormat, Host: planHost(h), ModuleSHA256: install.SHA(wasm), OptionsSHA256: digest, Plan: plan}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -106,7 +101,7 @@ func storedPlan(h Host, o Options, wasm []byte) ([]byte, error) {
 
 // withPlan returns files with PlanFile for h and o added (replacing one of
 // that name).
-func withPlan(files []pluginFile, h Host, o Options) ([]pluginFile, error) {
+func withPlan(files []pluginFile, h Host, o install.Options) ([]pluginFile, error) {
 	var wasm []byte
 	out := files[:0:0]
 	for _, f := range files {

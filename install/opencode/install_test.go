@@ -1,6 +1,8 @@
-package install
+package opencode
 
 import (
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
+
 	"encoding/json"
 	"errors"
 	"os"
@@ -60,7 +62,7 @@ func TestInitThenUninstallRestoresBytes(t *testing.T) {
 						f.write(tc.file, tc.content)
 					}
 					before := f.tree()
-					req := f.request(Options{MaxResults: intp(5), BlockedDomains: []string{"example.com"}})
+					req := f.request(install.Options{MaxResults: intp(5), BlockedDomains: []string{"example.com"}})
 					req.Host = host
 					p := f.init(req)
 					require.False(t, p.Empty())
@@ -94,12 +96,12 @@ func TestInitPlanGolden(t *testing.T) {
 		content string
 		req     func(*fixture) Request
 	}{
-		{"init_fresh", "", "", func(f *fixture) Request { return f.request(Options{}) }},
+		{"init_fresh", "", "", func(f *fixture) Request { return f.request(install.Options{}) }},
 		{"init_jsonc", "opencode.jsonc", configNamed("comments-trailing-commas"), func(f *fixture) Request {
-			return f.request(Options{Search: "forced", Fetch: "preferred", MaxResults: intp(8), IncludeDomains: []string{"go.dev", "pkg.go.dev"}})
+			return f.request(install.Options{Search: "forced", Fetch: "preferred", MaxResults: intp(8), IncludeDomains: []string{"go.dev", "pkg.go.dev"}})
 		}},
 		{"init_opencode1", "opencode.json", "{\n  \"plugin\": [\"opencode-wakatime\"]\n}\n", func(f *fixture) Request {
-			r := f.request(Options{APIKeyEnv: "MY_DEEPSEEK_KEY"})
+			r := f.request(install.Options{APIKeyEnv: "MY_DEEPSEEK_KEY"})
 			r.Host = HostOpenCode1
 			return r
 		}},
@@ -121,7 +123,7 @@ func TestInitPlanGolden(t *testing.T) {
 
 func TestInitWritesNoKeyAndNamesTheVariable(t *testing.T) {
 	f := newFixture(t)
-	p := f.init(f.request(Options{APIKeyEnv: "ACME_KEY"}))
+	p := f.init(f.request(install.Options{APIKeyEnv: "ACME_KEY"}))
 	out := f.render(p, true)
 	require.Contains(t, out, "export ACME_KEY=...")
 	for path, content := range f.tree() {
@@ -133,8 +135,8 @@ func TestChangedOptionsUpdateTheEntryInPlace(t *testing.T) {
 	f := newFixture(t)
 	orig := configNamed("comments-trailing-commas")
 	f.write("opencode.jsonc", orig)
-	f.init(f.request(Options{MaxResults: intp(5)}))
-	p := f.planInit(f.request(Options{Search: "forced"}))
+	f.init(f.request(install.Options{MaxResults: intp(5)}))
+	p := f.planInit(f.request(install.Options{Search: "forced"}))
 	golden(t, "init_update.txt", f.render(p, false))
 	require.NoError(t, p.Apply())
 	cfg := f.read("opencode.jsonc")
@@ -148,7 +150,7 @@ func TestChangedOptionsUpdateTheEntryInPlace(t *testing.T) {
 func TestUninstallKeepsUnrelatedEdits(t *testing.T) {
 	f := newFixture(t)
 	f.write("opencode.jsonc", configNamed("comments-trailing-commas"))
-	f.init(f.request(Options{}))
+	f.init(f.request(install.Options{}))
 	cfg := f.read("opencode.jsonc")
 	// The user edits the config: a comment reworded, a plugin removed, a
 	// plugin added after ours, a new key.
@@ -180,7 +182,7 @@ func TestUninstallKeepsUnrelatedEdits(t *testing.T) {
 
 func TestUninstallOfCreatedFileAfterEditsKeepsTheFile(t *testing.T) {
 	f := newFixture(t)
-	f.init(f.request(Options{}))
+	f.init(f.request(install.Options{}))
 	cfg := f.read("opencode.jsonc")
 	f.write("opencode.jsonc", strings.Replace(cfg, "{\n", "{\n  \"theme\": \"dark\",\n", 1))
 	f.uninstall()
@@ -209,11 +211,11 @@ func TestUninstallRefuses(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFixture(t)
 			f.write("opencode.jsonc", "{\n  \"theme\": \"dark\"\n}\n")
-			f.init(f.request(Options{}))
+			f.init(f.request(install.Options{}))
 			tc.mutate(f)
 			before := f.tree()
 			_, err := PlanUninstall(UninstallRequest{Env: f.env})
-			var re *RefusedError
+			var re *install.RefusedError
 			require.ErrorAs(t, err, &re)
 			require.Contains(t, re.Reason, tc.want)
 			require.NotEmpty(t, re.Manual, "a refusal says how to undo by hand")
@@ -226,8 +228,8 @@ func TestUninstallRefuses(t *testing.T) {
 func TestInitRefusesForeignVendoredFile(t *testing.T) {
 	f := newFixture(t)
 	f.write(pluginDir+"/server.js", "// someone else's\n")
-	_, err := PlanInit(f.request(Options{}))
-	var re *RefusedError
+	_, err := PlanInit(f.request(install.Options{}))
+	var re *install.RefusedError
 	require.ErrorAs(t, err, &re)
 	require.Contains(t, re.Reason, "differs from what this installer wrote")
 }
@@ -236,10 +238,10 @@ func TestInitAdoptsExistingEntry(t *testing.T) {
 	f := newFixture(t)
 	orig := "{\n  \"plugins\": [\n    \"./vendor/deepseek-web-retrieval\"\n  ]\n}\n"
 	f.write("opencode.jsonc", orig)
-	p := f.init(f.request(Options{}))
+	p := f.init(f.request(install.Options{}))
 	out := f.render(p, true)
 	require.Contains(t, out, `"package": "./vendor/deepseek-web-retrieval"`)
-	require.True(t, f.planInit(f.request(Options{})).Empty())
+	require.True(t, f.planInit(f.request(install.Options{})).Empty())
 	// An edit elsewhere forces the structural path, which puts the original entry back.
 	f.write("opencode.jsonc", strings.Replace(f.read("opencode.jsonc"), "{\n", "{\n  \"theme\": \"dark\",\n", 1))
 	f.uninstall()
@@ -248,11 +250,11 @@ func TestInitAdoptsExistingEntry(t *testing.T) {
 
 func TestInitRefusesOtherHostOverExistingInstall(t *testing.T) {
 	f := newFixture(t)
-	f.init(f.request(Options{}))
-	req := f.request(Options{})
+	f.init(f.request(install.Options{}))
+	req := f.request(install.Options{})
 	req.Host = HostOpenCode1
 	_, err := PlanInit(req)
-	var re *RefusedError
+	var re *install.RefusedError
 	require.ErrorAs(t, err, &re)
 	require.Contains(t, re.Error(), "uninstall")
 }
@@ -260,12 +262,12 @@ func TestInitRefusesOtherHostOverExistingInstall(t *testing.T) {
 func TestInitRefusesUnparsableConfig(t *testing.T) {
 	f := newFixture(t)
 	f.write("opencode.jsonc", "{ \"plugins\": [ }")
-	_, err := PlanInit(f.request(Options{}))
-	var re *RefusedError
+	_, err := PlanInit(f.request(install.Options{}))
+	var re *install.RefusedError
 	require.ErrorAs(t, err, &re)
 	require.Contains(t, re.Reason, "cannot parse")
 	f.write("opencode.jsonc", "{\n  // mine\n  \"plugins\": \"x\"\n}\n")
-	_, err = PlanInit(f.request(Options{}))
+	_, err = PlanInit(f.request(install.Options{}))
 	require.ErrorAs(t, err, &re)
 	require.Equal(t, "cannot add the plugin to "+f.path("opencode.jsonc")+": line 3: \"plugins\" is a string, not an array", re.Reason)
 }
@@ -275,8 +277,8 @@ func TestProjectScope(t *testing.T) {
 	proj := filepath.Join(f.root, "proj")
 	require.NoError(t, os.MkdirAll(proj, 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(proj, "opencode.json"), []byte("{\n  \"theme\": \"dark\"\n}\n"), 0o600))
-	req := f.request(Options{})
-	req.Scope, req.Dir = ScopeProject, proj
+	req := f.request(install.Options{})
+	req.Scope, req.Dir = install.ScopeProject, proj
 	p := f.planInit(req)
 	require.Equal(t, "opencode.json", p.ConfigFile, "the existing file is used")
 	require.NoError(t, p.Apply())
@@ -290,7 +292,7 @@ func TestProjectScope(t *testing.T) {
 	// Relative --dir resolves from the working directory; default is WorkDir.
 	env := f.env
 	env.WorkDir = f.root
-	u, err := PlanUninstall(UninstallRequest{Env: env, Scope: ScopeProject, Dir: "proj"})
+	u, err := PlanUninstall(UninstallRequest{Env: env, Scope: install.ScopeProject, Dir: "proj"})
 	require.NoError(t, err)
 	require.NoError(t, u.Apply())
 	b, err := os.ReadFile(filepath.Join(proj, "opencode.json"))
@@ -317,7 +319,7 @@ func TestConfigFileChoice(t *testing.T) {
 			for _, n := range tc.files {
 				f.write(n, "{}\n")
 			}
-			p := f.planInit(f.request(Options{}))
+			p := f.planInit(f.request(install.Options{}))
 			require.Equal(t, tc.want, p.ConfigFile)
 			require.Equal(t, tc.warn, strings.Contains(strings.Join(p.Warnings, "\n"), "both opencode.jsonc and opencode.json"))
 		})
@@ -328,18 +330,18 @@ func TestConfigDir(t *testing.T) {
 	tests := []struct {
 		name  string
 		env   Env
-		scope Scope
+		scope install.Scope
 		dir   string
 		want  string
 		err   bool
 	}{
-		{"opencode dir wins", Env{Home: "/h", XDGConfigHome: "/x", OpencodeConfigDir: "/o"}, ScopeGlobal, "", "/o", false},
-		{"xdg", Env{Home: "/h", XDGConfigHome: "/x"}, ScopeGlobal, "", "/x/opencode", false},
-		{"home", Env{Home: "/h"}, ScopeGlobal, "", "/h/.config/opencode", false},
-		{"nothing", Env{}, ScopeGlobal, "", "", true},
-		{"project default", Env{WorkDir: "/w"}, ScopeProject, "", "/w", false},
-		{"project relative", Env{WorkDir: "/w"}, ScopeProject, "p/../q", "/w/q", false},
-		{"project absolute", Env{WorkDir: "/w"}, ScopeProject, "/p", "/p", false},
+		{"opencode dir wins", Env{Home: "/h", XDGConfigHome: "/x", OpencodeConfigDir: "/o"}, install.ScopeGlobal, "", "/o", false},
+		{"xdg", Env{Home: "/h", XDGConfigHome: "/x"}, install.ScopeGlobal, "", "/x/opencode", false},
+		{"home", Env{Home: "/h"}, install.ScopeGlobal, "", "/h/.config/opencode", false},
+		{"nothing", Env{}, install.ScopeGlobal, "", "", true},
+		{"project default", Env{WorkDir: "/w"}, install.ScopeProject, "", "/w", false},
+		{"project relative", Env{WorkDir: "/w"}, install.ScopeProject, "p/../q", "/w/q", false},
+		{"project absolute", Env{WorkDir: "/w"}, install.ScopeProject, "/p", "/p", false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -359,7 +361,7 @@ func TestWarnings(t *testing.T) {
 		name    string
 		config  string
 		extra   func(f *fixture)
-		opts    Options
+		opts    install.Options
 		want    string
 		secret  string
 		nowarns bool
@@ -370,10 +372,10 @@ func TestWarnings(t *testing.T) {
 		{name: "ours under the 1.x key", config: `{"plugin": ["./vendor/deepseek-web-retrieval"]}`, want: `"plugin" also lists ./vendor/deepseek-web-retrieval`},
 		{name: "second web-search plugin", config: `{"plugins": ["opencode-tavily-search", "@exa/opencode", "my-websearch"]}`, want: `a second web-search plugin is configured in "plugins": "opencode-tavily-search"`},
 		{name: "exa as a word only", config: `{"plugins": ["example-plugin"]}`, nowarns: true},
-		{name: "web search plugin with search off", config: `{"plugins": ["opencode-tavily-search"]}`, opts: Options{Search: "off"}, nowarns: true},
+		{name: "web search plugin with search off", config: `{"plugins": ["opencode-tavily-search"]}`, opts: install.Options{Search: "off"}, nowarns: true},
 		{name: "websearch false", config: `{"websearch": false}`, want: `"websearch": false turns OpenCode's web search off`},
 		{name: "websearch other provider", config: `{"websearch": {"provider": "exa"}}`, want: `"websearch": {"provider": "exa"} selects another web-search provider, which defeats search=preferred`},
-		{name: "websearch other provider with optional", config: `{"websearch": {"provider": "exa"}}`, opts: Options{Search: "optional"}, nowarns: true},
+		{name: "websearch other provider with optional", config: `{"websearch": {"provider": "exa"}}`, opts: install.Options{Search: "optional"}, nowarns: true},
 		{name: "websearch deepseek", config: `{"websearch": {"provider": "deepseek"}}`, nowarns: true},
 		{name: "tools websearch false", config: `{"tools": {"websearch": false}}`, want: `"tools": {"websearch": false}`},
 		{name: "permission deny", config: `{"permission": {"websearch": "deny"}}`, want: `"permission": {"websearch": "deny"}`},
@@ -411,32 +413,32 @@ func TestWarnings(t *testing.T) {
 func TestInvalidOptions(t *testing.T) {
 	f64 := func(x float64) *float64 { return &x }
 	tests := []struct {
-		opts Options
+		opts install.Options
 		want string
 	}{
-		{Options{Search: "sometimes"}, "search"},
-		{Options{Fetch: "always"}, "fetch"},
-		{Options{MaxResults: intp(0)}, "maxResults"},
-		{Options{MaxResults: intp(51)}, "maxResults"},
-		{Options{TimeoutMs: intp(10)}, "timeoutMs"},
-		{Options{MaxRetries: intp(9)}, "maxRetries"},
-		{Options{MinRerank: f64(3.5)}, "minRerank"},
-		{Options{MinAuthority: f64(-1)}, "minAuthority"},
-		{Options{APIKeyEnv: "not a name"}, "apiKeyEnv"},
-		{Options{BaseURL: "http://api.example.com"}, "baseURL"},
-		{Options{Localization: "somewhere"}, "localization"},
-		{Options{Language: "zh, en:"}, "language"},
+		{install.Options{Search: "sometimes"}, "search"},
+		{install.Options{Fetch: "always"}, "fetch"},
+		{install.Options{MaxResults: intp(0)}, "maxResults"},
+		{install.Options{MaxResults: intp(51)}, "maxResults"},
+		{install.Options{TimeoutMs: intp(10)}, "timeoutMs"},
+		{install.Options{MaxRetries: intp(9)}, "maxRetries"},
+		{install.Options{MinRerank: f64(3.5)}, "minRerank"},
+		{install.Options{MinAuthority: f64(-1)}, "minAuthority"},
+		{install.Options{APIKeyEnv: "not a name"}, "apiKeyEnv"},
+		{install.Options{BaseURL: "http://api.example.com"}, "baseURL"},
+		{install.Options{Localization: "somewhere"}, "localization"},
+		{install.Options{Language: "zh, en:"}, "language"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.want, func(t *testing.T) {
 			f := newFixture(t)
 			_, err := PlanInit(f.request(tc.opts))
-			var oe *OptionError
+			var oe *install.OptionError
 			require.ErrorAs(t, err, &oe)
 			require.Equal(t, tc.want, oe.Option)
 		})
 	}
-	require.NoError(t, Validate(Options{Search: "forced", Fetch: "off", MaxResults: intp(50), TimeoutMs: intp(1000), MaxRetries: intp(0),
+	require.NoError(t, install.Validate(install.Options{Search: "forced", Fetch: "off", MaxResults: intp(50), TimeoutMs: intp(1000), MaxRetries: intp(0),
 		BaseURL: "http://127.0.0.1:8080", Localization: "2001:db8::1", Language: "zh,en", BlockedDomains: []string{"example.com"}}))
 }
 
@@ -445,13 +447,13 @@ func TestApplyRollsBackOnFailure(t *testing.T) {
 	orig := "{\n  \"theme\": \"dark\"\n}\n"
 	f.write("opencode.jsonc", orig)
 	before := f.tree()
-	p := f.planInit(f.request(Options{}))
+	p := f.planInit(f.request(install.Options{}))
 	// The config changes between plan and apply: every step is checked
 	// before the first is taken, so nothing at all is written.
 	f.write("opencode.jsonc", orig+" ")
 	before["opencode.jsonc"] = orig + " "
 	err := p.Apply()
-	require.ErrorIs(t, err, ErrStale)
+	require.ErrorIs(t, err, install.ErrStale)
 	require.Equal(t, before, f.tree())
 }
 
@@ -461,7 +463,7 @@ func TestSymlinkedConfigIsEditedThroughTheLink(t *testing.T) {
 	require.NoError(t, os.MkdirAll(filepath.Dir(real), 0o755))
 	require.NoError(t, os.WriteFile(real, []byte("{\n  \"theme\": \"dark\"\n}\n"), 0o644))
 	require.NoError(t, os.Symlink(real, f.path("opencode.jsonc")))
-	f.init(f.request(Options{}))
+	f.init(f.request(install.Options{}))
 	fi, err := os.Lstat(f.path("opencode.jsonc"))
 	require.NoError(t, err)
 	require.True(t, fi.Mode()&os.ModeSymlink != 0, "the link is kept")
@@ -477,7 +479,7 @@ func TestSymlinkedConfigIsEditedThroughTheLink(t *testing.T) {
 func TestRecordContents(t *testing.T) {
 	f := newFixture(t)
 	f.write("opencode.jsonc", "{\n  \"theme\": \"dark\"\n}\n")
-	f.init(f.request(Options{MaxResults: intp(3)}))
+	f.init(f.request(install.Options{MaxResults: intp(3)}))
 	var rec Record
 	require.NoError(t, json.Unmarshal([]byte(f.read(recordFile)), &rec))
 	require.Equal(t, RecordFormat, rec.Format)
@@ -498,8 +500,8 @@ func TestRecordContents(t *testing.T) {
 
 func TestPluginUpgradeReplacesUnmodifiedFiles(t *testing.T) {
 	f := newFixture(t)
-	f.init(f.request(Options{}))
-	req := f.request(Options{})
+	f.init(f.request(install.Options{}))
+	req := f.request(install.Options{})
 	fsys := fakePlugin()
 	fsys["server.js"].Data = []byte("// v2\n")
 	delete(fsys, "wasi.js")
@@ -517,7 +519,7 @@ func TestPluginUpgradeReplacesUnmodifiedFiles(t *testing.T) {
 
 func TestPluginFilesMustBeComplete(t *testing.T) {
 	f := newFixture(t)
-	req := f.request(Options{})
+	req := f.request(install.Options{})
 	fsys := fakePlugin()
 	delete(fsys, "core.wasm")
 	req.Plugin = fsys
@@ -548,8 +550,8 @@ func TestProjectScopeUsesDotOpencodeWhenVendorIsTaken(t *testing.T) {
 			require.NoError(t, os.WriteFile(filepath.Join(proj, "opencode.json"), []byte("{}\n"), 0o644))
 			before := snapshotTree(t, proj)
 
-			req := f.request(Options{})
-			req.Scope, req.Dir = ScopeProject, proj
+			req := f.request(install.Options{})
+			req.Scope, req.Dir = install.ScopeProject, proj
 			p := f.init(req)
 			dot := filepath.Join(proj, ".opencode")
 			require.Equal(t, dot, p.ConfigDir)
@@ -561,7 +563,7 @@ func TestProjectScopeUsesDotOpencodeWhenVendorIsTaken(t *testing.T) {
 			again := f.planInit(req)
 			require.Equal(t, dot, again.ConfigDir)
 
-			u, err := PlanUninstall(UninstallRequest{Env: f.env, Scope: ScopeProject, Dir: proj})
+			u, err := PlanUninstall(UninstallRequest{Env: f.env, Scope: install.ScopeProject, Dir: proj})
 			require.NoError(t, err)
 			require.NoError(t, u.Apply())
 			require.Equal(t, before, snapshotTree(t, proj))
@@ -603,10 +605,10 @@ func snapshotTree(t *testing.T, dir string) map[string]string {
 func TestPlanMatrixGolden(t *testing.T) {
 	var out strings.Builder
 	for _, host := range []Host{HostOpenCode, HostOpenCode1} {
-		for _, scope := range []Scope{ScopeGlobal, ScopeProject} {
+		for _, scope := range []install.Scope{install.ScopeGlobal, install.ScopeProject} {
 			for _, tier := range []string{"off", "optional", "preferred", "forced"} {
 				f := newFixture(t)
-				req := f.request(Options{Search: tier, Fetch: tier})
+				req := f.request(install.Options{Search: tier, Fetch: tier})
 				req.Host, req.Scope = host, scope
 				f.write("opencode.jsonc", "{\n  // mine\n  \"theme\": \"dark\"\n}\n")
 				p := f.planInit(req)

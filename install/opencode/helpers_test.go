@@ -1,6 +1,8 @@
-package install
+package opencode
 
 import (
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
+
 	"bytes"
 	"flag"
 	"os"
@@ -61,34 +63,34 @@ func (f *fixture) exists(rel string) bool {
 	return err == nil
 }
 
-func (f *fixture) request(o Options) Request {
-	return Request{Env: f.env, Scope: ScopeGlobal, Host: HostOpenCode, Options: o, Plugin: fakePlugin(), Version: "test"}
+func (f *fixture) request(o install.Options) Request {
+	return Request{Env: f.env, Scope: install.ScopeGlobal, Host: HostOpenCode, Options: o, Plugin: fakePlugin(), Version: "test"}
 }
 
-func (f *fixture) planInit(req Request) *Plan {
+func (f *fixture) planInit(req Request) *install.Plan {
 	f.t.Helper()
 	p, err := PlanInit(req)
 	require.NoError(f.t, err)
 	return p
 }
 
-func (f *fixture) init(req Request) *Plan {
+func (f *fixture) init(req Request) *install.Plan {
 	f.t.Helper()
 	p := f.planInit(req)
 	require.NoError(f.t, p.Apply())
 	return p
 }
 
-func (f *fixture) uninstall() *Plan {
+func (f *fixture) uninstall() *install.Plan {
 	f.t.Helper()
-	p, err := PlanUninstall(UninstallRequest{Env: f.env, Scope: ScopeGlobal})
+	p, err := PlanUninstall(UninstallRequest{Env: f.env, Scope: install.ScopeGlobal})
 	require.NoError(f.t, err)
 	require.NoError(f.t, p.Apply())
 	return p
 }
 
 // render returns the plan's output with the scratch directory replaced by $TMP.
-func (f *fixture) render(p *Plan, applied bool) string {
+func (f *fixture) render(p *install.Plan, applied bool) string {
 	f.t.Helper()
 	var b bytes.Buffer
 	require.NoError(f.t, p.Render(&b, applied))
@@ -124,7 +126,7 @@ func golden(t *testing.T, name, got string) {
 		return
 	}
 	want, err := os.ReadFile(path)
-	require.NoError(t, err, "missing golden file; run go test ./opencode/install -update")
+	require.NoError(t, err, "missing golden file; run go test ./install/opencode -update")
 	require.Equal(t, string(want), got)
 }
 

@@ -1,4 +1,4 @@
-package install
+package opencode
 
 import (
 	"bytes"
@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/tailscale/hujson"
 
-	shared "github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
 )
 
 // pluginRoundTrip adds our entry to the plugin list of h as init does,
@@ -15,11 +15,11 @@ import (
 // (the structural removal, with the recorded layout). ok is false when
 // data is not a config init edits this way.
 func pluginRoundTrip(t *testing.T, data []byte, h Host) (out []byte, ok bool) {
-	c, err := shared.ParseJSONC(bytes.Clone(data))
+	c, err := install.ParseJSONC(bytes.Clone(data))
 	if err != nil {
 		return nil, false
 	}
-	key := h.key()
+	key := h.Key()
 	if mi := c.Member(key); mi >= 0 {
 		arr, isArr := c.Obj.Members[mi].Value.Value.(*hujson.Array)
 		if !isArr {
@@ -31,15 +31,15 @@ func pluginRoundTrip(t *testing.T, data []byte, h Host) (out []byte, ok bool) {
 			}
 		}
 	}
-	createdKey, lay := addEntry(c, h, Options{Search: "forced"}.withDefaults())
+	createdKey, lay := addEntry(c, h, install.Options{Search: "forced"}.WithDefaults())
 	mid := c.Pack()
 	require.NoError(t, checkEdit(data, mid, key, true), "%q\n%q", data, mid)
-	if shared.DetectEOL(data) == "\r\n" {
+	if install.DetectEOL(data) == "\r\n" {
 		require.Equal(t, bytes.Count(data, []byte("\n"))-bytes.Count(data, []byte("\r\n")),
 			bytes.Count(mid, []byte("\n"))-bytes.Count(mid, []byte("\r\n")), "bare LFs in %q", mid)
 	}
 
-	d, err := shared.ParseJSONC(bytes.Clone(mid))
+	d, err := install.ParseJSONC(bytes.Clone(mid))
 	require.NoError(t, err)
 	mi := d.Member(key)
 	require.GreaterOrEqual(t, mi, 0)

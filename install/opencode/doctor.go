@@ -1,4 +1,4 @@
-package install
+package opencode
 
 import (
 	"bytes"
@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 
-	shared "github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
 )
 
 // Check is what doctor found in one OpenCode config directory.
@@ -22,7 +22,7 @@ type Check struct {
 	// Lines are facts, Problems what stops the plugin from loading.
 	Lines, Problems []string
 	// Options are the entry's options, when installed.
-	Options Options
+	Options install.Options
 	// Unrecorded reports an entry with no install record (written by
 	// hand, or by an init that was interrupted): uninstall refuses it
 	// until init adopts it.
@@ -36,7 +36,7 @@ type Check struct {
 // whether the config lists the plugin and parses, whether the vendored
 // files are all there and unchanged, and whether the install record is
 // usable.
-func Doctor(env Env, scope Scope, dir string) Check {
+func Doctor(env Env, scope install.Scope, dir string) Check {
 	var c Check
 	d, err := ConfigDir(env, scope, dir)
 	if err != nil {
@@ -49,7 +49,7 @@ func Doctor(env Env, scope Scope, dir string) Check {
 		c.Problems = append(c.Problems, err.Error())
 	}
 	c.File, _ = pickConfig(d, rec)
-	data, _, ok, err := shared.ReadFile(filepath.Join(d, c.File))
+	data, _, ok, err := install.ReadFile(filepath.Join(d, c.File))
 	switch {
 	case err != nil:
 		c.Problems = append(c.Problems, err.Error())
@@ -58,21 +58,21 @@ func Doctor(env Env, scope Scope, dir string) Check {
 		c.Lines = append(c.Lines, filepath.Join(d, c.File)+" does not exist")
 		return c
 	}
-	_, body := shared.SplitBOM(data)
-	cfg, err := shared.ParseJSONC(body)
+	_, body := install.SplitBOM(data)
+	cfg, err := install.ParseJSONC(body)
 	if err != nil {
 		c.Problems = append(c.Problems, fmt.Sprintf("%s does not parse: %v", filepath.Join(d, c.File), err))
 		return c
 	}
 	for _, h := range []Host{HostOpenCode, HostOpenCode1} {
-		arr, ok := cfg.LookupPlain(h.key()).([]any)
+		arr, ok := cfg.LookupPlain(h.Key()).([]any)
 		if !ok {
 			continue
 		}
 		for _, e := range arr {
 			if isOurPath(entryName(e)) {
 				c.Installed, c.Host = true, h
-				c.Lines = append(c.Lines, fmt.Sprintf("%s lists %s under %q (%s)", c.File, PackagePath, h.key(), h.label()))
+				c.Lines = append(c.Lines, fmt.Sprintf("%s lists %s under %q (%s)", c.File, PackagePath, h.Key(), h.label()))
 				if opts, ok := recEntryOptions(e); ok {
 					// Each option on its own: one of the wrong type is
 					// left out rather than losing the others.
@@ -96,8 +96,8 @@ func Doctor(env Env, scope Scope, dir string) Check {
 	}
 	if rec != nil {
 		for _, f := range rec.Files {
-			cur, _, ok, err := shared.ReadFile(filepath.Join(d, filepath.FromSlash(f.Path)))
-			if err == nil && ok && shared.SHA(cur) != f.SHA256 {
+			cur, _, ok, err := install.ReadFile(filepath.Join(d, filepath.FromSlash(f.Path)))
+			if err == nil && ok && install.SHA(cur) != f.SHA256 {
 				c.Problems = append(c.Problems, f.Path+" was changed since init wrote it")
 			}
 		}

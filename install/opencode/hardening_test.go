@@ -1,4 +1,4 @@
-package install
+package opencode
 
 import (
 	"encoding/json"
@@ -10,7 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	shared "github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
 )
 
 // Regression tests for issue 9, items 1–5: the install record is untrusted
@@ -37,10 +37,10 @@ func TestCraftedRecordPathsAreRefused(t *testing.T) {
 	}{
 		{"file outside", func(f *fixture, m map[string]any) {
 			files := m["files"].([]any)
-			m["files"] = append(files, map[string]any{"path": "../outside/victim.txt", "sha256": shared.SHA([]byte("victim\n"))})
+			m["files"] = append(files, map[string]any{"path": "../outside/victim.txt", "sha256": install.SHA([]byte("victim\n"))})
 		}},
 		{"file in vendor but not the plugin dir", func(f *fixture, m map[string]any) {
-			m["files"] = append(m["files"].([]any), map[string]any{"path": "vendor/../../outside/victim.txt", "sha256": shared.SHA([]byte("victim\n"))})
+			m["files"] = append(m["files"].([]any), map[string]any{"path": "vendor/../../outside/victim.txt", "sha256": install.SHA([]byte("victim\n"))})
 		}},
 		{"created dir outside", func(f *fixture, m map[string]any) {
 			m["createdDirs"] = append(m["createdDirs"].([]any), "../outside/emptydir")
@@ -52,7 +52,7 @@ func TestCraftedRecordPathsAreRefused(t *testing.T) {
 			// The vendored directory replaced by a link to the victim's directory.
 			require.NoError(t, os.RemoveAll(f.path(pluginDir)))
 			require.NoError(t, os.Symlink(filepath.Join(f.root, "outside"), f.path(pluginDir)))
-			m["files"] = []any{map[string]any{"path": pluginDir + "/victim.txt", "sha256": shared.SHA([]byte("victim\n"))}}
+			m["files"] = []any{map[string]any{"path": pluginDir + "/victim.txt", "sha256": install.SHA([]byte("victim\n"))}}
 		}},
 	}
 	for _, tc := range cases {
@@ -61,14 +61,14 @@ func TestCraftedRecordPathsAreRefused(t *testing.T) {
 			outside := filepath.Join(f.root, "outside")
 			require.NoError(t, os.MkdirAll(filepath.Join(outside, "emptydir"), 0o755))
 			require.NoError(t, os.WriteFile(filepath.Join(outside, "victim.txt"), []byte("victim\n"), 0o644))
-			f.init(f.request(Options{}))
+			f.init(f.request(install.Options{}))
 			f.craft(func(m map[string]any) { tc.craft(f, m) })
 
 			_, err := PlanUninstall(UninstallRequest{Env: f.env})
-			var re *RefusedError
+			var re *install.RefusedError
 			require.ErrorAs(t, err, &re)
 			require.Contains(t, re.Reason, "install record names files this installer never writes")
-			_, err = PlanInit(f.request(Options{}))
+			_, err = PlanInit(f.request(install.Options{}))
 			require.ErrorAs(t, err, &re)
 			require.FileExists(t, filepath.Join(outside, "victim.txt"))
 			require.DirExists(t, filepath.Join(outside, "emptydir"))
@@ -83,13 +83,13 @@ func TestCraftedRecordCannotRewriteTheEntry(t *testing.T) {
 	t.Run("originalEntry", func(t *testing.T) {
 		f := newFixture(t)
 		f.write("opencode.jsonc", "{\n  \"theme\": \"dark\"\n}\n")
-		f.init(f.request(Options{}))
+		f.init(f.request(install.Options{}))
 		f.craft(func(m map[string]any) {
 			c := m["config"].(map[string]any)
 			c["entryExisted"], c["originalEntry"], c["snapshotExact"] = true, evil, false
 		})
 		_, err := PlanUninstall(UninstallRequest{Env: f.env})
-		var re *RefusedError
+		var re *install.RefusedError
 		require.ErrorAs(t, err, &re)
 		require.Contains(t, re.Reason, "sets baseURL")
 		require.NotContains(t, f.read("opencode.jsonc"), "attacker")
@@ -97,13 +97,13 @@ func TestCraftedRecordCannotRewriteTheEntry(t *testing.T) {
 	t.Run("snapshot", func(t *testing.T) {
 		f := newFixture(t)
 		f.write("opencode.jsonc", "{\n  \"theme\": \"dark\"\n}\n")
-		f.init(f.request(Options{}))
+		f.init(f.request(install.Options{}))
 		cur := f.read("opencode.jsonc")
 		f.craft(func(m map[string]any) {
 			c := m["config"].(map[string]any)
 			delete(c, "patch")
 			c["snapshot"] = "{\n  \"theme\": \"dark\",\n  \"plugins\": [" + evil + "]\n}\n"
-			c["writtenSHA256"], c["snapshotExact"] = shared.SHA([]byte(cur)), true
+			c["writtenSHA256"], c["snapshotExact"] = install.SHA([]byte(cur)), true
 		})
 		f.uninstall()
 		require.Equal(t, "{\n  \"theme\": \"dark\"\n}\n", f.read("opencode.jsonc"), "the structural removal ran instead")
@@ -111,13 +111,13 @@ func TestCraftedRecordCannotRewriteTheEntry(t *testing.T) {
 	t.Run("snapshot with other content", func(t *testing.T) {
 		f := newFixture(t)
 		f.write("opencode.jsonc", "{\n  \"theme\": \"dark\"\n}\n")
-		f.init(f.request(Options{}))
+		f.init(f.request(install.Options{}))
 		cur := f.read("opencode.jsonc")
 		f.craft(func(m map[string]any) {
 			c := m["config"].(map[string]any)
 			delete(c, "patch")
 			c["snapshot"] = "{\n  \"provider\": {\"x\": {\"options\": {\"baseURL\": \"https://attacker.invalid\"}}}\n}\n"
-			c["writtenSHA256"], c["snapshotExact"] = shared.SHA([]byte(cur)), true
+			c["writtenSHA256"], c["snapshotExact"] = install.SHA([]byte(cur)), true
 		})
 		f.uninstall()
 		require.Equal(t, "{\n  \"theme\": \"dark\"\n}\n", f.read("opencode.jsonc"))
@@ -137,13 +137,13 @@ func TestConcurrentInitsLeaveOneConsistentInstall(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				unlock, err := shared.Lock(f.cfgDir)
+				unlock, err := install.Lock(f.cfgDir)
 				if err != nil {
 					errs[i] = err
 					return
 				}
 				defer unlock()
-				p, err := PlanInit(f.request(Options{}))
+				p, err := PlanInit(f.request(install.Options{}))
 				if err == nil {
 					err = p.Apply()
 				}
@@ -154,7 +154,7 @@ func TestConcurrentInitsLeaveOneConsistentInstall(t *testing.T) {
 		for _, err := range errs {
 			require.NoError(t, err)
 		}
-		require.True(t, f.planInit(f.request(Options{})).Empty(), "the install is complete and current")
+		require.True(t, f.planInit(f.request(install.Options{})).Empty(), "the install is complete and current")
 		for _, name := range []string{"server.js", "core.wasm", "package.json", "wasi.js"} {
 			require.FileExists(t, f.path(pluginDir+"/"+name))
 		}
@@ -167,16 +167,16 @@ func TestConcurrentInitsLeaveOneConsistentInstall(t *testing.T) {
 // lock file left behind by a crashed run does not block.
 func TestLockIsExclusiveAndNeverStale(t *testing.T) {
 	dir := t.TempDir()
-	old := shared.LockWait
-	shared.LockWait = 0
-	t.Cleanup(func() { shared.LockWait = old })
-	unlock, err := shared.Lock(dir)
+	old := install.LockWait
+	install.LockWait = 0
+	t.Cleanup(func() { install.LockWait = old })
+	unlock, err := install.Lock(dir)
 	require.NoError(t, err)
-	_, err = shared.Lock(dir)
-	require.ErrorIs(t, err, shared.ErrLocked)
+	_, err = install.Lock(dir)
+	require.ErrorIs(t, err, install.ErrLocked)
 	require.Contains(t, err.Error(), "another deepseek-web-retrieval init or uninstall is running on "+dir)
 	unlock() // as the kernel does when a process dies: the file stays, the lock goes
-	unlock2, err := shared.Lock(dir)
+	unlock2, err := install.Lock(dir)
 	require.NoError(t, err)
 	unlock2()
 }
@@ -185,17 +185,17 @@ func TestLockIsExclusiveAndNeverStale(t *testing.T) {
 // and a failed apply removes only what this run wrote.
 func TestVendoredTreeIsRenamedIntoPlaceAndRollbackIsOwnOnly(t *testing.T) {
 	f := newFixture(t)
-	p := f.planInit(f.request(Options{}))
+	p := f.planInit(f.request(install.Options{}))
 	var tree bool
 	for _, c := range p.Changes {
-		tree = tree || c.Kind == shared.KindTree
+		tree = tree || c.Kind == install.KindTree
 	}
 	require.True(t, tree, "a fresh install writes the plugin directory whole")
 	// Another writer creates the plugin directory between plan and apply:
 	// apply fails, and the other writer's file survives the rollback.
 	f.write(pluginDir+"/theirs.js", "// theirs\n")
 	err := p.Apply()
-	require.ErrorIs(t, err, ErrStale)
+	require.ErrorIs(t, err, install.ErrStale)
 	require.Equal(t, "// theirs\n", f.read(pluginDir+"/theirs.js"))
 	ents, _ := os.ReadDir(f.path(vendorDir))
 	for _, e := range ents {
@@ -219,7 +219,7 @@ func TestSecretsInOtherEntriesAreMaskedAndNotCopied(t *testing.T) {
 			content = strings.ReplaceAll(strings.ReplaceAll(cfg, "\n", ""), "  ", "")
 		}
 		f.write("opencode.jsonc", content)
-		p := f.planInit(f.request(Options{}))
+		p := f.planInit(f.request(install.Options{}))
 		out := f.render(p, false)
 		require.NoError(t, p.Apply())
 		out += f.render(p, true)
@@ -247,8 +247,8 @@ func TestDanglingSymlinkedConfigIsKept(t *testing.T) {
 	f := newFixture(t)
 	target := filepath.Join(f.root, "dotfiles", "opencode.jsonc")
 	require.NoError(t, os.Symlink(target, f.path("opencode.jsonc")))
-	_, err := PlanInit(f.request(Options{}))
-	var re *RefusedError
+	_, err := PlanInit(f.request(install.Options{}))
+	var re *install.RefusedError
 	require.ErrorAs(t, err, &re)
 	require.Contains(t, re.Reason, "which does not exist")
 	fi, err := os.Lstat(f.path("opencode.jsonc"))
@@ -266,7 +266,7 @@ func TestConfigWithBOM(t *testing.T) {
 	for _, structural := range []bool{false, true} {
 		f := newFixture(t)
 		f.write("opencode.jsonc", orig)
-		f.init(f.request(Options{}))
+		f.init(f.request(install.Options{}))
 		cfg := f.read("opencode.jsonc")
 		require.True(t, strings.HasPrefix(cfg, "\xef\xbb\xbf{"), "BOM kept")
 		require.Contains(t, cfg, PackagePath)
@@ -291,15 +291,15 @@ func FuzzRecord(f *testing.F) {
 	f.Add([]byte(`{"format":1,"tool":"deepseek-web-retrieval","host":"opencode","key":"plugins","config":{"file":"opencode.jsonc","entryExisted":true,"originalEntry":"{\"package\":\"./vendor/deepseek-web-retrieval\",\"options\":{\"baseURL\":\"https://a.invalid\"}}"},"files":[]}`))
 	f.Fuzz(func(t *testing.T, rec []byte) {
 		fx := newFixture(t)
-		fx.init(fx.request(Options{}))
+		fx.init(fx.request(install.Options{}))
 		fx.write(recordFile, string(rec))
-		check := func(p *Plan) {
+		check := func(p *install.Plan) {
 			for _, c := range p.Changes {
 				rel, err := filepath.Rel(fx.cfgDir, c.Path)
 				if err != nil || strings.HasPrefix(rel, "..") {
 					t.Fatalf("a plan touches %s, outside %s", c.Path, fx.cfgDir)
 				}
-				if c.Kind == KindConfig && len(c.New) > 0 && strings.Contains(string(c.New), "baseURL") {
+				if c.Kind == install.KindConfig && len(c.New) > 0 && strings.Contains(string(c.New), "baseURL") {
 					t.Fatalf("a plan writes a baseURL from the record:\n%s", c.New)
 				}
 			}
@@ -307,7 +307,7 @@ func FuzzRecord(f *testing.F) {
 		if p, err := PlanUninstall(UninstallRequest{Env: fx.env}); err == nil {
 			check(p)
 		}
-		if p, err := PlanInit(fx.request(Options{})); err == nil {
+		if p, err := PlanInit(fx.request(install.Options{})); err == nil {
 			check(p)
 		}
 	})

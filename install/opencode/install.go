@@ -1,4 +1,4 @@
-// Package install plans and applies the installation of the
+// Package opencode plans and applies the installation of the
 // deepseek-web-retrieval plugin into an OpenCode configuration, and reverses
 // it.
 //
@@ -26,18 +26,18 @@
 // Existing JSONC is edited in place: comments, formatting and every other
 // entry are kept, arrays are appended to, never replaced. The API key is
 // never written anywhere.
-package install
+package opencode
 
 import (
 	"errors"
 	"fmt"
 	"path/filepath"
 
-	shared "github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
 )
 
 // Name is the plugin's name: the vendored directory and the entry's path end in it.
-const Name = shared.Name
+const Name = install.Name
 
 // PackagePath is the plugin path written into the config entry. OpenCode
 // resolves "./" paths from the directory of the config file holding them.
@@ -45,23 +45,12 @@ const PackagePath = "./vendor/" + Name
 
 // DefaultAPIKeyEnv is the environment variable the plugin reads the key from
 // unless the apiKeyEnv option names another one.
-const DefaultAPIKeyEnv = shared.DefaultAPIKeyEnv
+const DefaultAPIKeyEnv = install.DefaultAPIKeyEnv
 
 const (
 	vendorDir  = "vendor"
 	pluginDir  = vendorDir + "/" + Name                   // relative to the config dir, slash-separated
 	recordFile = vendorDir + "/" + Name + ".install.json" // relative to the config dir
-)
-
-// Scope says which OpenCode configuration an install goes into.
-type Scope string
-
-const (
-	// ScopeGlobal is the user's global config directory: $OPENCODE_CONFIG_DIR,
-	// else $XDG_CONFIG_HOME/opencode, else ~/.config/opencode.
-	ScopeGlobal Scope = "global"
-	// ScopeProject is a project directory (Request.Dir, default Env.WorkDir).
-	ScopeProject Scope = "project"
 )
 
 // Host is the OpenCode generation whose config shape is written.
@@ -76,29 +65,31 @@ const (
 	HostOpenCode1 Host = "opencode1"
 )
 
-// key returns the config key holding the plugin list for h.
-func (h Host) key() string {
-	if h == HostOpenCode1 {
-		return "plugin"
-	}
-	return "plugins"
+// generation is what sets one OpenCode generation's config shape apart
+// (opencode2.go, opencode1.go).
+type generation struct {
+	key      string                    // the config key of the plugin list
+	label    string                    // the host, for a person
+	form     string                    // the entry's form, as entries names it
+	planHost string                    // the stored plan's name of the host
+	entry    func(install.Options) any // the entry init writes
 }
 
-func (h Host) label() string {
+// generation returns h's generation; anything but HostOpenCode1 is 2.x.
+func (h Host) generation() generation {
 	if h == HostOpenCode1 {
-		return `OpenCode 1.x ("plugin" key)`
+		return openCode1
 	}
-	return `OpenCode 2.x ("plugins" key)`
+	return openCode2
 }
 
-// ParseScope parses "global" or "project".
-func ParseScope(s string) (Scope, error) {
-	switch Scope(s) {
-	case ScopeGlobal, ScopeProject:
-		return Scope(s), nil
-	}
-	return "", fmt.Errorf("unknown scope %q (want global or project)", s)
-}
+// Key returns the config key holding the plugin list for h.
+func (h Host) Key() string { return h.generation().key }
+
+func (h Host) label() string { return h.generation().label }
+
+// form is the entry form h writes.
+func (h Host) form() string { return h.generation().form }
 
 // ParseHost parses "opencode" (2.x, also accepted as "opencode2") or "opencode1".
 func ParseHost(s string) (Host, error) {
@@ -135,10 +126,10 @@ var ErrNoConfigDir = errors.New("cannot determine the OpenCode config directory:
 // one when it already holds a config or an install, or when the project is
 // a Go module or a Composer project, whose tools own a root vendor/. The
 // result is absolute.
-func ConfigDir(env Env, scope Scope, dir string) (string, error) {
+func ConfigDir(env Env, scope install.Scope, dir string) (string, error) {
 	var d string
 	switch scope {
-	case ScopeGlobal:
+	case install.ScopeGlobal:
 		switch {
 		case env.OpencodeConfigDir != "":
 			d = env.OpencodeConfigDir
@@ -149,7 +140,7 @@ func ConfigDir(env Env, scope Scope, dir string) (string, error) {
 		default:
 			return "", ErrNoConfigDir
 		}
-	case ScopeProject:
+	case install.ScopeProject:
 		d = dir
 		if d == "" {
 			d = env.WorkDir
@@ -167,7 +158,7 @@ func ConfigDir(env Env, scope Scope, dir string) (string, error) {
 		d = filepath.Join(env.WorkDir, d)
 	}
 	d = filepath.Clean(d)
-	if scope == ScopeProject {
+	if scope == install.ScopeProject {
 		d = projectConfigDir(d)
 	}
 	return d, nil
@@ -197,16 +188,6 @@ func projectConfigDir(root string) string {
 	return root
 }
 
-// RefusedError is returned by the planners when the requested change cannot
-// be made safely. Reason says why; Manual lists steps to do it by hand.
-type RefusedError = shared.RefusedError
+func refuse(reason string, manual ...string) error { return install.Refuse(reason, manual...) }
 
-// Plan is everything one init or uninstall would do; see [shared.Plan].
-type Plan = shared.Plan
-
-// ErrStale is returned by Apply when a file changed after the plan was made.
-var ErrStale = shared.ErrStale
-
-func refuse(reason string, manual ...string) error { return shared.Refuse(reason, manual...) }
-
-func exists(p string) bool { return shared.Exists(p) }
+func exists(p string) bool { return install.Exists(p) }

@@ -1,4 +1,4 @@
-package install
+package opencode
 
 import (
 	"fmt"
@@ -10,7 +10,7 @@ import (
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
 	"github.com/tailscale/hujson"
 
-	shared "github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
 )
 
 // webSearchWords name web-search services; a plugin whose name has one of
@@ -36,7 +36,7 @@ func isWebSearchName(name string) bool {
 
 // configWarnings reports what in the config would surprise a user of the
 // plugin. It never prints an API key.
-func configWarnings(c *shared.JSONC, h Host, o Options) []string {
+func configWarnings(c *install.JSONC, h Host, o install.Options) []string {
 	var warns []string
 	add := func(format string, a ...any) { warns = append(warns, fmt.Sprintf(format, a...)) }
 	for _, key := range []string{"plugins", "plugin"} {
@@ -52,7 +52,7 @@ func configWarnings(c *shared.JSONC, h Host, o Options) []string {
 			lower := strings.ToLower(e.name)
 			deepseek := strings.Contains(lower, "deepseek")
 			switch {
-			case isOurPath(e.name) && key != h.key():
+			case isOurPath(e.name) && key != h.Key():
 				add("%q also lists %s (the %s key): the plugin could load twice; remove that entry", key, PackagePath, otherHostLabel(key))
 			case isOurPath(e.name):
 			case strings.HasPrefix(e.name, "-") && deepseek:
@@ -145,7 +145,7 @@ func dirWarnings(dir string) []string {
 // shapeWarnings reports a config shape that does not match the OpenCode
 // found on PATH (found is its version, empty when none was read), and a
 // config that already uses the other generation's key.
-func shapeWarnings(c *shared.JSONC, h Host, found string) []string {
+func shapeWarnings(c *install.JSONC, h Host, found string) []string {
 	var warns []string
 	if found != "" {
 		major1 := strings.HasPrefix(found, "1.")
@@ -160,8 +160,8 @@ func shapeWarnings(c *shared.JSONC, h Host, found string) []string {
 	if h == HostOpenCode1 {
 		other = HostOpenCode
 	}
-	if arr, ok := c.LookupPlain(other.key()).([]any); ok && len(arr) > 0 && c.Member(h.key()) < 0 {
-		warns = append(warns, fmt.Sprintf("this config lists plugins under %q, the key of %s; this install writes %s", other.key(), other.label(), h.label()))
+	if arr, ok := c.LookupPlain(other.Key()).([]any); ok && len(arr) > 0 && c.Member(h.Key()) < 0 {
+		warns = append(warns, fmt.Sprintf("this config lists plugins under %q, the key of %s; this install writes %s", other.Key(), other.label(), h.label()))
 	}
 	return warns
 }
@@ -170,7 +170,7 @@ func shapeWarnings(c *shared.JSONC, h Host, found string) []string {
 // would edit is written for: the recorded host of an existing install,
 // else the one whose plugin key ("plugin" for 1.x, "plugins" for 2.x) the
 // config already has. ok is false when neither or both keys are there.
-func ConfigShape(env Env, scope Scope, dir string) (h Host, ok bool) {
+func ConfigShape(env Env, scope install.Scope, dir string) (h Host, ok bool) {
 	d, err := ConfigDir(env, scope, dir)
 	if err != nil {
 		return "", false
@@ -179,12 +179,12 @@ func ConfigShape(env Env, scope Scope, dir string) (h Host, ok bool) {
 		return rec.Host, true
 	}
 	name, _ := pickConfig(d, nil)
-	data, _, exists, err := shared.ReadFile(filepath.Join(d, name))
+	data, _, exists, err := install.ReadFile(filepath.Join(d, name))
 	if err != nil || !exists {
 		return "", false
 	}
-	_, body := shared.SplitBOM(data)
-	c, err := shared.ParseJSONC(body)
+	_, body := install.SplitBOM(data)
+	c, err := install.ParseJSONC(body)
 	if err != nil {
 		return "", false
 	}

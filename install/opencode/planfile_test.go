@@ -1,4 +1,4 @@
-package install
+package opencode
 
 import (
 	"crypto/sha256"
@@ -10,7 +10,7 @@ import (
 	"github.com/tailscale/hujson"
 
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
-	shared "github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/opencode"
 )
 
@@ -62,7 +62,7 @@ func TestInitWritesStoredPlan(t *testing.T) {
 			for _, fetch := range tiers {
 				t.Run(string(h)+"/"+search+"/"+fetch, func(t *testing.T) {
 					f := newFixture(t)
-					req := f.request(Options{Search: search, Fetch: fetch, MaxResults: intp(7)})
+					req := f.request(install.Options{Search: search, Fetch: fetch, MaxResults: intp(7)})
 					req.Host = h
 					f.init(req)
 
@@ -70,7 +70,7 @@ func TestInitWritesStoredPlan(t *testing.T) {
 					require.NoError(t, json.Unmarshal([]byte(f.read(pluginDir+"/"+PlanFile)), &sp))
 					require.Equal(t, PlanFormat, sp.Format)
 					require.Equal(t, map[Host]string{HostOpenCode: "opencode2", HostOpenCode1: "opencode1"}[h], sp.Host)
-					require.Equal(t, shared.SHA([]byte(f.read(pluginDir+"/core.wasm"))), sp.ModuleSHA256)
+					require.Equal(t, install.SHA([]byte(f.read(pluginDir+"/core.wasm"))), sp.ModuleSHA256)
 
 					// The stamp covers the options exactly as the host will hand them over.
 					opts := entryOptions(t, f, h)
@@ -95,7 +95,7 @@ func TestInitWritesStoredPlan(t *testing.T) {
 					require.NoError(t, json.Unmarshal([]byte(f.read(recordFile)), &rec))
 					rf := rec.file(pluginDir + "/" + PlanFile)
 					require.NotNil(t, rf)
-					require.Equal(t, shared.SHA([]byte(f.read(pluginDir+"/"+PlanFile))), rf.SHA256)
+					require.Equal(t, install.SHA([]byte(f.read(pluginDir+"/"+PlanFile))), rf.SHA256)
 					f.uninstall()
 					require.False(t, f.exists(pluginDir+"/"+PlanFile))
 					require.False(t, f.exists(pluginDir))
@@ -107,18 +107,18 @@ func TestInitWritesStoredPlan(t *testing.T) {
 
 func TestStoredPlanFollowsOptionsAndModule(t *testing.T) {
 	f := newFixture(t)
-	f.init(f.request(Options{MaxResults: intp(3)}))
+	f.init(f.request(install.Options{MaxResults: intp(3)}))
 	first := f.read(pluginDir + "/" + PlanFile)
 
 	// New options: the plan and its stamp are rewritten, as an update of a recorded file.
-	p := f.init(f.request(Options{MaxResults: intp(4)}))
-	var ops []shared.Op
+	p := f.init(f.request(install.Options{MaxResults: intp(4)}))
+	var ops []install.Op
 	for _, c := range p.Changes {
 		if c.Rel == pluginDir+"/"+PlanFile {
 			ops = append(ops, c.Op)
 		}
 	}
-	require.Equal(t, []shared.Op{OpUpdate}, ops)
+	require.Equal(t, []install.Op{install.OpUpdate}, ops)
 	second := f.read(pluginDir + "/" + PlanFile)
 	require.NotEqual(t, first, second)
 	var a, b StoredPlan
@@ -129,19 +129,19 @@ func TestStoredPlanFollowsOptionsAndModule(t *testing.T) {
 	require.Contains(t, b.Plan.Websearch.Fallback.Description, "Returns up to 4 results")
 
 	// A new core.wasm: the module hash follows it.
-	req := f.request(Options{MaxResults: intp(4)})
+	req := f.request(install.Options{MaxResults: intp(4)})
 	fsys := fakePlugin()
 	fsys["core.wasm"].Data = []byte("\x00asm\x01\x00\x00\x00\x00")
 	req.Plugin = fsys
 	f.init(req)
 	var c StoredPlan
 	require.NoError(t, json.Unmarshal([]byte(f.read(pluginDir+"/"+PlanFile)), &c))
-	require.Equal(t, shared.SHA(fsys["core.wasm"].Data), c.ModuleSHA256)
+	require.Equal(t, install.SHA(fsys["core.wasm"].Data), c.ModuleSHA256)
 	require.Equal(t, b.OptionsSHA256, c.OptionsSHA256)
 
 	// A plan.json edited by hand is not overwritten (nor deleted) silently.
 	f.write(pluginDir+"/"+PlanFile, "{}")
-	_, err := PlanInit(f.request(Options{MaxResults: intp(5)}))
-	var refused *RefusedError
+	_, err := PlanInit(f.request(install.Options{MaxResults: intp(5)}))
+	var refused *install.RefusedError
 	require.ErrorAs(t, err, &refused)
 }

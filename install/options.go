@@ -7,11 +7,11 @@ import (
 	"strings"
 
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
-	shared "github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
 )
 
-// Options are the plugin options init writes into the config entry, under
-// their SPEC §5 names. Search and Fetch are always written (so the tiers are
+// Options are the plugin options init writes into every host's config entry
+// (OpenCode's plugin options, an MCP entry's arguments), under their SPEC §5
+// names, and the options the CLI's flags fill in. Search and Fetch are always written (so the tiers are
 // visible in the config); every other field is written only when set: a
 // zero string, nil pointer or nil slice is left out and the plugin's default
 // applies. There is deliberately no field for a literal API key.
@@ -79,8 +79,8 @@ type Options struct {
 	MessagesSummary   *bool  `json:"messagesSummary,omitempty"`
 }
 
-// withDefaults fills in the tiers, which are always written.
-func (o Options) withDefaults() Options {
+// WithDefaults fills in the tiers, which are always written.
+func (o Options) WithDefaults() Options {
 	if o.Search == "" {
 		o.Search = "preferred"
 	}
@@ -121,7 +121,7 @@ var OptionNames = []string{"search", "fetch", "apiKeyEnv", "baseURL", "maxResult
 // here: init writes only values the plugin will use.
 func Validate(o Options) error {
 	raw := map[string]json.RawMessage{}
-	if err := json.Unmarshal(shared.Marshal(o, "", "", true), &raw); err != nil {
+	if err := json.Unmarshal(Marshal(o, "", "", true), &raw); err != nil {
 		return err
 	}
 	for _, k := range OptionNames {
@@ -149,7 +149,7 @@ func Validate(o Options) error {
 	}
 	// Options that are valid alone may clash together (includeDomains and
 	// blockedDomains on the Messages backend).
-	if co, _, err := core.ParseOptions(shared.Marshal(o, "", "", true)); err == nil {
+	if co, _, err := core.ParseOptions(Marshal(o, "", "", true)); err == nil {
 		var oe *core.OptionError
 		if _, _, err := core.NewConfig(co); errors.As(err, &oe) {
 			return &OptionError{Option: oe.Option, Msg: oe.Reason}
@@ -158,26 +158,29 @@ func Validate(o Options) error {
 	return nil
 }
 
-// entryJSON returns the config entry for host h, formatted as indented JSON
-// whose continuation lines start with prefix (indent is one level), or as
-// compact JSON when compact is set.
-func entryJSON(h Host, o Options, prefix, indent string, compact bool) []byte {
-	var v any
-	if h == HostOpenCode1 {
-		v = []any{PackagePath, o}
-	} else {
-		v = struct {
-			Package string  `json:"package"`
-			Options Options `json:"options"`
-		}{PackagePath, o}
+// Scope says which configuration of a host an install goes into.
+type Scope string
+
+const (
+	// ScopeGlobal is the user's own configuration of the host.
+	ScopeGlobal Scope = "global"
+	// ScopeProject is a project directory's configuration.
+	ScopeProject Scope = "project"
+)
+
+// ParseScope parses "global" or "project".
+func ParseScope(s string) (Scope, error) {
+	switch Scope(s) {
+	case ScopeGlobal, ScopeProject:
+		return Scope(s), nil
 	}
-	return shared.Marshal(v, prefix, indent, compact)
+	return "", fmt.Errorf("unknown scope %q (want global or project)", s)
 }
 
-// optionsValue returns o as a generic JSON value, for comparison with what a
+// OptionsValue returns o as a generic JSON value, for comparison with what a
 // config holds.
-func optionsValue(o Options) any {
+func OptionsValue(o Options) any {
 	var v any
-	_ = json.Unmarshal(shared.Marshal(o, "", "", true), &v)
+	_ = json.Unmarshal(Marshal(o, "", "", true), &v)
 	return v
 }

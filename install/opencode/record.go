@@ -1,4 +1,4 @@
-package install
+package opencode
 
 import (
 	"encoding/json"
@@ -11,7 +11,7 @@ import (
 	"slices"
 	"strings"
 
-	shared "github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
 )
 
 // RecordFormat is the version of the install record's format.
@@ -64,7 +64,7 @@ type RecordConfig struct {
 	Snapshot string `json:"snapshot,omitempty"`
 	// Patch turns the content init last wrote back into the content before
 	// init; nil when the lines it would hold contain a credential.
-	Patch *shared.Patch `json:"patch,omitempty"`
+	Patch *install.Patch `json:"patch,omitempty"`
 	// SnapshotExact reports whether only this installer has changed the file
 	// since the content Patch (or Snapshot) restores (as far as init could tell).
 	SnapshotExact bool `json:"snapshotExact"`
@@ -75,7 +75,7 @@ type RecordConfig struct {
 	CreatedKey bool `json:"createdKey"`
 	// Layout is the whitespace init moved when it appended (the member when
 	// CreatedKey, else the entry), so uninstall can restore it byte for byte.
-	Layout *shared.Layout `json:"layout,omitempty"`
+	Layout *install.Layout `json:"layout,omitempty"`
 	// WasBlank reports whether the file held only whitespace before init;
 	// BlankText is that whitespace.
 	WasBlank  bool   `json:"wasBlank,omitempty"`
@@ -111,7 +111,7 @@ func (r *Record) file(path string) *RecordFile {
 	return nil
 }
 
-func (r *Record) marshal() []byte { return append(shared.Marshal(r, "", "  ", false), '\n') }
+func (r *Record) marshal() []byte { return append(install.Marshal(r, "", "  ", false), '\n') }
 
 // errCorruptRecord wraps a record that exists but cannot be used.
 var errCorruptRecord = errors.New("unreadable install record")
@@ -131,7 +131,7 @@ var createdDirNames = []string{".", vendorDir, pluginDir}
 // once symlinks are resolved, is refused whole.
 func readRecord(dir string) (*Record, []byte, error) {
 	p := filepath.Join(dir, filepath.FromSlash(recordFile))
-	if _, err := shared.Confine(dir, recordFile); err != nil {
+	if _, err := install.Confine(dir, recordFile); err != nil {
 		return nil, nil, fmt.Errorf("%w %s: %v", errUntrustedRecord, p, err)
 	}
 	data, err := os.ReadFile(p)
@@ -160,7 +160,7 @@ func (r *Record) validate(dir string) error {
 	if r.Host != HostOpenCode && r.Host != HostOpenCode1 {
 		return fmt.Errorf("host %q", r.Host)
 	}
-	if r.Key != r.Host.key() {
+	if r.Key != r.Host.Key() {
 		return fmt.Errorf("key %q for host %q", r.Key, r.Host)
 	}
 	if !slices.Contains(configNames, r.Config.File) {
@@ -171,7 +171,7 @@ func (r *Record) validate(dir string) error {
 		if !ok || name == "" || name != path.Base(name) || name == "." || name == ".." || strings.ContainsAny(name, `\`) {
 			return fmt.Errorf("file %q (want %s/<name>)", f.Path, pluginDir)
 		}
-		if _, err := shared.Confine(dir, f.Path); err != nil {
+		if _, err := install.Confine(dir, f.Path); err != nil {
 			return err
 		}
 	}
@@ -179,12 +179,12 @@ func (r *Record) validate(dir string) error {
 		if !slices.Contains(createdDirNames, d) {
 			return fmt.Errorf("created directory %q (want one of %s)", d, strings.Join(createdDirNames, ", "))
 		}
-		if _, err := shared.Confine(dir, d); err != nil {
+		if _, err := install.Confine(dir, d); err != nil {
 			return err
 		}
 	}
 	for _, p := range []string{vendorDir, pluginDir} {
-		if _, err := shared.Confine(dir, p); err != nil {
+		if _, err := install.Confine(dir, p); err != nil {
 			return err
 		}
 	}

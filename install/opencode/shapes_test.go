@@ -1,4 +1,4 @@
-package install
+package opencode
 
 import (
 	"bytes"
@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/tailscale/hujson"
 
-	shared "github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
 )
 
 // The shape corpus of OpenCode's config: every legal shape of the plugin
@@ -226,11 +226,11 @@ func ocCase(t *testing.T, f *fixture, s ocShape, v ocVariant, tier string) bool 
 	}
 	defer func() { _ = os.Remove(cfg) }()
 	before := f.tree()
-	req := f.request(Options{Search: tier, Fetch: tier})
+	req := f.request(install.Options{Search: tier, Fetch: tier})
 	req.Host = h
 	p, err := PlanInit(req)
 	if s.refuse != "" {
-		var re *RefusedError
+		var re *install.RefusedError
 		require.ErrorAs(t, err, &re, name)
 		require.Equal(t, strings.ReplaceAll(s.refuse, "{file}", cfg), re.Reason, name)
 		require.Equal(t, before, f.tree(), "%s: a refusal writes nothing", name)
@@ -242,7 +242,7 @@ func ocCase(t *testing.T, f *fixture, s ocShape, v ocVariant, tier string) bool 
 	orig := []byte(before[v.file])
 	got, err := os.ReadFile(cfg)
 	require.NoError(t, err, name)
-	key := h.key()
+	key := h.Key()
 	o, _ := withoutOurs(ocRead(t, orig), key, true)
 	a, n := withoutOurs(ocRead(t, got), key, true)
 	require.Equal(t, o, a, "%s: init changed only the plugin list", name)
@@ -265,9 +265,9 @@ func ocCase(t *testing.T, f *fixture, s ocShape, v ocVariant, tier string) bool 
 	// The .jsonc cases change the tier with a later init: the entry's
 	// options are rewritten in place, and uninstall still restores.
 	if v.file == "opencode.jsonc" {
-		other := Options{Search: "forced", Fetch: "off"}
+		other := install.Options{Search: "forced", Fetch: "off"}
 		if tier == "forced" {
-			other = Options{Search: "off", Fetch: "preferred"}
+			other = install.Options{Search: "off", Fetch: "preferred"}
 		}
 		req2 := f.request(other)
 		req2.Host = h
@@ -282,12 +282,12 @@ func ocCase(t *testing.T, f *fixture, s ocShape, v ocVariant, tier string) bool 
 	}
 
 	// Uninstall through the patch, then through the structural removal.
-	check := func(p *Plan, how string) {
+	check := func(p *install.Plan, how string) {
 		for _, c := range p.Changes {
-			if c.Kind != KindConfig {
+			if c.Kind != install.KindConfig {
 				continue
 			}
-			if c.Op == OpDelete {
+			if c.Op == install.OpDelete {
 				_, existed := before[v.file]
 				require.False(t, existed, "%s (%s): uninstall deletes a config that was there", name, how)
 				continue
@@ -295,7 +295,7 @@ func ocCase(t *testing.T, f *fixture, s ocShape, v ocVariant, tier string) bool 
 			require.Equal(t, string(orig), string(c.New), "%s (%s)", name, how)
 		}
 	}
-	u, err := PlanUninstall(UninstallRequest{Env: f.env, Scope: ScopeGlobal})
+	u, err := PlanUninstall(UninstallRequest{Env: f.env, Scope: install.ScopeGlobal})
 	require.NoError(t, err, name)
 	check(u, "patch")
 	recData := f.read(recordFile)
@@ -303,25 +303,25 @@ func ocCase(t *testing.T, f *fixture, s ocShape, v ocVariant, tier string) bool 
 	require.NoError(t, json.Unmarshal([]byte(recData), &rec))
 	rec.Config.Patch, rec.Config.Snapshot = nil, ""
 	f.write(recordFile, string(rec.marshal()))
-	u2, err := PlanUninstall(UninstallRequest{Env: f.env, Scope: ScopeGlobal})
+	u2, err := PlanUninstall(UninstallRequest{Env: f.env, Scope: install.ScopeGlobal})
 	require.NoError(t, err, name)
 	check(u2, "structural")
 
 	// A hand edit elsewhere (a comment line at the top) voids the patch:
 	// uninstall keeps it and takes out only our entry, byte for byte.
-	if mark, body := shared.SplitBOM(orig); len(orig) > 0 && !shared.IsBlank(body) {
-		eol := shared.DetectEOL(body)
+	if mark, body := install.SplitBOM(orig); len(orig) > 0 && !install.IsBlank(body) {
+		eol := install.DetectEOL(body)
 		edit := func(b []byte) string {
-			m, rest := shared.SplitBOM(b)
+			m, rest := install.SplitBOM(b)
 			return string(m) + "// edited" + eol + string(rest)
 		}
 		f.write(recordFile, recData)
 		f.write(v.file, edit(readNow(t, cfg)))
-		u3, err := PlanUninstall(UninstallRequest{Env: f.env, Scope: ScopeGlobal})
+		u3, err := PlanUninstall(UninstallRequest{Env: f.env, Scope: install.ScopeGlobal})
 		require.NoError(t, err, name)
 		seen := false
 		for _, c := range u3.Changes {
-			if c.Kind == KindConfig {
+			if c.Kind == install.KindConfig {
 				seen = true
 				require.Equal(t, edit(append(mark, body...)), string(c.New), "%s (edited)", name)
 			}

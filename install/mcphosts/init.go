@@ -1,0 +1,378 @@
+package mcphosts
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/tailscale/hujson"
+
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
+)
+
+// PlanInit plans installing the MCP server into one host. It only reads.
+func PlanInit(req Request) (*install.Plan, error) {
+	rs, err := resolve(req)
+	if err != nil {
+		return nil, err
+	}
+	if err := install.Validate(req.Options); err != nil {
+		return nil, err
+	}
+	if !filepath.IsAbs(req.Binary) {
+		return nil, fmt.Errorf("the binary's path %q is not absolute", req.Binary)
+	}
+	rs.args = Args(req.Options)
+	a := adapters[req.Host]
+	ts := a.targets(rs)
+	recPath := rs.recordPath(ts[0].path)
+	rec, _, err := readRecord(recPath, rs, ts)
+	if err != nil {
+		return nil, install.Refuse(err.Error(), "move "+recPath+" away, undo the previous install by hand, then run init again")
+	}
+	p := rs.newPlan("init", ts)
+	p.UpToDate = fmt.Sprintf("%s already has the %s MCP server with these options.", p.ConfigFile, install.Name)
+	newRecord := &Record{Format: RecordFormat, Tool: install.Name, Version: req.Version, Host: req.Host, Scope: string(rs.Scope)}
+	if rec != nil {
+		newRecord.CreatedDirs, newRecord.StateDirs = rec.CreatedDirs, rec.StateDirs
+	}
+	var cfgs []parsed
+	var dirChanges []install.Change
+	for _, t := range ts {
+		cur, mode, err := readTarget(t)
+		if err != nil {
+			return nil, err
+		}
+		cfgs = append(cfgs, cur)
+		if cur.err != nil {
+			return nil, install.Refuse(fmt.Sprintf("cannot parse %s: %v", t.path, cur.err), "fix the file, then run init again")
+		}
+		prev := rec.file(t.path)
+		rf, newData, warns, err := editInit(rs, t, cur, prev)
+		if err != nil {
+			return nil, err
+		}
+		p.Warnings = append(p.Warnings, warns...)
+		if rf == nil {
+			continue // nothing of ours in this file, now or before
+		}
+		newRecord.Files = append(newRecord.Files, *rf)
+		if cur.exists && bytes.Equal(newData, cur.data) {
+			continue
+		}
+		op := install.OpUpdate
+		if !cur.exists {
+			op, mode = install.OpCreate, 0o644
+			for _, d := range missingDirs(filepath.Dir(t.path)) {
+				dirChanges = append(dirChanges, install.Change{Op: install.OpCreate, Kind: install.KindDir, Path: d, Rel: rs.rel(d) + "/", Mode: 0o755})
+				if strings.HasPrefix(d, rs.root+string(filepath.Separator)) && !slices.Contains(newRecord.CreatedDirs, d) {
+					newRecord.CreatedDirs = append(newRecord.CreatedDirs, d)
+				}
+			}
+		}
+		p.Add(install.Change{Op: op, Kind: install.KindConfig, Path: t.path, Rel: rs.rel(t.path), Old: cur.data, New: newData, Mode: mode})
+	}
+	a.traps(rs, p, cfgs)
+	p.Warnings = append(p.Warnings, conflictWarnings(rs, ts, cfgs)...)
+	p.Warnings = append(p.Warnings, binaryWarnings(rs, ts, cfgs)...)
+	if len(p.Changes) > 0 || rec == nil {
+		recordChange := install.Change{Op: install.OpCreate, Kind: install.KindRecord, Path: recPath, Rel: rs.rel(recPath), New: newRecord.marshal(), Mode: 0o600}
+		if old, _, ok, err := install.ReadFile(recPath); err != nil {
+			return nil, err
+		} else if ok {
+			recordChange.Op, recordChange.Old = install.OpUpdate, old
+		} else {
+			newRecord.StateDirs = inheritedStateDirs(filepath.Dir(recPath), recPath)
+			for _, d := range missingDirs(filepath.Dir(recPath)) {
+				dirChanges = append(dirChanges, install.Change{Op: install.OpCreate, Kind: install.KindDir, Path: d, Rel: rs.rel(d) + "/", Mode: 0o700})
+				if !slices.Contains(newRecord.StateDirs, d) {
+					newRecord.StateDirs = append(newRecord.StateDirs, d)
+				}
+			}
+			recordChange.New = newRecord.marshal()
+		}
+		if len(p.Changes) > 0 || recordChange.Op == install.OpCreate {
+			p.Changes = append(dirChanges, append(p.Changes, recordChange)...)
+		}
+	}
+	if len(p.Changes) > 0 && rec == nil {
+		p.Notes = append(p.Notes, "the install record goes to "+recPath+" (outside the project, mode 0600); uninstall needs it")
+	}
+	return p, nil
+}
+
+// missingDirs returns the directories up to d that do not exist, parents first.
+func missingDirs(d string) []string {
+	var out []string
+	for ; !exists(d); d = filepath.Dir(d) {
+		out = append([]string{d}, out...)
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	return out
+}
+
+// editInit computes one file's new content and its record.
+func editInit(rs *resolved, t target, cur parsed, prev *RecordFile) (*RecordFile, []byte, []string, error) {
+	var warns []string
+	mark, _ := install.SplitBOM(cur.data)
+	rf := &RecordFile{Path: t.path, Existed: cur.exists}
+	if _, body := install.SplitBOM(cur.data); cur.exists && !t.toml && install.IsBlank(body) {
+		text := string(body)
+		rf.BlankText = &text
+	}
+	before := cur.data
+	known := true
+	if prev != nil {
+		rf.Existed = prev.Existed
+		rf.ServerCreated = prev.ServerCreated
+		rf.ServerExisted = prev.ServerExisted
+		rf.Adds = prev.Adds
+		rf.TopKey = prev.TopKey
+		rf.TOMLEntry = prev.TOMLEntry
+		rf.ServerLayout = prev.ServerLayout
+		rf.BlankText = prev.BlankText
+		rf.ServerOriginal = prev.ServerOriginal
+		b, ok := []byte(nil), false
+		if prev.Patch != nil {
+			b, ok = prev.Patch.Reverse(cur.data)
+		}
+		before, known = b, ok
+	}
+	// What the check below may see changed: this run's parts and the ones
+	// an earlier run added.
+	tcheck := t
+	if prev != nil {
+		tcheck = recordTarget(t, prev)
+	}
+	var out []byte
+	switch {
+	case t.toml:
+		var err error
+		if out, warns, err = editInitTOML(rs, t, cur, prev, rf, mark); err != nil {
+			return nil, nil, nil, err
+		}
+		_, after, err := install.ParseTOML(out[len(mark):])
+		if err != nil || !equalExcept(cur.tomlV, after, tcheck) {
+			return nil, nil, nil, fmt.Errorf("internal error editing %s (nothing was written): %v", t.path, err)
+		}
+	default:
+		c := cur.json
+		if t.server {
+			existing := c.LookupPlain(t.serverPath...)
+			if existing == nil && prev == nil && c.Lookup(t.serverPath...) != nil {
+				// "deepseek-web-retrieval": null is the user's, not absent.
+				return nil, nil, nil, install.Refuse(fmt.Sprintf("%s already has an entry %q that this installer did not write", t.path, strings.Join(t.serverPath, ".")),
+					"remove the entry (or run `deepseek-web-retrieval uninstall` if an earlier install wrote it), then run init again")
+			}
+			if existing != nil && prev == nil {
+				want, _ := install.Normalize(mustJSON(t.entry))
+				rf.ServerExisted = true
+				if !reflect.DeepEqual(existing, want) {
+					return nil, nil, nil, install.Refuse(fmt.Sprintf("%s already has an entry %q that this installer did not write", t.path, strings.Join(t.serverPath, ".")),
+						"remove the entry (or run `deepseek-web-retrieval uninstall` if an earlier install wrote it), then run init again")
+				}
+				if text := string(hujson.Value{Value: c.Lookup(t.serverPath...).Value}.Pack()); !install.HasSecrets(install.Secrets(t.path, cur.data), text) {
+					rf.ServerOriginal = text
+				}
+			}
+			if existing == nil || !jsonEqual(mustJSON(existing), mustJSON(t.entry)) {
+				n, lay, err := c.Set(t.serverPath, t.entry)
+				if err != nil {
+					return nil, nil, nil, install.Refuse(fmt.Sprintf("cannot add the entry to %s: %v", t.path, err),
+						fmt.Sprintf("make %q an object (or remove it), then run init again", strings.Join(t.serverPath[:len(t.serverPath)-1], ".")))
+				}
+				if prev == nil {
+					rf.ServerCreated, rf.ServerLayout = n, lay
+				}
+				rf.ServerExisted = false // ours now: uninstall removes it
+			}
+			rf.Server = json.RawMessage(mustJSON(t.entry))
+		}
+		var adds []RecordAdd
+		for _, ad := range t.adds {
+			added, created, lays, err := c.AddStrings(ad.Path, ad.Items)
+			if err != nil {
+				return nil, nil, nil, install.Refuse(fmt.Sprintf("cannot turn the built-in off in %s: %v", t.path, err), fmt.Sprintf("make %q an array, then run init again", strings.Join(ad.Path, ".")))
+			}
+			// Keep what an earlier run added.
+			for _, old := range rf.Adds {
+				if slices.Equal(old.Path, ad.Path) {
+					added = append(old.Items, added...)
+					created = max(created, old.Created)
+					lays = append(old.Layouts, lays...)
+				}
+			}
+			if len(added) > 0 {
+				adds = append(adds, RecordAdd{Path: ad.Path, Items: dedupe(added), Created: created, Layouts: lays})
+			}
+		}
+		// Strings an earlier run added that this run does not want (a tier
+		// lowered) are removed again.
+		for _, old := range rf.Adds {
+			if !slices.ContainsFunc(t.adds, func(a addEdit) bool { return slices.Equal(a.Path, old.Path) }) {
+				c.RemoveStrings(old.Path, old.Items, old.Created, old.Layouts...)
+			}
+		}
+		rf.Adds = adds
+		body := c.Pack()
+		out = append(bytes.Clone(mark), body...)
+		after, err := install.Normalize(body)
+		if err != nil || !equalExcept(cur.plain, after, tcheck) {
+			return nil, nil, nil, fmt.Errorf("internal error editing %s (nothing was written): %v", t.path, err)
+		}
+	}
+	if !t.server && len(rf.Adds) == 0 && rf.TopKey == nil && prev == nil {
+		return nil, out, warns, nil
+	}
+	rf.WrittenSHA256 = install.SHA(out)
+	if known {
+		if !cur.exists {
+			before = nil
+		}
+		pt := install.MakePatch(before, out)
+		if !install.HasSecrets(install.Secrets(t.path, cur.data), pt.Old()) {
+			rf.Patch = pt
+		}
+	}
+	dropSecretLayouts(rf, install.Secrets(t.path, cur.data))
+	return rf, out, warns, nil
+}
+
+// dropSecretLayouts leaves out of the record any layout whose text (a
+// comment beside our entry) holds a credential: the record never copies
+// one. Uninstall then removes that item with the generic whitespace rule.
+func dropSecretLayouts(rf *RecordFile, secrets [][]byte) {
+	bad := func(l install.Layout) bool { return install.HasSecrets(secrets, l.Lead, l.TailBefore, l.TailAfter) }
+	if rf.ServerLayout != nil && bad(*rf.ServerLayout) {
+		rf.ServerLayout = nil
+	}
+	for i := range rf.Adds {
+		rf.Adds[i].Layouts = slices.DeleteFunc(slices.Clone(rf.Adds[i].Layouts), bad)
+	}
+}
+
+func layouts(l *install.Layout) []install.Layout {
+	if l == nil {
+		return nil
+	}
+	return []install.Layout{*l}
+}
+
+func dedupe(ss []string) []string {
+	var out []string
+	for _, s := range ss {
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// tomlShapeRefusal turns a shape the TOML editor cannot edit into a
+// refusal naming the file and the line.
+func tomlShapeRefusal(path string, err error, how ...string) error {
+	var se *install.TOMLShapeError
+	if errors.As(err, &se) {
+		if se.Fix != "" {
+			how = []string{se.Fix}
+		}
+		return install.Refuse(fmt.Sprintf("%s line %d: %s", path, se.Line, se.Shape), how...)
+	}
+	return fmt.Errorf("internal error editing %s (nothing was written): %v", path, err)
+}
+
+var tomlForms = map[string]string{
+	"table":  "as a [%s] table",
+	"dotted": "with dotted keys (%s.… = …)",
+	"inline": "inside an inline table (%s = { … })",
+	"value":  "as an inline table (%s = { … })",
+	"mixed":  "with a table and dotted keys (%s)",
+}
+
+// editInitTOML adds or updates the entry and the top-level key in a TOML
+// target: the entry is added in the form the file's parent table takes
+// (see install.TOMLDoc.AddEntry); a shape it cannot take (an array of
+// tables, a parent that is not a table) is refused with its line.
+func editInitTOML(rs *resolved, t target, cur parsed, prev *RecordFile, rf *RecordFile, mark []byte) ([]byte, []string, error) {
+	var warns []string
+	doc := cur.toml
+	fix := "change that definition by hand, then run init again"
+	// A tier lowered: the key an earlier run wrote goes first (the reverse
+	// of the order init adds them in).
+	if t.topKey == nil && rf.TopKey != nil {
+		if _, err := doc.RemoveTopKey(rf.TopKey.Key, rf.TopKey.Line, rf.TopKey.Prev, rf.TopKey.Inserted); err != nil {
+			return nil, nil, tomlShapeRefusal(t.path, err, fix)
+		}
+		rf.TopKey = nil
+	}
+	if t.server {
+		parent, name := t.serverPath[0], t.serverPath[1]
+		want := tomlWant(t)
+		form, line, err := doc.EntryForm(parent, name)
+		if err != nil {
+			return nil, nil, tomlShapeRefusal(t.path, err, fix)
+		}
+		same := form != "" && jsonEqual(mustJSON(lookup(cur.tomlV, t.serverPath...)), mustJSON(want))
+		switch {
+		case same && prev == nil:
+			rf.ServerExisted = true // the same entry, committed: adopted, and left by uninstall
+		case same:
+		case form != "" && prev == nil:
+			what := strings.Join(t.serverPath, ".")
+			if form == "inline" {
+				what = parent
+			}
+			return nil, nil, install.Refuse(fmt.Sprintf("%s line %d: %s is already defined "+tomlForms[form]+", and this installer did not write it", t.path, line, strings.Join(t.serverPath, "."), what),
+				"remove that entry (or run `deepseek-web-retrieval uninstall` if an earlier install wrote it), then run init again")
+		default:
+			if form != "" {
+				if _, err := doc.RemoveEntry(parent, name, rf.TOMLEntry); err != nil {
+					return nil, nil, tomlShapeRefusal(t.path, err, fix)
+				}
+			}
+			e, err := doc.AddEntry(parent, name, t.tomlKVs)
+			if err != nil {
+				return nil, nil, tomlShapeRefusal(t.path, err, fix)
+			}
+			rf.TOMLEntry = e
+			rf.ServerExisted = false // ours now: uninstall removes it
+		}
+		rf.Server = mustJSON(want)
+	}
+	if t.topKey != nil {
+		line := doc.TopKeyLine(t.topKey.Key)
+		switch {
+		case rf.TopKey != nil && line == strings.TrimRight(rf.TopKey.Line, "\r\n"):
+		case rf.TopKey != nil:
+			warns = append(warns, fmt.Sprintf("%s: the %s line init wrote was changed by hand (%q); init leaves it", rs.rel(t.path), t.topKey.Key, strings.TrimSpace(line)))
+		default:
+			pl, ins, err := doc.SetTopKey(t.topKey.Key, strings.TrimRight(t.topKey.Line, "\r\n"))
+			if err != nil {
+				return nil, nil, tomlShapeRefusal(t.path, err, fix)
+			}
+			rf.TopKey = &RecordTopKey{Key: t.topKey.Key, Line: t.topKey.Line, Prev: pl, Inserted: ins}
+		}
+	}
+	return append(bytes.Clone(mark), doc.Bytes()...), warns, nil
+}
+
+// tomlWant is the entry's value as a TOML parser reads it.
+func tomlWant(t target) any {
+	var b strings.Builder
+	b.WriteString("[" + strings.Join(t.serverPath, ".") + "]\n")
+	for _, kv := range t.tomlKVs {
+		b.WriteString(kv.Key + " = " + kv.Value + "\n")
+	}
+	_, v, err := install.ParseTOML([]byte(b.String()))
+	if err != nil {
+		panic(err)
+	}
+	return lookup(v, t.serverPath...)
+}

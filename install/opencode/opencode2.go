@@ -1,0 +1,22 @@
+package opencode
+
+import (
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/opencode"
+)
+
+// openCode2 is OpenCode 2.x: plugins are listed under "plugins", each an
+// object {"package": "./vendor/deepseek-web-retrieval", "options": {...}}
+// whose options reach the plugin's server function.
+var openCode2 = generation{
+	key:      "plugins",
+	label:    `OpenCode 2.x ("plugins" key)`,
+	form:     "object",
+	planHost: opencode.HostV2,
+	entry: func(o install.Options) any {
+		return struct {
+			Package string          `json:"package"`
+			Options install.Options `json:"options"`
+		}{PackagePath, o}
+	},
+}

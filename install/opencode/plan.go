@@ -1,0 +1,43 @@
+package opencode
+
+import (
+	"io/fs"
+
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
+)
+
+// Request describes an init.
+type Request struct {
+	// Env locates the config directories.
+	Env Env
+	// Scope selects the global or a project config. Zero means ScopeGlobal.
+	Scope install.Scope
+	// Dir is the project directory for ScopeProject; empty means Env.WorkDir.
+	Dir string
+	// Host selects the config shape. Zero means HostOpenCode (2.x).
+	Host Host
+	// Options are written into the entry; see [Options].
+	Options install.Options
+	// Plugin holds the plugin directory's files; its top-level regular
+	// files are copied. It must contain package.json and core.wasm.
+	Plugin fs.FS
+	// Version is this installer's version, kept in the record.
+	Version string
+	// Found is the version of the OpenCode found on PATH, empty when none
+	// was read; the plan warns when Host's shape does not match it.
+	Found string
+}
+
+// UninstallRequest describes an uninstall.
+type UninstallRequest struct {
+	// Env locates the config directories.
+	Env Env
+	// Scope selects the global or a project config. Zero means ScopeGlobal.
+	Scope install.Scope
+	// Dir is the project directory for ScopeProject; empty means Env.WorkDir.
+	Dir string
+}
+
+func newPlan(command string, scope install.Scope, host Host, dir string) *install.Plan {
+	return &install.Plan{Command: command, Scope: string(scope), Host: host.label(), ConfigDir: dir, APIKeyEnv: DefaultAPIKeyEnv}
+}
