@@ -2,12 +2,15 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
 )
 
 // doctor starts each installed MCP entry as its host would: the built CLI
@@ -24,6 +27,9 @@ func TestCLIDoctorConnects(t *testing.T) {
 	require.Equal(t, exitOK, code, out)
 	require.Equal(t, 3, strings.Count(out, "\n  - connected, 2 tools (deepseek_fetch, deepseek_search)\n"), out)
 	require.Equal(t, 3, strings.Count(out, "\n  - DEEPSEEK_API_KEY reaches the server (value not shown)\n"), out)
+	require.True(t, strings.HasPrefix(out, "deepseek-web-retrieval doctor\n\n  "+versionLine()+"\n\n"), out)
+	require.Equal(t, 3, strings.Count(out, "\n  - the server's version: "+core.Version), out)
+	require.NotContains(t, out, "and this binary is")
 	require.NotContains(t, out, cliKey)
 	require.NotContains(t, out, "no install record")
 
@@ -114,4 +120,37 @@ func TestCLIDoctorOpenCodeChecks(t *testing.T) {
 	for _, want := range []string{"x vendor/deepseek-web-retrieval/runtime.js is missing: run init again", "x vendor/deepseek-web-retrieval/index.js is missing: run init again", "x vendor/deepseek-web-retrieval/core.wasm is not a WebAssembly module: run init again"} {
 		require.Contains(t, out, want)
 	}
+}
+
+// An entry that starts a binary of another version: doctor names both
+// versions and the command that points the host at this binary. A vendored
+// plugin of another version is reported the same way.
+func TestCLIDoctorVersionsDiffer(t *testing.T) {
+	goBin, err := exec.LookPath("go")
+	require.NoError(t, err)
+	goEnv := os.Environ() // the real HOME's module cache, before setup moves HOME
+	setup(t)
+	require.NoError(t, os.MkdirAll(os.Getenv("HOME"), 0o755))
+	t.Setenv("DEEPSEEK_API_KEY", cliKey)
+	old := filepath.Join(t.TempDir(), "deepseek-web-retrieval")
+	build := exec.Command(goBin, "build", "-ldflags", "-X main.version=0.0.9", "-o", old, ".")
+	build.Stderr, build.Env = os.Stderr, goEnv
+	require.NoError(t, build.Run())
+	code, _, errs := runCLI("init", "--host", "codex", "--binary", old, "--yes")
+	require.Equal(t, exitOK, code, errs)
+	code, out, _ := runCLI("doctor")
+	require.Equal(t, exitOK, code, out)
+	require.Contains(t, out, "\n  - the server's version: 0.0.9\n")
+	require.Contains(t, out, "\n  ! the server Codex starts is version 0.0.9, and this binary is "+versionString()+": run `deepseek-web-retrieval install --yes` from the binary you want Codex to start\n")
+
+	cfg := setup(t)
+	code, _, errs = runCLI("init", "--host", "opencode", "--yes")
+	require.Equal(t, exitOK, code, errs)
+	pkg := filepath.Join(cfg, "vendor", "deepseek-web-retrieval", "package.json")
+	data, err := os.ReadFile(pkg)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(pkg, []byte(strings.Replace(string(data), "{", `{"version": "0.0.9",`, 1)), 0o644))
+	_, out, _ = runCLI("doctor")
+	require.Contains(t, out, "\n  - the vendored plugin's version: 0.0.9\n")
+	require.Contains(t, out, "\n  ! the vendored plugin is version 0.0.9, and this binary is "+core.Version+": run `deepseek-web-retrieval init --yes`")
 }

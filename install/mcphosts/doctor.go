@@ -170,7 +170,10 @@ func (c *Check) probe(ctx context.Context, rs *resolved, entry map[string]any, e
 		c.Lines = append(c.Lines, c.Probe.String())
 		if v := c.Probe.Version; v != "" {
 			c.Lines = append(c.Lines, "the server's version: "+v)
-			if rs.Version != "" && v != rs.Version {
+			// Releases differ in their first word ("0.1.0"); what follows
+			// is the build's module version, which differs between any
+			// two builds.
+			if first, _, _ := strings.Cut(v, " "); rs.Version != "" && first != strings.Fields(rs.Version)[0] {
 				c.Traps = append(c.Traps, fmt.Sprintf("the server %s starts is version %s, and this binary is %s: run `deepseek-web-retrieval install --yes` from the binary you want %s to start", name, v, rs.Version, name))
 			}
 		}
