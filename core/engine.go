@@ -296,6 +296,7 @@ func (o *operation) resume(r Reply, env Env) Step {
 	case ReplyNetwork:
 		if m := strings.TrimSpace(r.Message); m != "" {
 			// Mask, then cut: a key straddling the cut must not leave a prefix.
+			m = describeNetwork(m, o.request.URL)
 			return fail(CodeNetwork, 0, "network error: "+clip(collapse(o.redact(m)), 300))
 		}
 		return fail(CodeNetwork, 0, "network error")

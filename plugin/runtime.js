@@ -457,11 +457,21 @@ async function send(req, signal) {
     }
     return { reply: { kind: "response", status: res.status, headers }, body }
   } catch (err) {
-    return ended() ?? { reply: { kind: "network", message: String(err?.cause?.message ?? err?.message ?? err) } }
+    return ended() ?? { reply: { kind: "network", message: networkMessage(err) } }
   } finally {
     clearTimeout(timer)
     signal?.removeEventListener("abort", onAbort)
   }
+}
+
+// networkMessage is the runtime's own words for a failed fetch, with its error code (Node:
+// err.cause.code, Bun: err.code) in front when the words lack it: the module words the
+// failure from the code (core/netmsg.go).
+function networkMessage(err) {
+  const cause = err?.cause ?? err
+  const text = String(cause?.message ?? err?.message ?? err)
+  const code = typeof cause?.code === "string" ? cause.code : typeof err?.code === "string" ? err.code : ""
+  return code && !text.includes(code) ? `${code}: ${text}` : text
 }
 
 // readCapped reads the body as a stream; null when it passes maxBytes.

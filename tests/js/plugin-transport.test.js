@@ -240,6 +240,22 @@ test("a dropped connection is a network error, not retried", async () => {
   assert.equal(env.ds.fetchRequests.length, 1)
 })
 
+test("a refused connection names the host and the kind, not the address it resolved to", async () => {
+  // A port nothing listens on, reached by name: Node and Bun report the resolved address
+  // (127.0.0.1 or ::1), which must not reach the model.
+  const probe = await import("node:net").then((net) => new Promise((resolve) => {
+    const srv = net.createServer().listen(0, "127.0.0.1", () => {
+      const port = srv.address().port
+      srv.close(() => resolve(port))
+    })
+  }))
+  const host = createFakeHostV2()
+  await host.load(plugin, { ...env.options({ fetch: "preferred" }), baseURL: `http://localhost:${probe}`, maxRetries: 0 })
+  const r = await host.runTool("deepseek_fetch", { url: "https://docs.example/refused" })
+  assert.deepEqual(r.content, [{ type: "text", text: `DeepSeek Fetch failed: network error: cannot connect to localhost:${probe} (connection refused)` }])
+  assert.equal(r.metadata.error, "network")
+})
+
 // --- concurrency ----------------------------------------------------------------------------
 
 test("20 concurrent calls (search and fetch) through one instance each get their own result", async () => {
