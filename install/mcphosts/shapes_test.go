@@ -6,16 +6,15 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/require"
-	"github.com/tailscale/hujson"
 
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install/internal/shapetest"
 )
 
 // The shape corpus of the JSON/JSONC hosts. Every legal shape of the
@@ -111,72 +110,11 @@ var claudeSettingsShapes = []shape{
 }
 
 // variant is how a template is written out.
-type variant struct {
-	unit, eol, final string // indentation unit; line ending; "one", "none" or "blank"
-	bom              bool
-}
+type variant = shapetest.Style
 
-func (v variant) String() string {
-	u := map[string]string{"  ": "2sp", "    ": "4sp", "\t": "tab"}[v.unit]
-	e := map[string]string{"\n": "lf", "\r\n": "crlf"}[v.eol]
-	b := ""
-	if v.bom {
-		b = "+bom"
-	}
-	return u + "/" + e + "/" + v.final + b
-}
+func variants() []variant { return shapetest.Styles() }
 
-func variants() []variant {
-	var out []variant
-	for _, unit := range []string{"  ", "    ", "\t"} {
-		for _, eol := range []string{"\n", "\r\n"} {
-			for _, final := range []string{"one", "none", "blank"} {
-				for _, bom := range []bool{false, true} {
-					out = append(out, variant{unit, eol, final, bom})
-				}
-			}
-		}
-	}
-	return out
-}
-
-var tabIndented = regexp.MustCompile(`(?m)^\t+[^\s]`)
-
-var leadingSpaces = regexp.MustCompile(`(?m)^( +)`)
-
-// render writes text in variant v.
-func (v variant) render(text string) string {
-	text = leadingSpaces.ReplaceAllStringFunc(text, func(s string) string { return strings.Repeat(v.unit, len(s)/2) })
-	if strings.TrimSpace(text) != "" {
-		switch v.final {
-		case "none":
-			text = strings.TrimRight(text, "\n")
-		case "blank":
-			text = strings.TrimRight(text, "\n") + "\n\n\n"
-		}
-	}
-	text = strings.ReplaceAll(text, "\n", v.eol)
-	if v.bom {
-		text = "\ufeff" + text
-	}
-	return text
-}
-
-// readJSON is the independent reader: hujson to strip comments and
-// trailing commas, then encoding/json.
-func readJSON(t *testing.T, data []byte) map[string]any {
-	t.Helper()
-	data = bytes.TrimPrefix(data, []byte("\ufeff"))
-	if len(bytes.TrimSpace(data)) == 0 {
-		return map[string]any{}
-	}
-	// A final line comment needs its line break to be read.
-	std, err := hujson.Standardize(append(bytes.Clone(data), '\n'))
-	require.NoError(t, err, "%q", data)
-	var m map[string]any
-	require.NoError(t, json.Unmarshal(std, &m), "%q", std)
-	return m
-}
+func readJSON(t *testing.T, data []byte) map[string]any { return shapetest.ReadJSON(t, data) }
 
 // want applies what init must do to a target, as data.
 func want(orig map[string]any, t target) map[string]any {
@@ -223,23 +161,7 @@ func deepCopy(v any) any {
 // ending and indentation.
 func checkStyle(t *testing.T, v variant, orig, got string, name string) {
 	t.Helper()
-	if v.eol == "\r\n" && strings.Contains(orig, "\r\n") {
-		require.NotRegexp(t, `[^\r]\n|^\n`, got, "%s: a bare LF in a CRLF file:\n%q", name, got)
-	}
-	if v.eol == "\n" {
-		require.NotContains(t, got, "\r", "%s: a CR in an LF file", name)
-	}
-	switch {
-	case v.unit == "\t" && tabIndented.MatchString(orig):
-		require.NotRegexp(t, `(?m)^ `, got, "%s: a space-indented line in a tab-indented file:\n%s", name, got)
-	case v.unit != "\t":
-		require.NotRegexp(t, `(?m)^\t`, got, "%s: a tab-indented line in a space-indented file:\n%s", name, got)
-		if strings.Contains(orig, "\n"+v.unit+"\"") {
-			for _, ind := range leadingSpaces.FindAllString(got, -1) {
-				require.Zero(t, len(ind)%len(v.unit), "%s: an indentation of %d spaces in a file indented by %d:\n%s", name, len(ind), len(v.unit), got)
-			}
-		}
-	}
+	shapetest.CheckStyle(t, v, orig, got, name)
 }
 
 type corpusCase struct {
@@ -274,7 +196,7 @@ func runCase(t *testing.T, f *fixture, c corpusCase) bool {
 		if c.server.ours && i == 0 {
 			text = strings.ReplaceAll(text, "{entry}", string(mustJSON(ts[0].entry)))
 		}
-		f.write(ts[i].path, c.v.render(text))
+		f.write(ts[i].path, c.v.Render(text))
 	}
 	before := f.tree()
 	defer func() {

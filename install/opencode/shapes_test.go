@@ -7,15 +7,14 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"regexp"
 	"strings"
 	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/require"
-	"github.com/tailscale/hujson"
 
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install/internal/shapetest"
 )
 
 // The shape corpus of OpenCode's config: every legal shape of the plugin
@@ -73,69 +72,26 @@ var ocShapes = []ocShape{
 }
 
 type ocVariant struct {
-	unit, eol, final string
-	bom              bool
-	file             string
+	shapetest.Style
+	file string
 }
 
-func (v ocVariant) String() string {
-	return fmt.Sprintf("%q/%q/%s/bom=%v/%s", v.unit, v.eol, v.final, v.bom, v.file)
-}
+func (v ocVariant) String() string { return v.Style.String() + "/" + v.file }
 
 func ocVariants() []ocVariant {
 	var out []ocVariant
-	i := 0
-	for _, unit := range []string{"  ", "    ", "\t"} {
-		for _, eol := range []string{"\n", "\r\n"} {
-			for _, final := range []string{"one", "none", "blank"} {
-				for _, bom := range []bool{false, true} {
-					file := "opencode.jsonc"
-					if i%3 == 2 {
-						file = "opencode.json"
-					}
-					i++
-					out = append(out, ocVariant{unit, eol, final, bom, file})
-				}
-			}
+	for i, st := range shapetest.Styles() {
+		file := "opencode.jsonc"
+		if i%3 == 2 {
+			file = "opencode.json"
 		}
+		out = append(out, ocVariant{st, file})
 	}
 	return out
 }
 
-var tabIndented = regexp.MustCompile(`(?m)^\t+[^\s]`)
-
-var ocLeadingSpaces = regexp.MustCompile(`(?m)^( +)`)
-
-func (v ocVariant) render(text string) string {
-	text = ocLeadingSpaces.ReplaceAllStringFunc(text, func(s string) string { return strings.Repeat(v.unit, len(s)/2) })
-	if strings.TrimSpace(text) != "" {
-		switch v.final {
-		case "none":
-			text = strings.TrimRight(text, "\n")
-		case "blank":
-			text = strings.TrimRight(text, "\n") + "\n\n\n"
-		}
-	}
-	text = strings.ReplaceAll(text, "\n", v.eol)
-	if v.bom {
-		text = "\ufeff" + text
-	}
-	return text
-}
-
 // ocRead is the independent reader: hujson, then encoding/json.
-func ocRead(t *testing.T, data []byte) map[string]any {
-	t.Helper()
-	data = bytes.TrimPrefix(data, []byte("\ufeff"))
-	if len(bytes.TrimSpace(data)) == 0 {
-		return map[string]any{}
-	}
-	std, err := hujson.Standardize(append(bytes.Clone(data), '\n'))
-	require.NoError(t, err, "%q", data)
-	var m map[string]any
-	require.NoError(t, json.Unmarshal(std, &m), "%q", std)
-	return m
-}
+func ocRead(t *testing.T, data []byte) map[string]any { return shapetest.ReadJSON(t, data) }
 
 // withoutOurs drops our entries from the plugin list (and the list when
 // that empties it), for comparing the rest of the config.
@@ -221,8 +177,8 @@ func ocCase(t *testing.T, f *fixture, s ocShape, v ocVariant, tier string) bool 
 		h = HostOpenCode
 	}
 	cfg := f.path(v.file)
-	if !(s.text == "" && v.final == "none" && v.bom) { // one case with no file at all
-		f.write(v.file, v.render(s.text))
+	if !(s.text == "" && v.Final == "none" && v.BOM) { // one case with no file at all
+		f.write(v.file, v.Render(s.text))
 	}
 	defer func() { _ = os.Remove(cfg) }()
 	before := f.tree()
@@ -248,17 +204,7 @@ func ocCase(t *testing.T, f *fixture, s ocShape, v ocVariant, tier string) bool 
 	require.Equal(t, o, a, "%s: init changed only the plugin list", name)
 	require.Equal(t, 1, n, "%s: one entry of ours:\n%s", name, got)
 	require.Equal(t, bytes.HasPrefix(orig, []byte("\ufeff")), bytes.HasPrefix(got, []byte("\ufeff")), "%s: the BOM is kept", name)
-	if v.eol == "\r\n" && bytes.Contains(orig, []byte("\r\n")) {
-		require.NotRegexp(t, `[^\r]\n|^\n`, string(got), "%s: a bare LF in a CRLF file", name)
-	}
-	if v.eol == "\n" {
-		require.NotContains(t, string(got), "\r", name)
-	}
-	if v.unit == "\t" && tabIndented.Match(orig) {
-		require.NotRegexp(t, `(?m)^ `, string(got), "%s: a space-indented line in a tab-indented file:\n%s", name, got)
-	} else if v.unit != "\t" {
-		require.NotRegexp(t, `(?m)^\t`, string(got), "%s: a tab-indented line in a space-indented file:\n%s", name, got)
-	}
+	shapetest.CheckStyle(t, v.Style, string(orig), string(got), name)
 	again, err := PlanInit(req)
 	require.NoError(t, err, name)
 	require.True(t, again.Empty(), "%s: a second init changes nothing:\n%s", name, f.render(again, false))
