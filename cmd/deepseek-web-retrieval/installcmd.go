@@ -11,8 +11,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-
-	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install/opencode"
 )
 
 func installUsage(w io.Writer) {
@@ -174,18 +172,44 @@ func runInstall(ctx context.Context, args []string, stdout, stderr io.Writer) in
 }
 
 // withPluginSource adds --plugin-source npm to init's flags when none is
-// given and the binary at src came from npm (defaultPluginSource), and says
-// so.
+// given, the binary at src came from npm (defaultPluginSource) and OpenCode
+// may be among the hosts, and says so. A binary whose version cannot be
+// pinned keeps vendoring.
 func withPluginSource(initArgs []string, src string) ([]string, string) {
 	if hasFlag(initArgs, "plugin-source") || defaultPluginSource(src) != "npm" {
 		return initArgs, ""
 	}
+	if h := flagValue(initArgs, "host"); h != "" && h != "auto" && !strings.HasPrefix(h, "opencode") {
+		return initArgs, ""
+	}
 	spec, err := pluginSpec("npm")
 	if err != nil {
-		spec = opencode.NPMPackage // init says why it cannot pin
+		return initArgs, ""
 	}
 	return append(initArgs, "--plugin-source", "npm"),
 		"this binary came from npm, so OpenCode's config names the npm package " + spec + " (--plugin-source npm; pass --plugin-source vendor to copy the plugin instead)"
+}
+
+// flagValue is the last value args (before any "--") give the flag name,
+// "" when none.
+func flagValue(args []string, name string) string {
+	v := ""
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			break
+		}
+		n, val, has := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if !strings.HasPrefix(a, "-") || n != name {
+			continue
+		}
+		if !has && i+1 < len(args) {
+			i++
+			val = args[i]
+		}
+		v = val
+	}
+	return v
 }
 
 // hasFlag reports whether args (before any "--") set the flag name.

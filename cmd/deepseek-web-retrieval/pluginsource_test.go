@@ -42,6 +42,24 @@ func TestWithPluginSource(t *testing.T) {
 	args, note = withPluginSource([]string{"--host", "opencode"}, "/usr/local/bin/deepseek-web-retrieval")
 	require.Equal(t, []string{"--host", "opencode"}, args)
 	require.Empty(t, note)
+
+	// Only when OpenCode may be installed into.
+	for _, host := range [][]string{nil, {"--host", "auto"}, {"--host=opencode"}, {"-host", "opencode1"}} {
+		args, note = withPluginSource(host, fromNPM)
+		require.Equal(t, append(host, "--plugin-source", "npm"), args)
+		require.NotEmpty(t, note)
+	}
+	args, note = withPluginSource([]string{"--host", "codex"}, fromNPM)
+	require.Equal(t, []string{"--host", "codex"}, args)
+	require.Empty(t, note)
+
+	// A version that cannot be pinned keeps vendoring.
+	oldV := version
+	t.Cleanup(func() { version = oldV })
+	version = "1.2.3+dirty"
+	args, note = withPluginSource(nil, fromNPM)
+	require.Nil(t, args)
+	require.Empty(t, note)
 }
 
 func TestCLIPluginSource(t *testing.T) {
