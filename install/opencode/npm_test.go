@@ -195,3 +195,16 @@ func TestNPMEntryKeepsHandFiles(t *testing.T) {
 	require.Equal(t, "mine\n", f.read(pluginDir+"/notes.txt"))
 	require.False(t, f.exists(recordFile))
 }
+
+// TestUninstallRefusalNamesTheSpec: a refusal of an npm install names the
+// entry init wrote, not the vendored path.
+func TestUninstallRefusalNamesTheSpec(t *testing.T) {
+	f := newFixture(t)
+	f.write("opencode.jsonc", "{}\n")
+	req := f.request(install.Options{})
+	req.Package = testSpec
+	f.init(req)
+	f.write("opencode.jsonc", "{\"plugins\": []}\n")
+	_, err := PlanUninstall(UninstallRequest{Env: f.env, Scope: install.ScopeGlobal})
+	require.ErrorContains(t, err, `the @deepseek-web-retrieval/opencode@1.2.3 entry init added is no longer in "plugins" in `+f.path("opencode.jsonc")+" (removed by hand?)")
+}
