@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install/mcphosts"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install/opencode"
@@ -111,6 +112,17 @@ Where:
   --dir DIR                project directory (default: the current directory)
   --binary PATH            the binary MCP hosts start (default: this one;
                            make install puts it in ~/.local/bin)
+  --plugin-source vendor|npm
+                           how OpenCode gets the plugin. vendor (default):
+                           copied to vendor/deepseek-web-retrieval/ beside
+                           the config, which names "./vendor/deepseek-web-
+                           retrieval". npm: the config names the package
+                           pinned to this binary's version,
+                           "@deepseek-web-retrieval/opencode@VERSION", and
+                           OpenCode installs it itself; nothing is vendored.
+                           install defaults to npm when its binary came from
+                           npm. Switching replaces the entry and adds or
+                           deletes the vendored files
   --yes                    apply the plan instead of only printing it
 
 Options (only those given are written, plus the two tiers):
@@ -261,14 +273,15 @@ func runInit(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("init", flag.ContinueOnError)
 	fl.SetOutput(io.Discard)
 	var (
-		scope, dir, host, bin string
-		yes                   bool
-		o                     install.Options
+		scope, dir, host, bin, source string
+		yes                           bool
+		o                             install.Options
 	)
 	fl.StringVar(&scope, "scope", "global", "")
 	fl.StringVar(&dir, "dir", "", "")
 	fl.StringVar(&host, "host", "auto", "")
 	fl.StringVar(&bin, "binary", "", "")
+	fl.StringVar(&source, "plugin-source", "", "")
 	fl.BoolVar(&yes, "yes", false, "")
 	bindOptionFlags(fl, &o) // optflags.go: one flag per SPEC §5 option
 	fl.Var(noKeyFlag{}, "api-key", "")
@@ -287,6 +300,10 @@ func runInit(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if dir != "" && sc != install.ScopeProject {
 		return usageErr(stderr, "init", "--dir applies only to --scope project")
+	}
+	spec, err := pluginSpec(source)
+	if err != nil {
+		return usageErr(stderr, "init", "--plugin-source: "+err.Error())
 	}
 	o.Language = strings.Join(splitList(o.Language), ",")
 	if err := install.Validate(o); err != nil {
@@ -319,10 +336,28 @@ func runInit(_ context.Context, args []string, stdout, stderr io.Writer) int {
 		lock, _ := opencode.ConfigDir(osEnv(), sc, dir)
 		return lock, func() (*install.Plan, error) {
 			return opencode.PlanInit(opencode.Request{
-				Env: osEnv(), Scope: sc, Dir: dir, Host: hh, Options: o, Plugin: pluginFiles(), Version: versionString(), Found: h.found,
+				Env: osEnv(), Scope: sc, Dir: dir, Host: hh, Options: o, Plugin: pluginFiles(), Package: spec, Version: versionString(), Found: h.found,
 			})
 		}
 	})
+}
+
+// pluginSpec turns --plugin-source into the npm spec OpenCode's entry
+// names: "" for vendor, the plugin package pinned to this binary's version
+// for npm. An empty flag means vendor (install passes npm on when its binary
+// came from npm, see defaultPluginSource).
+func pluginSpec(source string) (string, error) {
+	switch source {
+	case "", "vendor":
+		return "", nil
+	case "npm":
+		v := version
+		if v == "" {
+			v = core.Version
+		}
+		return opencode.PackageSpec(v)
+	}
+	return "", fmt.Errorf("unknown source %q (want vendor or npm)", source)
 }
 
 func runUninstall(_ context.Context, args []string, stdout, stderr io.Writer) int {

@@ -33,7 +33,9 @@ Examples:
 Where:
   --bin-dir DIR   where the binary goes (default %s)
   init flags      every flag of "deepseek-web-retrieval help init" but
-                  --binary
+                  --binary; --plugin-source defaults to npm when this
+                  binary came from npm (OpenCode's config then names
+                  @deepseek-web-retrieval/opencode@VERSION), else vendor
 
 Exit status: 0 plan printed or applied, 1 refused or failed, 2 usage error.
 `, defaultBinDirText())
@@ -143,6 +145,10 @@ func runInstall(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		return exitFailed
 	}
 	initArgs = append(initArgs, "--binary", dst)
+	initArgs, note := withPluginSource(initArgs, src)
+	if note != "" {
+		fmt.Fprintln(stdout, "deepseek-web-retrieval install: "+note)
+	}
 	if !yes {
 		fmt.Fprintf(stdout, "deepseek-web-retrieval install: would copy %s to %s (mode 0755)\n", src, dst)
 		return runInit(ctx, initArgs, stdout, stderr)
@@ -163,6 +169,60 @@ func runInstall(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		fmt.Fprintf(stdout, "note: %s is not on your PATH\n", binDir)
 	}
 	return runInit(ctx, initArgs, stdout, stderr)
+}
+
+// withPluginSource adds --plugin-source npm to init's flags when none is
+// given, the binary at src came from npm (defaultPluginSource) and OpenCode
+// may be among the hosts, and says so. A binary whose version cannot be
+// pinned keeps vendoring.
+func withPluginSource(initArgs []string, src string) ([]string, string) {
+	if hasFlag(initArgs, "plugin-source") || defaultPluginSource(src) != "npm" {
+		return initArgs, ""
+	}
+	if h := flagValue(initArgs, "host"); h != "" && h != "auto" && !strings.HasPrefix(h, "opencode") {
+		return initArgs, ""
+	}
+	spec, err := pluginSpec("npm")
+	if err != nil {
+		return initArgs, ""
+	}
+	return append(initArgs, "--plugin-source", "npm"),
+		"this binary came from npm, so OpenCode's config names the npm package " + spec + " (--plugin-source npm; pass --plugin-source vendor to copy the plugin instead)"
+}
+
+// flagValue is the last value args (before any "--") give the flag name,
+// "" when none.
+func flagValue(args []string, name string) string {
+	v := ""
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			break
+		}
+		n, val, has := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if !strings.HasPrefix(a, "-") || n != name {
+			continue
+		}
+		if !has && i+1 < len(args) {
+			i++
+			val = args[i]
+		}
+		v = val
+	}
+	return v
+}
+
+// hasFlag reports whether args (before any "--") set the flag name.
+func hasFlag(args []string, name string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		if n, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "="); strings.HasPrefix(a, "-") && n == name {
+			return true
+		}
+	}
+	return false
 }
 
 // withoutYes is args without its --yes flags.

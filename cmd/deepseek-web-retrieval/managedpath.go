@@ -64,3 +64,14 @@ func stableBinary(p string) error {
 		"Run \"deepseek-web-retrieval install\" instead (same flags): it copies the binary to %s and installs that copy, or pass --binary with a path outside it",
 		p, why, defaultBinDirText())
 }
+
+// defaultPluginSource is install's --plugin-source when none is given: npm
+// when the binary at exe was installed by npm (packageManaged: the
+// launcher's platform package), since the plugin package of the same
+// version is then in the same registry; else vendor.
+func defaultPluginSource(exe string) string {
+	if packageManaged(exe) != "" {
+		return "npm"
+	}
+	return "vendor"
+}

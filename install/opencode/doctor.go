@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
 )
@@ -64,6 +65,7 @@ func Doctor(env Env, scope install.Scope, dir string) Check {
 		c.Problems = append(c.Problems, fmt.Sprintf("%s does not parse: %v", filepath.Join(d, c.File), err))
 		return c
 	}
+	npmSpec := "" // the npm spec the entry names, "" when it names the vendored path
 	for _, h := range []Host{HostOpenCode, HostOpenCode1} {
 		arr, ok := cfg.LookupPlain(h.Key()).([]any)
 		if !ok {
@@ -72,7 +74,11 @@ func Doctor(env Env, scope install.Scope, dir string) Check {
 		for _, e := range arr {
 			if isOurPath(entryName(e)) {
 				c.Installed, c.Host = true, h
-				c.Lines = append(c.Lines, fmt.Sprintf("%s lists %s under %q (%s)", c.File, PackagePath, h.Key(), h.label()))
+				name := entryName(e)
+				if !sameName(name, PackagePath) {
+					npmSpec = name
+				}
+				c.Lines = append(c.Lines, fmt.Sprintf("%s lists %s under %q (%s)", c.File, name, h.Key(), h.label()))
 				if opts, ok := recEntryOptions(e); ok {
 					// Each option on its own: one of the wrong type is
 					// left out rather than losing the others.
@@ -89,6 +95,14 @@ func Doctor(env Env, scope install.Scope, dir string) Check {
 		return c
 	}
 	c.Unrecorded = rec == nil
+	if npmSpec != "" {
+		// OpenCode installs the package itself; its version is the pin.
+		c.PluginVersion = strings.TrimPrefix(npmSpec, NPMPackage+"@")
+		if c.PluginVersion == npmSpec {
+			c.PluginVersion = ""
+		}
+		return c
+	}
 	c.Problems = append(c.Problems, checkPlugin(filepath.Join(d, filepath.FromSlash(pluginDir)))...)
 	if v := pluginVersion(filepath.Join(d, filepath.FromSlash(pluginDir))); v != "" {
 		c.PluginVersion = v

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"strings"
 
 	"github.com/tailscale/hujson"
 
@@ -48,15 +47,11 @@ func entries(arr *hujson.Array) []entry {
 	return out
 }
 
-func isOurPath(name string) bool {
-	return strings.TrimRight(name, "/") == PackagePath
-}
-
-// entryJSON returns the config entry for host h, formatted as indented JSON
+// entryJSON returns the config entry for host h naming name, formatted as indented JSON
 // whose continuation lines start with prefix (indent is one level), or as
 // compact JSON when compact is set.
-func entryJSON(h Host, o install.Options, prefix, indent string, compact bool) []byte {
-	return install.Marshal(h.generation().entry(o), prefix, indent, compact)
+func entryJSON(h Host, name string, o install.Options, prefix, indent string, compact bool) []byte {
+	return install.Marshal(h.generation().entry(name, o), prefix, indent, compact)
 }
 
 // trimmedText is a value's text without the whitespace and comments around it.
@@ -158,9 +153,9 @@ func entryName(v any) string {
 	return ""
 }
 
-// addEntry appends the entry for h to the config, creating the key when
-// needed. It returns whether it created the key and the layout to restore.
-func addEntry(c *install.JSONC, h Host, o install.Options) (createdKey bool, lay install.Layout) {
+// addEntry appends the entry for h naming name to the config, creating the
+// key when needed. It returns whether it created the key and the layout to restore.
+func addEntry(c *install.JSONC, h Host, name string, o install.Options) (createdKey bool, lay install.Layout) {
 	key := h.Key()
 	root := install.ObjItems{O: c.Obj}
 	if mi := c.Member(key); mi >= 0 {
@@ -170,7 +165,7 @@ func addEntry(c *install.JSONC, h Host, o install.Options) (createdKey bool, lay
 		outer, _ := install.LineIndent(m.Name.BeforeExtra)
 		multi := install.IsMultiline(it, c.Multiline)
 		ind := install.ItemIndent(it, outer, c.Unit)
-		text := c.Lines(entryJSON(h, o, ind, c.Unit, !multi))
+		text := c.Lines(entryJSON(h, name, o, ind, c.Unit, !multi))
 		old := string(arr.AfterExtra)
 		lead, trail, tail := c.AppendLayout(it, multi, ind, outer)
 		arr.Elements = append(arr.Elements, hujson.Value{BeforeExtra: lead, Value: install.ParseTrimmed(text), AfterExtra: trail})
@@ -182,9 +177,9 @@ func addEntry(c *install.JSONC, h Host, o install.Options) (createdKey bool, lay
 	var arrText string
 	if multi {
 		elemInd := memberInd + c.Unit
-		arrText = "[\n" + elemInd + string(entryJSON(h, o, elemInd, c.Unit, false)) + "\n" + memberInd + "]"
+		arrText = "[\n" + elemInd + string(entryJSON(h, name, o, elemInd, c.Unit, false)) + "\n" + memberInd + "]"
 	} else {
-		arrText = "[" + string(entryJSON(h, o, "", "", true)) + "]"
+		arrText = "[" + string(entryJSON(h, name, o, "", "", true)) + "]"
 	}
 	keyJSON, _ := json.Marshal(key)
 	wrap, err := hujson.Parse(c.Lines([]byte("{" + string(keyJSON) + ": " + arrText + "}")))
@@ -218,14 +213,16 @@ func removeEntry(c *install.JSONC, mi, idx int, createdKey bool, lay *install.La
 	}
 }
 
-// setOptions rewrites entry e of arr so it carries options o, in h's form,
-// touching as little text as possible.
-func setOptions(c *install.JSONC, h Host, arr *hujson.Array, e entry, o install.Options) {
+// setOptions rewrites entry e of arr so it names name and carries options
+// o, in h's form, touching as little text as possible: an entry naming
+// something else (the vendored path for an npm spec, or the reverse) is
+// replaced whole.
+func setOptions(c *install.JSONC, h Host, arr *hujson.Array, e entry, name string, o install.Options) {
 	el := &arr.Elements[e.index]
 	ind, ok := install.LineIndent(el.BeforeExtra)
 	compact := !ok
-	if e.form != h.form() {
-		el.Value = install.ParseTrimmed(c.Lines(entryJSON(h, o, ind, c.Unit, compact)))
+	if e.form != h.form() || !sameName(e.name, name) {
+		el.Value = install.ParseTrimmed(c.Lines(entryJSON(h, name, o, ind, c.Unit, compact)))
 		return
 	}
 	switch v := el.Value.(type) {

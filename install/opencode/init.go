@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/tailscale/hujson"
@@ -36,7 +37,9 @@ func PlanInit(req Request) (*install.Plan, error) {
 	}
 	// Order: directories and plugin files, the record, then the config, so
 	// the config never names a plugin that is not there yet.
-	ip.plan.Changes = append(ip.vendorChanges, ip.plan.Changes...)
+	// Files of a vendored install that are no longer needed go last, once
+	// the config no longer names them.
+	ip.plan.Changes = append(append(ip.vendorChanges, ip.plan.Changes...), ip.late...)
 	return ip.plan, nil
 }
 
@@ -55,6 +58,8 @@ type initPlan struct {
 
 	record        *Record          // the record this init writes
 	vendorChanges []install.Change // directories, plugin files and the record
+	late          []install.Change // deletions, after the config change
+	name          string           // what the entry names: PackagePath or an npm spec
 	tree          bool             // the plugin directory is created whole
 }
 
@@ -73,13 +78,21 @@ func startInit(req Request) (*initPlan, error) {
 	if err := install.Validate(req.Options); err != nil {
 		return nil, err
 	}
-	ip := &initPlan{req: req, opts: req.Options.WithDefaults(), key: req.Host.Key()}
-	files, err := pluginFiles(req.Plugin)
-	if err != nil {
-		return nil, err
-	}
-	if ip.files, err = withPlan(files, req.Host, ip.opts); err != nil {
-		return nil, err
+	ip := &initPlan{req: req, opts: req.Options.WithDefaults(), key: req.Host.Key(), name: PackagePath}
+	var err error
+	if req.Package != "" {
+		if v, ok := strings.CutPrefix(req.Package, NPMPackage+"@"); !ok || !exactVersion.MatchString(v) {
+			return nil, fmt.Errorf("package %q: want %s@<exact version>", req.Package, NPMPackage)
+		}
+		ip.name = req.Package
+	} else {
+		files, err := pluginFiles(req.Plugin)
+		if err != nil {
+			return nil, err
+		}
+		if ip.files, err = withPlan(files, req.Host, ip.opts); err != nil {
+			return nil, err
+		}
 	}
 	if ip.dir, err = ConfigDir(req.Env, req.Scope, req.Dir); err != nil {
 		return nil, err
@@ -97,6 +110,9 @@ func startInit(req Request) (*initPlan, error) {
 	ip.cfgName = cfgName
 	ip.plan.ConfigFile = cfgName
 	ip.plan.UpToDate = fmt.Sprintf("%s already lists %s with these options, and the vendored files are current.", cfgName, PackagePath)
+	if ip.req.Package != "" {
+		ip.plan.UpToDate = fmt.Sprintf("%s already lists %s with these options.", cfgName, ip.name)
+	}
 	ip.plan.Warnings = append(ip.plan.Warnings, warns...)
 	ip.record = &Record{Format: RecordFormat, Tool: Name, Version: req.Version, Host: req.Host, Key: ip.key}
 	return ip, nil
@@ -215,7 +231,7 @@ func (ip *initPlan) editEntry(cf *configFile, cfg *RecordConfig, before *[]byte,
 		ip.plan.Warnings = append(ip.plan.Warnings, fmt.Sprintf("%s lists %s %d times in %q: OpenCode would load it more than once; init updates only the first", ip.cfgName, PackagePath, len(ours), key))
 	}
 	if len(ours) == 0 {
-		createdKey, lay := addEntry(c, host, ip.opts)
+		createdKey, lay := addEntry(c, host, ip.name, ip.opts)
 		cfg.CreatedKey, cfg.Layout = createdKey, &lay
 		return ip.checked(cf, c.Pack())
 	}
@@ -234,10 +250,10 @@ func (ip *initPlan) editEntry(cf *configFile, cfg *RecordConfig, before *[]byte,
 				"move the key into an environment variable (the apiKeyEnv option, or \"apiKey\": \"{env:DEEPSEEK_API_KEY}\"), then run init again")
 		}
 	}
-	if e.form == host.form() && reflect.DeepEqual(e.options, install.OptionsValue(ip.opts)) {
+	if e.form == host.form() && sameName(e.name, ip.name) && reflect.DeepEqual(e.options, install.OptionsValue(ip.opts)) {
 		return ip.checked(cf, cf.base)
 	}
-	setOptions(c, host, arr, e, ip.opts)
+	setOptions(c, host, arr, e, ip.name, ip.opts)
 	return ip.checked(cf, c.Pack())
 }
 
@@ -252,8 +268,8 @@ func (ip *initPlan) checked(cf *configFile, newBody []byte) ([]byte, error) {
 
 // planPluginDirs plans the directories: the config directory when it does
 // not exist yet (parents first; uninstall leaves it, OpenCode keeps other
-// files there), vendor/ and the plugin directory, which is created whole
-// when it is missing.
+// files there), vendor/ (for the record) and, unless the entry names an npm
+// package, the plugin directory, which is created whole when it is missing.
 func (ip *initPlan) planPluginDirs() error {
 	var missing []string
 	for d := ip.dir; !exists(d); d = filepath.Dir(d) {
@@ -266,7 +282,7 @@ func (ip *initPlan) planPluginDirs() error {
 		ip.vendorChanges = append(ip.vendorChanges, install.Change{Op: install.OpCreate, Kind: install.KindDir, Path: d, Rel: d + string(filepath.Separator), Mode: 0o755})
 	}
 	if ip.prev != nil {
-		ip.record.CreatedDirs = ip.prev.CreatedDirs
+		ip.record.CreatedDirs = slices.Clone(ip.prev.CreatedDirs)
 	} else if len(missing) > 0 {
 		// The config directory itself (a project's .opencode/, say): "."
 		// sorts first, so uninstall removes it last, once it is empty.
@@ -275,6 +291,9 @@ func (ip *initPlan) planPluginDirs() error {
 	// A vendor/ or plugin directory that is a symlink out of the config
 	// directory is refused: init would write (and uninstall delete) there.
 	for _, d := range []string{vendorDir, pluginDir} {
+		if d == pluginDir && ip.req.Package != "" {
+			break
+		}
 		abs, err := install.Confine(ip.dir, d)
 		if err != nil {
 			return refuse(err.Error(), "move "+filepath.Join(ip.dir, filepath.FromSlash(d))+" away, then run init again")
@@ -356,11 +375,50 @@ func (ip *initPlan) planPluginFiles() error {
 			return err
 		case !exists:
 		case install.SHA(cur) == old.SHA256:
-			ip.vendorChanges = append(ip.vendorChanges, install.Change{Op: install.OpDelete, Kind: install.KindFile, Path: abs, Rel: old.Path, Old: cur})
+			// Switching to the npm package: deleted once the config no
+			// longer names the vendored path.
+			del := install.Change{Op: install.OpDelete, Kind: install.KindFile, Path: abs, Rel: old.Path, Old: cur}
+			if ip.req.Package != "" {
+				ip.late = append(ip.late, del)
+			} else {
+				ip.vendorChanges = append(ip.vendorChanges, del)
+			}
 		default:
 			ip.plan.Notes = append(ip.plan.Notes, old.Path+" is no longer part of the plugin but was changed by hand; left in place")
 		}
 	}
+	if ip.req.Package != "" {
+		return ip.removePluginDir()
+	}
+	return nil
+}
+
+// removePluginDir plans deleting the plugin directory an earlier vendored
+// install created, once the entry names the npm package instead: when
+// every file left in it is one being deleted. Otherwise it stays, and the
+// record keeps it for uninstall.
+func (ip *initPlan) removePluginDir() error {
+	if !slices.Contains(ip.record.CreatedDirs, pluginDir) {
+		return nil
+	}
+	abs := filepath.Join(ip.dir, filepath.FromSlash(pluginDir))
+	ents, err := os.ReadDir(abs)
+	if errors.Is(err, fs.ErrNotExist) {
+		ip.record.CreatedDirs = slices.DeleteFunc(ip.record.CreatedDirs, func(d string) bool { return d == pluginDir })
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	for _, e := range ents {
+		gone := slices.ContainsFunc(ip.late, func(c install.Change) bool { return c.Rel == pluginDir+"/"+e.Name() })
+		if !gone {
+			ip.plan.Notes = append(ip.plan.Notes, pluginDir+"/ holds files init did not write ("+e.Name()+"); left in place")
+			return nil
+		}
+	}
+	ip.late = append(ip.late, install.Change{Op: install.OpDelete, Kind: install.KindDir, Path: abs, Rel: pluginDir + "/"})
+	ip.record.CreatedDirs = slices.DeleteFunc(ip.record.CreatedDirs, func(d string) bool { return d == pluginDir })
 	return nil
 }
 
@@ -368,7 +426,7 @@ func (ip *initPlan) planPluginFiles() error {
 // or when missing.
 func (ip *initPlan) planRecord() error {
 	ip.record.Entry = entryText(ip.newBody, ip.key)
-	if len(ip.vendorChanges) == 0 && len(ip.plan.Changes) == 0 && ip.prev != nil {
+	if len(ip.vendorChanges) == 0 && len(ip.plan.Changes) == 0 && len(ip.late) == 0 && ip.prev != nil {
 		return nil
 	}
 	recPath := filepath.Join(ip.dir, filepath.FromSlash(recordFile))

@@ -68,11 +68,11 @@ const (
 // generation is what sets one OpenCode generation's config shape apart
 // (opencode2.go, opencode1.go).
 type generation struct {
-	key      string                    // the config key of the plugin list
-	label    string                    // the host, for a person
-	form     string                    // the entry's form, as entries names it
-	planHost string                    // the stored plan's name of the host
-	entry    func(install.Options) any // the entry init writes
+	key      string                                   // the config key of the plugin list
+	label    string                                   // the host, for a person
+	form     string                                   // the entry's form, as entries names it
+	planHost string                                   // the stored plan's name of the host
+	entry    func(name string, o install.Options) any // the entry init writes, naming name
 }
 
 // generation returns h's generation; anything but HostOpenCode1 is 2.x.

@@ -19,8 +19,14 @@ type Request struct {
 	// Options are written into the entry; see [Options].
 	Options install.Options
 	// Plugin holds the plugin directory's files; its top-level regular
-	// files are copied. It must contain package.json and core.wasm.
+	// files are copied. It must contain package.json and core.wasm, unless
+	// Package is set.
 	Plugin fs.FS
+	// Package, when set, is the exact npm spec the entry names instead of
+	// the vendored path (see [PackageSpec]): nothing is vendored, and
+	// OpenCode installs the package itself. An install vendored earlier is
+	// switched over (its files deleted), and back when Package is empty.
+	Package string
 	// Version is this installer's version, kept in the record.
 	Version string
 	// Found is the version of the OpenCode found on PATH, empty when none

@@ -31,7 +31,7 @@ func PlanUninstall(req UninstallRequest) (*install.Plan, error) {
 	recPath := filepath.Join(dir, filepath.FromSlash(recordFile))
 	rec, recData, err := readRecord(dir)
 	if err != nil {
-		return nil, refuse(err.Error(), manualUninstall(dir, "opencode.jsonc (or opencode.json)", "plugins")...)
+		return nil, refuse(err.Error(), manualUninstall(dir, "opencode.jsonc (or opencode.json)", "plugins", PackagePath)...)
 	}
 	if rec == nil {
 		return planNothing(dir, req.Scope, recPath)
@@ -39,7 +39,13 @@ func PlanUninstall(req UninstallRequest) (*install.Plan, error) {
 	p := newPlan("uninstall", req.Scope, rec.Host, dir)
 	p.ConfigFile = rec.Config.File
 	cfgPath := filepath.Join(dir, rec.Config.File)
-	manual := manualUninstall(dir, rec.Config.File, rec.Key)
+	var recEntry any
+	_ = json.Unmarshal(rec.Entry, &recEntry)
+	name := entryName(recEntry) // the vendored path or the npm spec
+	if !isOurPath(name) {
+		name = PackagePath
+	}
+	manual := manualUninstall(dir, rec.Config.File, rec.Key, name)
 	data, mode, existed, err := install.ReadFile(cfgPath)
 	if err != nil {
 		return nil, err
@@ -52,8 +58,6 @@ func PlanUninstall(req UninstallRequest) (*install.Plan, error) {
 	if err != nil {
 		return nil, refuse(fmt.Sprintf("cannot parse %s (it became invalid since init): %v", cfgPath, err), manual...)
 	}
-	var recEntry any
-	_ = json.Unmarshal(rec.Entry, &recEntry)
 	mi := c.Member(rec.Key)
 	var arr *hujson.Array
 	if mi >= 0 {
@@ -74,9 +78,9 @@ func PlanUninstall(req UninstallRequest) (*install.Plan, error) {
 	}
 	switch {
 	case idx < 0 && !found:
-		return nil, refuse(fmt.Sprintf("the %s entry init added is no longer in %q in %s (removed by hand?)", PackagePath, rec.Key, cfgPath), manual[1:]...)
+		return nil, refuse(fmt.Sprintf("the %s entry init added is no longer in %q in %s (removed by hand?)", name, rec.Key, cfgPath), manual[1:]...)
 	case idx < 0:
-		return nil, refuse(fmt.Sprintf("the %s entry in %s was changed since init wrote it (init wrote %s)", PackagePath, cfgPath, rec.Entry), manual...)
+		return nil, refuse(fmt.Sprintf("the %s entry in %s was changed since init wrote it (init wrote %s)", name, cfgPath, rec.Entry), manual...)
 	}
 	if opts, ok := recEntryOptions(recEntry); ok {
 		if s, _ := opts["apiKeyEnv"].(string); s != "" {
@@ -186,9 +190,9 @@ func PlanUninstall(req UninstallRequest) (*install.Plan, error) {
 	return p, nil
 }
 
-func manualUninstall(dir, cfgFile, key string) []string {
+func manualUninstall(dir, cfgFile, key, name string) []string {
 	return []string{
-		fmt.Sprintf("remove the %s entry from the %q array in %s", PackagePath, key, filepath.Join(dir, cfgFile)),
+		fmt.Sprintf("remove the %s entry from the %q array in %s", name, key, filepath.Join(dir, cfgFile)),
 		"delete the directory " + filepath.Join(dir, filepath.FromSlash(pluginDir)),
 		"delete " + filepath.Join(dir, filepath.FromSlash(recordFile)) + " (its \"snapshot\" field holds the config as it was before init)",
 	}
@@ -333,13 +337,13 @@ func planNothing(dir string, scope install.Scope, recPath string) (*install.Plan
 		for _, key := range []string{"plugins", "plugin"} {
 			if _, n, err := normalized(body, key); err == nil && n > 0 {
 				return nil, refuse("no install record at "+recPath+", but "+filepath.Join(dir, name)+" lists "+PackagePath+": it was not installed by this tool (or its record was lost), so uninstall cannot reverse it exactly",
-					manualUninstall(dir, name, key)...)
+					manualUninstall(dir, name, key, PackagePath)...)
 			}
 		}
 	}
 	if exists(filepath.Join(dir, filepath.FromSlash(pluginDir))) {
 		return nil, refuse("no install record at "+recPath+", but "+filepath.Join(dir, filepath.FromSlash(pluginDir))+" exists",
-			manualUninstall(dir, "opencode.jsonc (or opencode.json)", "plugins")...)
+			manualUninstall(dir, "opencode.jsonc (or opencode.json)", "plugins", PackagePath)...)
 	}
 	p := newPlan("uninstall", scope, HostOpenCode, dir)
 	p.Host = "OpenCode"

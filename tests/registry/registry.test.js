@@ -5,8 +5,10 @@
 //   - npm i -g: the launcher passes arguments, stdio, the exit code and signals through, and
 //     DEEPSEEK_WEB_RETRIEVAL_BINARY runs another binary;
 //   - --omit=optional, and a node_modules installed for another OS/CPU: the clear message;
-//   - OpenCode 1.18.33 (tests/js) installs @deepseek-web-retrieval/opencode@VERSION itself
-//     (only that scope mapped to the local registry) and runs deepseek_search and deepseek_fetch.
+//   - install from npm writes "plugin": [["@deepseek-web-retrieval/opencode@VERSION", {...}]]
+//     (--plugin-source npm, its default there); OpenCode 1.18.33 (tests/js) installs that spec
+//     itself (only our scope mapped to the local registry) and runs deepseek_search and
+//     deepseek_fetch.
 // It also checks what `make dist` wrote for all six platforms. DIST names that directory and
 // CODEX_BIN the Codex of tests/hosts (make test-registry passes both).
 import assert from "node:assert/strict"
@@ -270,7 +272,7 @@ Reinstall with optional dependencies on this machine (npm install ${SPEC}), or s
   })
 })
 
-test("OpenCode 1.18.33 installs the plugin from the registry by its exact spec and runs both tools", async (t) => {
+test("install from npm writes the exact spec; OpenCode 1.18.33 installs it from the registry and runs both tools", async (t) => {
   const key = `sk-${"0123456789abcdef".repeat(2)}`
   const ds = await startMockDeepSeek({ apiKey: key })
   t.after(() => ds.close())
@@ -282,26 +284,43 @@ test("OpenCode 1.18.33 installs the plugin from the registry by its exact spec a
   mkdirSync(join(sb.root, "home"), { recursive: true })
   writeFileSync(join(sb.root, "home", ".npmrc"), `@deepseek-web-retrieval:registry=${registry}\n`)
   const spec = `${NAMES.plugin}@${VERSION}`
-  const run = await runOpenCode({
+
+  // The binary from npm: install defaults to --plugin-source npm, and the OpenCode config
+  // it writes (opencode.jsonc in OpenCode's global config directory) is the one OpenCode
+  // runs with below.
+  const home = join(sb.root, "home")
+  const env = { PATH, HOME: home, XDG_CONFIG_HOME: join(home, ".config"), TMPDIR: sb.root, npm_config_cache: join(sb.root, "npm-cache") }
+  const cli = join(sb.root, "cli")
+  const i = await run("npm", ["i", "--prefix", cli, "--registry", registry, SPEC], env, sb.root)
+  assert.equal(i.code, 0, i.stdout + i.stderr)
+  const inst = await run(join(cli, "node_modules", ".bin", "deepseek-web-retrieval"),
+    ["install", "--host", "opencode1", "--bin-dir", join(sb.root, "bin"), "--base-url", ds.baseURL, "--yes"], env, sb.root, 60000)
+  assert.equal(inst.code, 0, inst.stdout + inst.stderr)
+  assert.ok(inst.stdout.includes(`this binary came from npm, so OpenCode's config names the npm package ${spec} (--plugin-source npm;`), inst.stdout)
+  const configDir = join(home, ".config", "opencode")
+  const written = JSON.parse(readFileSync(join(configDir, "opencode.jsonc"), "utf8"))
+  assert.deepEqual(written.plugin, [[spec, { search: "preferred", fetch: "optional", baseURL: ds.baseURL }]])
+  assert.deepEqual(readdirSync(join(configDir, "vendor")), ["deepseek-web-retrieval.install.json"], "nothing is vendored")
+
+  const run1 = await runOpenCode({
     root: sb.root,
     turns: [
       { toolCalls: [{ id: "c_search", name: "deepseek_search", args: { query: "go idioms" } }] },
       { toolCalls: [{ id: "c_fetch", name: "deepseek_fetch", args: { url: "https://go.dev/doc/effective_go" } }] },
       { text: "done" },
     ],
-    globalConfig: { plugin: [[spec, { baseURL: ds.baseURL }]] },
     env: { DEEPSEEK_API_KEY: key, PATH },
     timeoutMs: 180000,
   })
-  t.after(() => run.cleanup()) // the mock model
-  assert.equal(run.code, 0, run.stderr.slice(-4000))
+  t.after(() => run1.cleanup()) // the mock model
+  assert.equal(run1.code, 0, run1.stderr.slice(-4000))
   const installed = join(sb.root, "home", ".cache", "opencode", "packages", NAMES.plugin + "@" + VERSION, "node_modules", NAMES.plugin)
   assert.equal(JSON.parse(readFileSync(join(installed, "package.json"), "utf8")).version, VERSION)
-  assert.deepEqual(run.toolUses.map((u) => [u.tool, u.state?.status]), [
+  assert.deepEqual(run1.toolUses.map((u) => [u.tool, u.state?.status]), [
     ["deepseek_search", "completed"],
     ["deepseek_fetch", "completed"],
   ])
-  assert.deepEqual(run.toolResults, [
+  assert.deepEqual(run1.toolResults, [
     { tool_call_id: "c_search", content: "1. Effective Go\nhttps://go.dev/doc/effective_go\nTips." },
     { tool_call_id: "c_fetch", content: "# Effective Go\n\nA guide." },
   ])
