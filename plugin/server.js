@@ -4,12 +4,16 @@
 // OpenCode 1.x calls server(input, options). The registration plan (what to
 // register for these options on this host, the tools' schemas and
 // descriptions) comes from the Go core: from plan.json, which `init` wrote
-// beside this file for the options it installed, when its stamp matches the
-// options given and the core.wasm shipped here, else from the module itself.
-// This file registers what it is told and hands every call to the module.
+// beside this file for the options it installed, or from the plan cache, which
+// a start without a usable plan.json wrote (see planCacheFile), when its stamp
+// matches the options given and the core.wasm shipped here; else from the
+// module itself. This file registers what it is told and hands every call to
+// the module.
 
 import { createHash } from "node:crypto"
-import { closeSync, openSync, readFileSync, readSync } from "node:fs"
+import { closeSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, writeFileSync } from "node:fs"
+import { homedir } from "node:os"
+import { join } from "node:path"
 import { ID, clientLogger, fileLogger } from "./log.js"
 
 const PLAN_FORMAT = 1
@@ -125,33 +129,83 @@ function canonical(v) {
 let moduleHash = null
 
 /**
- * The plan stored beside this file, when its stamp matches: same format, same host, the
- * options exactly as given, and the core.wasm shipped here. null otherwise (no file, bad
- * JSON, any difference): the module makes the plan instead.
+ * The stamp a stored plan must carry to be used here: the format, the host, the hash of
+ * the core.wasm shipped beside this file and of the options exactly as given. `init`
+ * writes it into plan.json (opencode/install StoredPlan), this file into the plan cache.
  */
-function storedPlan(host, options) {
+function stampFor(host, options) {
   try {
-    const stored = JSON.parse(readFileSync(new URL("./plan.json", import.meta.url), "utf8"))
-    if (stored?.format !== PLAN_FORMAT || stored.host !== host || !Array.isArray(stored.plan?.tools)) return null
-    if (stored.optionsSHA256 !== sha256(canonical(options ?? {}))) return null
     moduleHash ??= fileSHA256(new URL("./core.wasm", import.meta.url))
-    if (stored.moduleSHA256 !== moduleHash) return null
+  } catch {
+    return null // no core.wasm to hash: the module's own load says why
+  }
+  return { format: PLAN_FORMAT, host, moduleSHA256: moduleHash, optionsSHA256: sha256(canonical(options ?? {})) }
+}
+
+/**
+ * The plan stored in file (plan.json or a plan cache file) when its stamp is `stamp`; null
+ * otherwise (no file, bad JSON, any difference): the next source is asked instead.
+ */
+function storedPlan(file, stamp) {
+  if (!stamp) return null
+  try {
+    const stored = JSON.parse(readFileSync(file, "utf8"))
+    if (!Array.isArray(stored?.plan?.tools)) return null
+    for (const k of Object.keys(stamp)) if (stored[k] !== stamp[k]) return null
     return stored.plan
   } catch {
     return null
   }
 }
 
-// ready returns the plan for host: the stored plan at once (the module loads after setup
-// returns), else the module's plan.
+/**
+ * The plan cache file for a stamp: <cache>/deepseek-web-retrieval/plans/<host>-<module>-
+ * <options>.json, <cache> being $XDG_CACHE_HOME or ~/.cache, the directory OpenCode keeps
+ * its own cache in on every system (xdg-basedir; Windows included), but not inside
+ * OpenCode's, which OpenCode empties when its cache version changes. One file per host,
+ * options and core.wasm, so projects with other options do not take turns rewriting it.
+ * (Not exported: OpenCode 1.x takes every export of a plugin module for a plugin.)
+ */
+function planCacheFile(stamp, env = process.env) {
+  const cache = env.XDG_CACHE_HOME || join(env.HOME || homedir(), ".cache")
+  return join(cache, ID, "plans", `${stamp.host}-${stamp.moduleSHA256.slice(0, 16)}-${stamp.optionsSHA256.slice(0, 16)}.json`)
+}
+
+/**
+ * Writes the module's plan to the plan cache, stamped as plan.json is, atomically (a
+ * temporary file renamed over it), so a start reading it meanwhile sees the old file or
+ * the new one. A failure only costs the next start its speed: logged, never thrown.
+ */
+function cachePlan(file, stamp, plan, log) {
+  const tmp = `${file}.${process.pid}.${Date.now().toString(36)}.tmp`
+  try {
+    mkdirSync(join(file, ".."), { recursive: true })
+    writeFileSync(tmp, JSON.stringify({ ...stamp, plan }, null, 2) + "\n")
+    renameSync(tmp, file)
+  } catch (err) {
+    try {
+      rmSync(tmp, { force: true })
+    } catch {
+      // no directory to have written it in
+    }
+    log?.("warn", `could not write the plan cache ${file}: ${err?.message ?? err}; the next start plans in the module again`)
+  }
+}
+
+// ready returns the plan for host: a stored plan (plan.json beside this file, else the
+// plan cache) at once (the module loads after setup returns), else the module's plan,
+// which it then writes to the plan cache for the next start.
 async function ready(host, options, log) {
-  const stored = storedPlan(host, options)
+  const stamp = stampFor(host, options)
+  const cacheFile = stamp && planCacheFile(stamp)
+  const stored = storedPlan(new URL("./plan.json", import.meta.url), stamp) ?? storedPlan(cacheFile, stamp)
   if (stored) {
     runtime(log, { lazy: true, warmUp: warmUp(host, options, stored) })
     return stored
   }
   const rt = await runtime(log)
   const plan = makePlan(rt, host, options)
+  if (stamp) cachePlan(cacheFile, stamp, plan, log)
   rt.warmUp(warmUp(host, options, plan))
   return plan
 }

@@ -6,11 +6,11 @@
 // The plugin is installed by the real CLI (built once here; it embeds plugin/), into scratch
 // project directories, and loaded from there as OpenCode loads it, with the options the
 // config entry holds. The reference is plugin/server.js of the checkout, which has no
-// plan.json and so always asks the module.
+// plan.json and so asks the module, or its plan cache (tests at the end).
 import { test, before, after } from "node:test"
 import assert from "node:assert/strict"
 import { spawnSync } from "node:child_process"
-import { appendFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { appendFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs"
 import { createHash } from "node:crypto"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -180,6 +180,7 @@ for (const [name, spoil, wantExtra] of [
         writeFileSync(v.file, JSON.stringify(stored))
         options = { ...options, ...wantExtra }
       }
+      env.clearPlanCache()
       const plans = v.counter.read()
       const got = await registrations(host, v.plugin, options)
       assert.equal(v.counter.read(), plans + 1, "the module made the plan")
@@ -276,4 +277,140 @@ test("a module that cannot load after a stored-plan setup: setup succeeds, the r
   assert.equal(r.raw.metadata.error, "internal")
   assert.match(r.text, /WebAssembly|wasm|compile/i)
   assert.ok(env.logLines().some((l) => / ERROR \[deepseek-web-retrieval\] core\.wasm could not be loaded: /.test(l)), env.logLines().join("\n"))
+})
+
+// The plan cache: a plugin without a usable plan.json (an npm install) writes the module's
+// plan, stamped as plan.json is, to $XDG_CACHE_HOME/deepseek-web-retrieval/plans/, and
+// later starts register from it. The reference (the checkout's server.js, no plan.json)
+// is imported afresh for every start, as a new OpenCode process loads it.
+
+let starts = 0
+/** How many plans the checkout's plugin asked its module for (setup's own, not the warm-up's). */
+let checkoutPlans = 0
+{
+  const { Runtime } = await import("../../plugin/runtime.js")
+  const start = Runtime.prototype.start
+  Runtime.prototype.start = function (envelope) {
+    if (envelope.kind === "opencode.plan" && envelope.apiKey === undefined) checkoutPlans++
+    return start.call(this, envelope)
+  }
+}
+const counter = { read: () => checkoutPlans }
+/** A fresh instance of the checkout's plugin: a new start. */
+const freshStart = async () => (await import(new URL(`../../plugin/server.js?start=${++starts}`, import.meta.url).href)).default
+const plansDir = () => join(env.cacheHome, "deepseek-web-retrieval", "plans")
+const cacheFiles = () => {
+  try {
+    return readdirSync(plansDir()).map((f) => join(plansDir(), f))
+  } catch {
+    return []
+  }
+}
+
+for (const host of ["opencode", "opencode1"]) {
+  test(`${host}: a first start without plan.json writes the plan cache, stamped as init stamps plan.json; the next registers from it, exactly as planning does`, T, async () => {
+    const dir = join(root, `cache-${host}`)
+    mkdirSync(dir, { recursive: true })
+    let v
+    for (const [search, fetch] of COMBOS) {
+      const options = init(dir, host, ["--search", search, "--fetch", fetch])
+      v ??= await vendored(dir)
+      const what = `search ${search}, fetch ${fetch}`
+      env.clearPlanCache()
+
+      const plans = counter.read()
+      const first = await registrations(host, await freshStart(), options)
+      assert.equal(counter.read(), plans + 1, `${what}: the first start asks the module`)
+      const files = cacheFiles()
+      assert.equal(files.length, 1, `${what}: ${files}`)
+      // The same stamp and plan as the plan.json init wrote for these options (Go).
+      assert.deepEqual(JSON.parse(readFileSync(files[0], "utf8")), JSON.parse(readFileSync(v.file, "utf8")), what)
+
+      const second = await registrations(host, await freshStart(), options)
+      assert.equal(counter.read(), plans + 1, `${what}: the second start asked the module`)
+      assert.deepEqual(second, first, what)
+    }
+  })
+}
+
+for (const [name, spoil] of [
+  ["another module hash", (p) => JSON.stringify({ ...p, moduleSHA256: sha256("another module") })],
+  ["another options hash", (p) => JSON.stringify({ ...p, optionsSHA256: sha256("{}") })],
+  ["another host", (p) => JSON.stringify({ ...p, host: p.host === "opencode2" ? "opencode1" : "opencode2" })],
+  ["another format", (p) => JSON.stringify({ ...p, format: 2 })],
+  ["corrupt JSON", (p) => JSON.stringify(p).slice(0, 100)],
+  ["an empty file", () => ""],
+]) {
+  test(`a plan cache with ${name} is ignored and rewritten`, T, async () => {
+    const dir = join(root, `cache-stale-${name.replace(/\W+/g, "-")}`)
+    mkdirSync(dir)
+    const options = init(dir, "opencode", ["--search", "preferred", "--fetch", "forced"])
+    const v = await vendored(dir)
+    env.clearPlanCache()
+    await registrationsV2(await freshStart(), options)
+    const [file] = cacheFiles()
+    const good = JSON.parse(readFileSync(file, "utf8"))
+    for (const t of good.plan.tools) t.description = "FROM THE PLAN CACHE"
+    writeFileSync(file, spoil(good))
+
+    const plans = counter.read()
+    const got = await registrationsV2(await freshStart(), options)
+    assert.equal(counter.read(), plans + 1, "the module made the plan")
+    assert.doesNotMatch(JSON.stringify(got), /FROM THE PLAN CACHE/)
+    assert.deepEqual(cacheFiles(), [file])
+    assert.deepEqual(JSON.parse(readFileSync(file, "utf8")), JSON.parse(readFileSync(v.file, "utf8")), "rewritten")
+    await registrationsV2(await freshStart(), options)
+    assert.equal(counter.read(), plans + 1, "the rewritten cache is used")
+  })
+}
+
+test("the marker check above can fail: a plan cache with its stamp intact is used as it is", T, async () => {
+  const dir = join(root, "cache-marker")
+  mkdirSync(dir)
+  const options = init(dir, "opencode1", ["--search", "optional", "--fetch", "preferred"])
+  env.clearPlanCache()
+  await registrationsV1(await freshStart(), options)
+  const [file] = cacheFiles()
+  const good = JSON.parse(readFileSync(file, "utf8"))
+  for (const t of good.plan.tools) t.description = "FROM THE PLAN CACHE"
+  writeFileSync(file, JSON.stringify(good))
+  const got = await registrationsV1(await freshStart(), options)
+  assert.deepEqual(
+    got.tools.map((t) => t.description),
+    ["FROM THE PLAN CACHE", "FROM THE PLAN CACHE"],
+  )
+})
+
+test("a plan cache that cannot be written: the start succeeds from the module's plan, the reason is logged", T, async () => {
+  const dir = join(root, "cache-unwritable")
+  mkdirSync(dir)
+  const options = init(dir, "opencode", ["--search", "forced", "--fetch", "optional"])
+  const saved = process.env.XDG_CACHE_HOME
+  const blocker = join(root, "cache-is-a-file")
+  writeFileSync(blocker, "not a directory")
+  process.env.XDG_CACHE_HOME = blocker
+  try {
+    const got = await registrationsV2(await freshStart(), options)
+    assert.deepEqual(got.statuses, [{ status: "loaded", error: undefined }])
+    assert.ok(
+      got.log.some((l) => l.startsWith(`WARN [deepseek-web-retrieval] could not write the plan cache ${join(blocker, "deepseek-web-retrieval", "plans")}`)),
+      got.log.join("\n"),
+    )
+    process.env.XDG_CACHE_HOME = saved
+    env.clearPlanCache()
+    const want = await registrationsV2(await freshStart(), options)
+    assert.deepEqual({ ...got, log: [] }, { ...want, log: [] })
+  } finally {
+    process.env.XDG_CACHE_HOME = saved
+  }
+})
+
+test("a literal API key in the options never reaches the plan cache", T, async () => {
+  const literal = "sk-literal-" + "5".repeat(24)
+  env.clearPlanCache()
+  const options = { baseURL: env.ds.baseURL, apiKey: literal, search: "optional", fetch: "optional" }
+  await registrationsV2(await freshStart(), options)
+  const files = cacheFiles()
+  assert.equal(files.length, 1)
+  assert.ok(!readFileSync(files[0], "utf8").includes(literal))
 })

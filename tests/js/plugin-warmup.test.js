@@ -14,7 +14,11 @@ before(async () => {
 after(async () => {
   await env.close()
 })
-beforeEach(() => env.ds.reset())
+// Every setup here plans in the module, as a first start does, and warms its runtime up.
+beforeEach(() => {
+  env.ds.reset()
+  env.clearPlanCache()
+})
 
 test("the warm-up takes a search and a fetch through their whole path: answered, decoded, rendered", async () => {
   // Every start and resume from here until the warm-up has settled, by handle.

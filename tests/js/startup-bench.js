@@ -7,7 +7,9 @@
 //
 // The plugin is installed by the real CLI (`init`, built here from the checkout, so it
 // embeds plugin/) into a scratch project, which gives the plugin with its stored plan; a
-// copy without plan.json is the plugin that asks the module for its plan at setup. A
+// copy without plan.json (as npm installs it) is the plugin that asks the module for its
+// plan at setup and writes it to the plan cache: run with an empty $XDG_CACHE_HOME each
+// time (a first start), and with one holding that cache (every later start). A
 // loopback server in this (parent) process answers every search with 10 results and every
 // fetch with a 4 KiB page; each figure comes from fresh child processes:
 //
@@ -33,7 +35,7 @@
 //   memory       wasm linear memory after setup and after 1,000 more calls through the plugin
 import http from "node:http"
 import { spawn, spawnSync } from "node:child_process"
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
@@ -273,10 +275,11 @@ function runChild(exe, args, env) {
   })
 }
 
+// env is an object, or a function giving each run its own.
 async function runs(exe, n, args, env) {
   const out = []
   for (let i = 0; i < n; i++) {
-    const r = await runChild(exe, args, env)
+    const r = await runChild(exe, args, typeof env === "function" ? env() : env)
     if (r) out.push(r)
   }
   return out
@@ -320,9 +323,17 @@ async function main() {
       purejs: pathToFileURL(join(HERE, "fixtures", "pure-js-plugin", "server.js")).href,
       plan: pathToFileURL(join(planDir, "server.js")).href,
       noplan: pathToFileURL(join(noPlanDir, "server.js")).href,
+      cached: pathToFileURL(join(noPlanDir, "server.js")).href,
     }
-    const env = { [KEY_ENV]: "sk-bench" }
     const opts = JSON.stringify(options)
+    // The plan cache: empty for every first start ("noplan"), written once by a first start
+    // and then only read ("cached"), and out of the way for the others.
+    const emptyCache = () => mkdtempSync(join(root, "cache-"))
+    const primed = emptyCache()
+    const env = { [KEY_ENV]: "sk-bench", XDG_CACHE_HOME: emptyCache(), XDG_DATA_HOME: join(root, "data") }
+    if (!(await runChild(process.execPath, ["--child", "run", variants.noplan, opts, "first"], { ...env, XDG_CACHE_HOME: primed }))) throw new Error("could not write the plan cache")
+    if (readdirSync(join(primed, "deepseek-web-retrieval", "plans")).length !== 1) throw new Error("no plan cache written")
+    const envOf = (v) => (v === "noplan" ? () => ({ ...env, XDG_CACHE_HOME: emptyCache() }) : v === "cached" ? { ...env, XDG_CACHE_HOME: primed } : env)
 
     const runtimes = [["node", process.execPath, `node ${process.versions.node}`]]
     if (existsSync(BUN)) runtimes.push(["bun", BUN, `bun ${spawnSync(BUN, ["--version"], { encoding: "utf8" }).stdout.trim()}`])
@@ -330,11 +341,11 @@ async function main() {
     for (const [name, exe] of runtimes) {
       const r = (res[name] = { first: {}, idle: {} })
       for (const [v, url] of Object.entries(variants)) {
-        r.first[v] = await runs(exe, RUNS, ["--child", "run", url, opts, "first"], env)
-        r.idle[v] = await runs(exe, IDLE_RUNS, ["--child", "run", url, opts, "idle"], env)
+        r.first[v] = await runs(exe, RUNS, ["--child", "run", url, opts, "first"], envOf(v))
+        r.idle[v] = await runs(exe, IDLE_RUNS, ["--child", "run", url, opts, "idle"], envOf(v))
       }
       r.profile = await runs(exe, 5, ["--child", "profile", planDir], env)
-      r.steps = (await runs(exe, 1, ["--child", "steps", noPlanDir, opts], env))[0] ?? {}
+      r.steps = (await runs(exe, 1, ["--child", "steps", noPlanDir, opts], envOf("noplan")))[0] ?? {}
     }
 
     const wasm = readFileSync(join(REPO, "plugin", "core.wasm"))
@@ -346,12 +357,13 @@ async function main() {
     const ok = (b) => (b ? "ok" : "MISSED")
     row("setup import → ready, pure-JS plugin (ms)", (r) => f(setupOf(r, "purejs")))
     row("setup, with the installed plan (ms)", (r) => f(setupOf(r, "plan")))
-    row("setup, without a plan: the module plans (ms)", (r) => f(setupOf(r, "noplan")))
+    row("setup, without a plan: the module plans, first start (ms)", (r) => f(setupOf(r, "noplan")))
+    row("setup, without a plan, later start: from the plan cache (ms)", (r) => f(setupOf(r, "cached")))
     row("  target: with plan ≤ pure-JS + 10 ms", (r) => `${f(setupOf(r, "plan") - setupOf(r, "purejs"))} ${ok(setupOf(r, "plan") <= setupOf(r, "purejs") + 10)}`)
-    for (const [v, label] of [["purejs", "pure-JS"], ["plan", "with plan"], ["noplan", "without plan"]]) {
+    for (const [v, label] of [["purejs", "pure-JS"], ["plan", "with plan"], ["noplan", "without plan"], ["cached", "from the plan cache"]]) {
       row(`first search right after setup, ${label} (ms)`, (r) => f(median(r.first[v].map((x) => x.first)), 2))
     }
-    for (const [v, label] of [["purejs", "pure-JS"], ["plan", "with plan"], ["noplan", "without plan"]]) {
+    for (const [v, label] of [["purejs", "pure-JS"], ["plan", "with plan"], ["noplan", "without plan"], ["cached", "from the plan cache"]]) {
       row(`first search after 1 s idle / warm search, ${label} (ms)`, (r) => `${f(median(r.idle[v].map((x) => x.firstIdle)), 2)} / ${f(median(r.idle[v].map((x) => x.warm)), 2)}`)
     }
     row("  target: first after idle ≤ 1.5 × warm (with plan)", (r) => {
@@ -371,6 +383,7 @@ async function main() {
     row("module _initialize by hand (ms)", (r) => f(initOf(r)))
     row("largest main-thread slice after setup, with plan (ms)", (r) => f(maxSlice(r, "plan")))
     row("largest main-thread slice after setup, without plan (ms)", (r) => f(maxSlice(r, "noplan")))
+    row("largest main-thread slice after setup, from the plan cache (ms)", (r) => f(maxSlice(r, "cached")))
     row("largest main-thread slice after setup, pure-JS (ms)", (r) => f(maxSlice(r, "purejs")))
     row("  target: ≤ _initialize + 10 ms (with plan)", (r) => ok(maxSlice(r, "plan") <= initOf(r) + 10))
     const steady = (x) => `${f(x?.fastest, 0)} / ${f(x?.median, 0)}`
@@ -394,7 +407,7 @@ async function main() {
     for (const x of all) console.log(x.map((c, j) => String(c).padEnd(w[j])).join("  ").trimEnd())
     console.log("\nmain-thread slices over 10 ms after setup returned (ms, one line per fresh process):")
     for (const [n, , label] of runtimes) {
-      for (const v of ["plan", "noplan", "purejs"]) {
+      for (const v of ["plan", "noplan", "cached", "purejs"]) {
         for (const x of res[n].idle[v]) console.log(`  ${label.padEnd(12)} ${v.padEnd(7)} ${x.slices.length ? x.slices.map((s) => f(s)).join(", ") : "none"}`)
       }
     }

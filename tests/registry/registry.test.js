@@ -8,7 +8,9 @@
 //   - install from npm writes "plugin": [["@deepseek-web-retrieval/opencode@VERSION", {...}]]
 //     (--plugin-source npm, its default there); OpenCode 1.18.33 (tests/js) installs that spec
 //     itself (only our scope mapped to the local registry) and runs deepseek_search and
-//     deepseek_fetch.
+//     deepseek_fetch;
+//   - the plugin package, npm-installed and imported under Bun, loads its core.wasm, writes
+//     its plan cache on the first start and registers from it on the second.
 // It also checks what `make dist` wrote for all six platforms. DIST names that directory and
 // CODEX_BIN the Codex of tests/hosts (make test-registry passes both).
 import assert from "node:assert/strict"
@@ -29,6 +31,7 @@ import { runOpenCode } from "../js/lib/opencode.js"
 const here = dirname(fileURLToPath(import.meta.url))
 const REPO = resolve(here, "..", "..")
 const DIST = resolve(process.env.DIST ?? join(REPO, "dist"))
+const BUN = join(REPO, "tests", "js", "node_modules", ".bin", "bun")
 const CODEX = resolve(process.env.CODEX_BIN ?? join(REPO, "tests", "hosts", "node_modules", ".bin", "codex"))
 const NAMES = JSON.parse(readFileSync(join(REPO, "npm", "packages.json"), "utf8"))
 const LAUNCHER = NAMES.launcher
@@ -325,6 +328,38 @@ test("install from npm writes the exact spec; OpenCode 1.18.33 installs it from 
     { tool_call_id: "c_fetch", content: "# Effective Go\n\nA guide." },
   ])
   assert.deepEqual(ds.requests.map((q) => q.path), ["/v1/tools/search", "/v1/tools/fetch"])
+})
+
+test("the plugin package under Bun reads its core.wasm, and its second start registers from the plan cache", async (t) => {
+  const key = `sk-${"fedcba9876543210".repeat(2)}`
+  const ds = await startMockDeepSeek({ apiKey: key })
+  t.after(() => ds.close())
+  const sb = scratch("bun-plugin")
+  const env = userEnv(sb)
+  const dir = join(sb.root, "installed")
+  const spec = `${NAMES.plugin}@${VERSION}`
+  const i = await run("npm", ["i", "--prefix", dir, spec], env, sb.root)
+  assert.equal(i.code, 0, i.stdout + i.stderr)
+  const cacheHome = join(sb.root, "cache")
+  const startEnv = { ...env, XDG_CACHE_HOME: cacheHome, XDG_DATA_HOME: join(sb.root, "data"), DEEPSEEK_API_KEY: key }
+  const options = JSON.stringify({ baseURL: ds.baseURL, search: "optional", fetch: "preferred" })
+  const start = async () => {
+    ds.enqueue("fetch", { json: { title: "Effective Go", content: "A guide." } })
+    const r = await run(BUN, [join(here, "plugin-start.js"), dir, options], startEnv, sb.root, 60000)
+    assert.equal(r.code, 0, r.stdout + r.stderr)
+    return JSON.parse(r.stdout.trim().split("\n").at(-1))
+  }
+  const first = await start()
+  assert.equal(first.entry, join(dir, "node_modules", ...NAMES.plugin.split("/"), "server.js"))
+  assert.deepEqual(first.status, { id: "deepseek-web-retrieval", status: "loaded" })
+  assert.deepEqual(first.fetch, { status: "completed", text: "# Effective Go\n\nA guide." })
+  assert.equal(first.plans, 1, "the first start plans in the module")
+  assert.equal(first.cache.length, 1, `one plan cache file: ${first.cache}`)
+  assert.match(first.cache[0], /^opencode2-[0-9a-f]{16}-[0-9a-f]{16}\.json$/)
+  const second = await start()
+  assert.equal(second.plans, 0, "the second start registers from the plan cache")
+  assert.deepEqual(second, { ...first, plans: 0 })
+  assert.deepEqual(ds.requests.map((q) => q.path), ["/v1/tools/fetch", "/v1/tools/fetch"])
 })
 
 describe("make dist's output", () => {

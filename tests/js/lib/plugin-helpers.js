@@ -7,6 +7,8 @@
 //   const host = await env.v2({ search: "optional" }, { config: { websearch: false } })
 //                                       // rejects with the setup error when the plugin fails
 //   env.logLines()                      // the plugin's 2.x log file (XDG_DATA_HOME is a temp dir)
+//   env.cacheHome                       // XDG_CACHE_HOME, a temp dir: the plugin's plan cache
+//   env.clearPlanCache()                // the next setup plans in the module (and caches it)
 //   const h1 = await env.v1({ fetch: "preferred" })
 //   const logs = captureLogs()          // console.error/warn/log lines until logs.restore()
 //   runtime()                           // the plugin's Runtime (plugin/runtime.js test hook)
@@ -77,15 +79,23 @@ export async function startEnv({ mock = {} } = {}) {
   const dataHome = mkdtempSync(join(tmpdir(), "dwr-data-"))
   const savedDataHome = process.env.XDG_DATA_HOME
   process.env.XDG_DATA_HOME = dataHome
+  // The plan cache goes to $XDG_CACHE_HOME/deepseek-web-retrieval/plans/: the same.
+  const cacheHome = mkdtempSync(join(tmpdir(), "dwr-cache-"))
+  const savedCacheHome = process.env.XDG_CACHE_HOME
+  process.env.XDG_CACHE_HOME = cacheHome
   const ds = await startMockDeepSeek({ apiKey: key, ...mock })
   const options = (extra = {}) => ({ baseURL: ds.baseURL, apiKeyEnv: keyEnv, ...extra })
   return {
     key,
     keyEnv,
     ds,
+    cacheHome,
     options,
     logLines,
     clearLog,
+    clearPlanCache() {
+      rmSync(join(cacheHome, "deepseek-web-retrieval"), { recursive: true, force: true })
+    },
     async v2(extra = {}, hostConfig = {}) {
       const host = createFakeHostV2(hostConfig)
       const [status] = await host.load(plugin, options(extra))
@@ -102,7 +112,10 @@ export async function startEnv({ mock = {} } = {}) {
       delete process.env[keyEnv]
       if (savedDataHome === undefined) delete process.env.XDG_DATA_HOME
       else process.env.XDG_DATA_HOME = savedDataHome
+      if (savedCacheHome === undefined) delete process.env.XDG_CACHE_HOME
+      else process.env.XDG_CACHE_HOME = savedCacheHome
       rmSync(dataHome, { recursive: true, force: true })
+      rmSync(cacheHome, { recursive: true, force: true })
       await ds.close()
     },
   }
