@@ -1,7 +1,6 @@
 package install
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -520,14 +519,6 @@ func resumeCleanup(stateDir string) (bool, error) {
 	}
 }
 
-// removeEmptyDirs removes each directory of dirs (parents first) that is
-// empty, deepest first.
-func removeEmptyDirs(dirs []string) {
-	for i := len(dirs) - 1; i >= 0; i-- {
-		_ = removeEmptyDir(dirs[i])
-	}
-}
-
 // Recovery is what [Recover] found of an interrupted run and did about it.
 type Recovery struct {
 	// Command and Started describe the interrupted run.
@@ -751,10 +742,4 @@ func removeTemps(dir string) {
 			_ = os.RemoveAll(filepath.Join(dir, e.Name()))
 		}
 	}
-}
-
-// sameBytes reports whether the file at p holds exactly data.
-func sameBytes(p string, data []byte) bool {
-	cur, err := os.ReadFile(p)
-	return err == nil && bytes.Equal(cur, data)
 }
