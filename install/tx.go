@@ -176,7 +176,7 @@ func (tx Tx) Apply() (err error) {
 	if tx.StateDir != "" {
 		// The directories that will hold the journal are the run's own:
 		// created with it, not as steps of a plan.
-		missing := missingDirs(tx.StateDir)
+		missing := MissingDirs(tx.StateDir)
 		changes = slices.DeleteFunc(changes, func(c Change) bool {
 			return c.Kind == KindDir && c.Op == OpCreate && slices.Contains(missing, c.Path)
 		})
@@ -423,9 +423,9 @@ func (tx Tx) begin(changes []Change, missing []string) (*journal, error) {
 	return j, nil
 }
 
-// missingDirs returns dir and those of its parents that do not exist,
-// parents first.
-func missingDirs(dir string) []string {
+// MissingDirs returns dir and those of its parents that do not exist,
+// parents first: what a plan creates to put a file in dir.
+func MissingDirs(dir string) []string {
 	var missing []string
 	for d := dir; !Exists(d); d = filepath.Dir(d) {
 		missing = append([]string{d}, missing...)

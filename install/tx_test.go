@@ -70,7 +70,7 @@ func TestRecoverReversesAnInterruptedRun(t *testing.T) {
 	for done := 0; done <= len(all); done++ {
 		home, tx, changes := txFixture(t)
 		before := snapshot(t, home)
-		_, err := tx.begin(changes, missingDirs(tx.StateDir))
+		_, err := tx.begin(changes, MissingDirs(tx.StateDir))
 		require.NoError(t, err)
 		for _, c := range changes[:done] {
 			_, err := applyChange(c)
@@ -95,7 +95,7 @@ func TestRecoverReversesAnInterruptedRun(t *testing.T) {
 // reported.
 func TestRecoverLeavesLaterEdits(t *testing.T) {
 	home, tx, changes := txFixture(t)
-	_, err := tx.begin(changes, missingDirs(tx.StateDir))
+	_, err := tx.begin(changes, MissingDirs(tx.StateDir))
 	require.NoError(t, err)
 	for _, c := range changes {
 		_, err := applyChange(c)

@@ -68,7 +68,7 @@ func PlanInit(req Request) (*install.Plan, error) {
 		op := install.OpUpdate
 		if !cur.exists {
 			op, mode = install.OpCreate, 0o644
-			for _, d := range missingDirs(filepath.Dir(t.path)) {
+			for _, d := range install.MissingDirs(filepath.Dir(t.path)) {
 				dirChanges = append(dirChanges, install.Change{Op: install.OpCreate, Kind: install.KindDir, Path: d, Rel: rs.rel(d) + "/", Mode: 0o755})
 				if strings.HasPrefix(d, rs.root+string(filepath.Separator)) && !slices.Contains(newRecord.CreatedDirs, d) {
 					newRecord.CreatedDirs = append(newRecord.CreatedDirs, d)
@@ -88,7 +88,7 @@ func PlanInit(req Request) (*install.Plan, error) {
 			recordChange.Op, recordChange.Old = install.OpUpdate, old
 		} else {
 			newRecord.StateDirs = inheritedStateDirs(filepath.Dir(recPath), recPath)
-			for _, d := range missingDirs(filepath.Dir(recPath)) {
+			for _, d := range install.MissingDirs(filepath.Dir(recPath)) {
 				dirChanges = append(dirChanges, install.Change{Op: install.OpCreate, Kind: install.KindDir, Path: d, Rel: rs.rel(d) + "/", Mode: 0o700})
 				if !slices.Contains(newRecord.StateDirs, d) {
 					newRecord.StateDirs = append(newRecord.StateDirs, d)
@@ -104,18 +104,6 @@ func PlanInit(req Request) (*install.Plan, error) {
 		p.Notes = append(p.Notes, "the install record goes to "+recPath+" (outside the project, mode 0600); uninstall needs it")
 	}
 	return p, nil
-}
-
-// missingDirs returns the directories up to d that do not exist, parents first.
-func missingDirs(d string) []string {
-	var out []string
-	for ; !exists(d); d = filepath.Dir(d) {
-		out = append([]string{d}, out...)
-		if filepath.Dir(d) == d {
-			break
-		}
-	}
-	return out
 }
 
 // editInit computes one file's new content and its record.

@@ -271,13 +271,7 @@ func (ip *initPlan) checked(cf *configFile, newBody []byte) ([]byte, error) {
 // files there), vendor/ (for the record) and, unless the entry names an npm
 // package, the plugin directory, which is created whole when it is missing.
 func (ip *initPlan) planPluginDirs() error {
-	var missing []string
-	for d := ip.dir; !exists(d); d = filepath.Dir(d) {
-		missing = append([]string{d}, missing...)
-		if filepath.Dir(d) == d {
-			break
-		}
-	}
+	missing := install.MissingDirs(ip.dir)
 	for _, d := range missing {
 		ip.vendorChanges = append(ip.vendorChanges, install.Change{Op: install.OpCreate, Kind: install.KindDir, Path: d, Rel: d + string(filepath.Separator), Mode: 0o755})
 	}
