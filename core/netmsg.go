@@ -1,6 +1,10 @@
 package core
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core/internal/weburl"
+)
 
 // netCodes maps the error codes JavaScript runtimes give a failed request
 // (Node's libuv and undici codes, Bun's names) to what failed, as the
@@ -37,27 +41,18 @@ var netCodes = []struct{ code, what, kind string }{
 // network it runs in and nothing it can use. A message with none of the
 // known codes is returned as it is.
 func describeNetwork(msg, rawURL string) string {
-	host := rawURL
-	if _, rest, ok := strings.Cut(rawURL, "://"); ok {
-		host = rest
+	u, ok := weburl.Parse(rawURL)
+	if !ok {
+		return msg
 	}
-	if i := strings.IndexAny(host, "/?#"); i >= 0 {
-		host = host[:i]
-	}
-	if i := strings.LastIndexByte(host, '@'); i >= 0 {
-		host = host[i+1:]
-	}
+	host := u.Host
 	for _, c := range netCodes {
 		if !hasWord(msg, c.code) {
 			continue
 		}
 		switch c.what {
 		case "resolve":
-			name := host
-			if h, _, ok := strings.Cut(host, ":"); ok && !strings.HasPrefix(host, "[") {
-				name = h
-			}
-			return "cannot resolve " + name + " (" + c.kind + ")"
+			return "cannot resolve " + u.Hostname() + " (" + c.kind + ")"
 		case "connect":
 			return "cannot connect to " + host + " (" + c.kind + ")"
 		case "tls":
