@@ -137,7 +137,8 @@ const ours = (p) =>
  *   - the hosts' own logs, caches, sessions and bookkeeping, written while they list our server
  *     or (OpenCode) while init asks `opencode --version`: Claude Code's MCP logs
  *     (.cache/claude-cli-nodejs/<project>/mcp-logs-<server>/), Codex's arg0 helper dir
- *     (.codex/tmp/), Gemini CLI's per-project history/tmp dirs and projects.json, Pi's auth.json
+ *     (.codex/tmp/), Gemini CLI's per-project history/tmp dirs and projects.json (and its
+ *     projects.json.lock, which a gemini process leaves when it exits holding it), Pi's auth.json
  *     and session, pi-mcp-adapter's tool cache (mcp-cache.json), OpenCode's .gitignore in its
  *     config dir, its cache, data (log, database) and state dirs;
  *   - Go's telemetry counters (.config/go/telemetry/): the go command that make install's and
@@ -150,6 +151,7 @@ const HOST_OWN = [
   ".gemini/history/",
   ".gemini/tmp/",
   ".gemini/projects.json",
+  ".gemini/projects.json.lock",
   ".pi/agent/auth.json",
   ".pi/agent/mcp-cache.json",
   ".pi/agent/sessions/",
