@@ -95,7 +95,7 @@ func Doctor(ctx context.Context, req Request, environ []string) Check {
 	// A project's config may come with a clone: doctor starts its entry
 	// only when it is the one init wrote and recorded (the record lives in
 	// the user's state directory, which a clone cannot bring).
-	if rf := rec.file(ts[0].path); rs.global() || rf != nil && jsonEqual(mustJSON(entry), rf.Server) {
+	if rf := rec.File(ts[0].path); rs.global() || rf != nil && jsonEqual(mustJSON(entry), rf.Entry) {
 		c.probe(ctx, rs, entry, environ)
 	} else {
 		why := "it has no install record here: adopt it with the command above if you trust it"

@@ -37,7 +37,7 @@ func PlanInit(req Request) (*install.Plan, error) {
 	}
 	p := rs.newPlan("init", ts)
 	p.UpToDate = fmt.Sprintf("%s already has the %s MCP server with these options.", p.ConfigFile, install.Name)
-	newRecord := &Record{Format: RecordFormat, Tool: install.Name, Version: req.Version, Host: req.Host, Scope: string(rs.Scope)}
+	newRecord := install.NewRecord(req.Version, string(req.Host), string(rs.Scope), "")
 	if rec != nil {
 		newRecord.CreatedDirs, newRecord.StateDirs = rec.CreatedDirs, rec.StateDirs
 	}
@@ -52,7 +52,7 @@ func PlanInit(req Request) (*install.Plan, error) {
 		if cur.err != nil {
 			return nil, install.Refuse(fmt.Sprintf("cannot parse %s: %v", t.path, cur.err), "fix the file, then run init again")
 		}
-		prev := rec.file(t.path)
+		prev := rec.File(t.path)
 		rf, newData, warns, err := editInit(rs, t, cur, prev)
 		if err != nil {
 			return nil, err
@@ -81,7 +81,7 @@ func PlanInit(req Request) (*install.Plan, error) {
 	p.Warnings = append(p.Warnings, conflictWarnings(rs, ts, cfgs)...)
 	p.Warnings = append(p.Warnings, binaryWarnings(rs, ts, cfgs)...)
 	if len(p.Changes) > 0 || rec == nil {
-		recordChange := install.Change{Op: install.OpCreate, Kind: install.KindRecord, Path: recPath, Rel: rs.rel(recPath), New: newRecord.marshal(), Mode: 0o600}
+		recordChange := install.Change{Op: install.OpCreate, Kind: install.KindRecord, Path: recPath, Rel: rs.rel(recPath), New: newRecord.Marshal(), Mode: 0o600}
 		if old, _, ok, err := install.ReadFile(recPath); err != nil {
 			return nil, err
 		} else if ok {
@@ -94,7 +94,7 @@ func PlanInit(req Request) (*install.Plan, error) {
 					newRecord.StateDirs = append(newRecord.StateDirs, d)
 				}
 			}
-			recordChange.New = newRecord.marshal()
+			recordChange.New = newRecord.Marshal()
 		}
 		if len(p.Changes) > 0 || recordChange.Op == install.OpCreate {
 			p.Changes = append(dirChanges, append(p.Changes, recordChange)...)
@@ -119,14 +119,14 @@ func editInit(rs *resolved, t target, cur parsed, prev *RecordFile) (*RecordFile
 	known := true
 	if prev != nil {
 		rf.Existed = prev.Existed
-		rf.ServerCreated = prev.ServerCreated
-		rf.ServerExisted = prev.ServerExisted
+		rf.EntryCreated = prev.EntryCreated
+		rf.EntryExisted = prev.EntryExisted
 		rf.Adds = prev.Adds
 		rf.TopKey = prev.TopKey
 		rf.TOMLEntry = prev.TOMLEntry
-		rf.ServerLayout = prev.ServerLayout
+		rf.EntryLayout = prev.EntryLayout
 		rf.BlankText = prev.BlankText
-		rf.ServerOriginal = prev.ServerOriginal
+		rf.EntryOriginal = prev.EntryOriginal
 		b, ok := []byte(nil), false
 		if prev.Patch != nil {
 			b, ok = prev.Patch.Reverse(cur.data)
@@ -161,13 +161,13 @@ func editInit(rs *resolved, t target, cur parsed, prev *RecordFile) (*RecordFile
 			}
 			if existing != nil && prev == nil {
 				want, _ := install.Normalize(mustJSON(t.entry))
-				rf.ServerExisted = true
+				rf.EntryExisted = true
 				if !reflect.DeepEqual(existing, want) {
 					return nil, nil, nil, install.Refuse(fmt.Sprintf("%s already has an entry %q that this installer did not write", t.path, strings.Join(t.serverPath, ".")),
 						"remove the entry (or run `deepseek-web-retrieval uninstall` if an earlier install wrote it), then run init again")
 				}
 				if text := string(hujson.Value{Value: c.Lookup(t.serverPath...).Value}.Pack()); !install.HasSecrets(install.Secrets(t.path, cur.data), text) {
-					rf.ServerOriginal = text
+					rf.EntryOriginal = text
 				}
 			}
 			if existing == nil || !jsonEqual(mustJSON(existing), mustJSON(t.entry)) {
@@ -177,11 +177,11 @@ func editInit(rs *resolved, t target, cur parsed, prev *RecordFile) (*RecordFile
 						fmt.Sprintf("make %q an object (or remove it), then run init again", strings.Join(t.serverPath[:len(t.serverPath)-1], ".")))
 				}
 				if prev == nil {
-					rf.ServerCreated, rf.ServerLayout = n, lay
+					rf.EntryCreated, rf.EntryLayout = n, lay
 				}
-				rf.ServerExisted = false // ours now: uninstall removes it
+				rf.EntryExisted = false // ours now: uninstall removes it
 			}
-			rf.Server = json.RawMessage(mustJSON(t.entry))
+			rf.Entry = json.RawMessage(mustJSON(t.entry))
 		}
 		var adds []RecordAdd
 		for _, ad := range t.adds {
@@ -238,8 +238,8 @@ func editInit(rs *resolved, t target, cur parsed, prev *RecordFile) (*RecordFile
 // one. Uninstall then removes that item with the generic whitespace rule.
 func dropSecretLayouts(rf *RecordFile, secrets [][]byte) {
 	bad := func(l install.Layout) bool { return install.HasSecrets(secrets, l.Lead, l.TailBefore, l.TailAfter) }
-	if rf.ServerLayout != nil && bad(*rf.ServerLayout) {
-		rf.ServerLayout = nil
+	if rf.EntryLayout != nil && bad(*rf.EntryLayout) {
+		rf.EntryLayout = nil
 	}
 	for i := range rf.Adds {
 		rf.Adds[i].Layouts = slices.DeleteFunc(slices.Clone(rf.Adds[i].Layouts), bad)
@@ -310,7 +310,7 @@ func editInitTOML(rs *resolved, t target, cur parsed, prev *RecordFile, rf *Reco
 		same := form != "" && jsonEqual(mustJSON(lookup(cur.tomlV, t.serverPath...)), mustJSON(want))
 		switch {
 		case same && prev == nil:
-			rf.ServerExisted = true // the same entry, committed: adopted, and left by uninstall
+			rf.EntryExisted = true // the same entry, committed: adopted, and left by uninstall
 		case same:
 		case form != "" && prev == nil:
 			what := strings.Join(t.serverPath, ".")
@@ -330,9 +330,9 @@ func editInitTOML(rs *resolved, t target, cur parsed, prev *RecordFile, rf *Reco
 				return nil, nil, tomlShapeRefusal(t.path, err, fix)
 			}
 			rf.TOMLEntry = e
-			rf.ServerExisted = false // ours now: uninstall removes it
+			rf.EntryExisted = false // ours now: uninstall removes it
 		}
-		rf.Server = mustJSON(want)
+		rf.Entry = mustJSON(want)
 	}
 	if t.topKey != nil {
 		line := doc.TopKeyLine(t.topKey.Key)

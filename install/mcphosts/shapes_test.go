@@ -269,7 +269,7 @@ func runCase(t *testing.T, f *fixture, c corpusCase) bool {
 	for i := range rec.Files {
 		rec.Files[i].Patch = nil
 	}
-	f.write(recPath, string(rec.marshal()))
+	f.write(recPath, string(rec.Marshal()))
 	s := f.uninstallPlan(t, c.host, c.scope, name)
 	checkRestores(t, f, s, before, name+" (structural)")
 

@@ -1,6 +1,8 @@
 package mcphosts
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -118,21 +120,77 @@ func TestUninstallRefusesAnInvalidConfig(t *testing.T) {
 	}
 }
 
-// A record naming a file the adapter never writes is refused.
+// downgrade rewrites the record at p in the shape format-1 records had, as
+// earlier versions wrote them (the entry's fields named "server…"); without
+// its patches when structural, so uninstall must remove what the record
+// says init added.
+func (f *fixture) downgrade(p string, structural bool) {
+	f.t.Helper()
+	var m map[string]any
+	require.NoError(f.t, json.Unmarshal([]byte(f.read(p)), &m))
+	m["format"] = 1
+	for _, x := range m["files"].([]any) {
+		x := x.(map[string]any)
+		if structural {
+			delete(x, "patch")
+		}
+		for _, k := range []string{"", "Created", "Existed", "Original", "Layout"} {
+			if v, ok := x["entry"+k]; ok {
+				x["server"+k] = v
+				delete(x, "entry"+k)
+			}
+		}
+	}
+	b, err := json.MarshalIndent(m, "", "  ")
+	require.NoError(f.t, err)
+	f.write(p, string(b)+"\n")
+}
+
+// A record naming a file the adapter never writes is refused, in either
+// format.
 func TestCraftedRecordIsRefused(t *testing.T) {
-	f := newFixture(t)
-	req := f.req(Gemini, install.ScopeGlobal, install.Options{})
-	f.apply(PlanInit(req))
-	rs, _ := resolve(req)
-	rp := rs.recordPath(geminiTargets(rs)[0].path)
-	victim := filepath.Join(f.root, "victim.json")
-	f.write(victim, "{\"mcpServers\": {}}\n")
-	f.write(rp, strings.Replace(f.read(rp), geminiTargets(rs)[0].path, victim, 1))
-	_, err := PlanUninstall(req)
-	var re *install.RefusedError
-	require.ErrorAs(t, err, &re)
-	require.Contains(t, re.Reason, "a file this installer never writes")
-	require.Equal(t, "{\"mcpServers\": {}}\n", f.read(victim))
+	for _, format := range []int{1, install.RecordFormat} {
+		t.Run(fmt.Sprintf("format %d", format), func(t *testing.T) {
+			f := newFixture(t)
+			req := f.req(Gemini, install.ScopeGlobal, install.Options{})
+			f.apply(PlanInit(req))
+			rs, _ := resolve(req)
+			rp := rs.recordPath(geminiTargets(rs)[0].path)
+			if format == 1 {
+				f.downgrade(rp, false)
+			}
+			victim := filepath.Join(f.root, "victim.json")
+			f.write(victim, "{\"mcpServers\": {}}\n")
+			f.write(rp, strings.Replace(f.read(rp), geminiTargets(rs)[0].path, victim, 1))
+			_, err := PlanUninstall(req)
+			var re *install.RefusedError
+			require.ErrorAs(t, err, &re)
+			require.Contains(t, re.Reason, "a file this installer never writes")
+			require.Equal(t, "{\"mcpServers\": {}}\n", f.read(victim))
+		})
+	}
+}
+
+// A record of format 1 (init of an earlier version) still lets uninstall
+// give back every byte, for every host and what each adds beside the entry:
+// through the record's patch, and through the structural removal alone.
+func TestFormat1RecordUninstalls(t *testing.T) {
+	for _, h := range []Host{Codex, Claude, Gemini, Pi, Cursor} {
+		for _, structural := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/structural=%v", h, structural), func(t *testing.T) {
+				f := newFixture(t)
+				req := f.req(h, install.ScopeGlobal, install.Options{Search: "forced", Fetch: "forced"})
+				before := f.tree()
+				f.apply(PlanInit(req))
+				rs, _ := resolve(req)
+				rp := rs.recordPath(adapters[h].targets(rs)[0].path)
+				f.downgrade(rp, structural)
+				require.Contains(t, f.read(rp), `"server"`)
+				f.apply(PlanUninstall(f.req(h, install.ScopeGlobal, install.Options{})))
+				require.Equal(t, before, f.tree())
+			})
+		}
+	}
 }
 
 // A tier lowered on a second init takes back what forced added.

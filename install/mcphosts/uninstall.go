@@ -52,7 +52,7 @@ func PlanUninstall(req Request) (*install.Plan, error) {
 	}
 	gone := map[string]bool{}
 	for _, t := range ts {
-		rf := rec.file(t.path)
+		rf := rec.File(t.path)
 		if rf == nil {
 			continue
 		}
@@ -161,11 +161,11 @@ func editUninstall(rs *resolved, t target, cur parsed, rf *RecordFile, manual []
 				return nil, false, tomlShapeRefusal(t.path, err, manual...)
 			}
 		}
-		if rf.Server != nil && !rf.ServerExisted {
+		if rf.Entry != nil && !rf.EntryExisted {
 			got := lookup(cur.tomlV, t.serverPath...)
 			switch {
 			case got == nil:
-			case !jsonEqual(mustJSON(got), rf.Server):
+			case !jsonEqual(mustJSON(got), rf.Entry):
 				return nil, false, install.Refuse(fmt.Sprintf("the %s entry in %s was changed since init wrote it", strings.Join(t.serverPath, "."), t.path), manual...)
 			default:
 				if _, err := doc.RemoveEntry(t.serverPath[0], t.serverPath[1], rf.TOMLEntry); err != nil {
@@ -190,22 +190,22 @@ func editUninstall(rs *resolved, t target, cur parsed, rf *RecordFile, manual []
 		ad := rf.Adds[i]
 		c.RemoveStrings(ad.Path, ad.Items, ad.Created, ad.Layouts...)
 	}
-	if rf.Server != nil && !rf.ServerExisted {
+	if rf.Entry != nil && !rf.EntryExisted {
 		got := c.LookupPlain(t.serverPath...)
 		switch {
 		case got == nil:
-		case !jsonEqual(mustJSON(got), rf.Server):
+		case !jsonEqual(mustJSON(got), rf.Entry):
 			return nil, false, install.Refuse(fmt.Sprintf("the %q entry in %s was changed since init wrote it", strings.Join(t.serverPath, "."), t.path), manual...)
-		case rf.ServerOriginal != "":
+		case rf.EntryOriginal != "":
 			// The entry was there before init, and a later init changed
 			// it: put its text back.
-			orig, err := hujson.Parse([]byte(rf.ServerOriginal))
+			orig, err := hujson.Parse([]byte(rf.EntryOriginal))
 			if _, isObj := orig.Value.(*hujson.Object); err != nil || !isObj {
 				return nil, false, install.Refuse(fmt.Sprintf("the install record's original %q entry is not a JSON object", strings.Join(t.serverPath, ".")), manual...)
 			}
 			c.Lookup(t.serverPath...).Value = orig.Value
 		default:
-			c.Remove(t.serverPath, rf.ServerCreated, layouts(rf.ServerLayout)...)
+			c.Remove(t.serverPath, rf.EntryCreated, layouts(rf.EntryLayout)...)
 		}
 	}
 	body := c.Pack()

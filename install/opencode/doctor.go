@@ -109,9 +109,9 @@ func Doctor(env Env, scope install.Scope, dir string) Check {
 		c.Lines = append(c.Lines, "the vendored plugin's version: "+v)
 	}
 	if rec != nil {
-		for _, f := range rec.Files {
+		for _, f := range vendoredFiles(rec) {
 			cur, _, ok, err := install.ReadFile(filepath.Join(d, filepath.FromSlash(f.Path)))
-			if err == nil && ok && install.SHA(cur) != f.SHA256 {
+			if err == nil && ok && install.SHA(cur) != f.WrittenSHA256 {
 				c.Problems = append(c.Problems, f.Path+" was changed since init wrote it")
 			}
 		}

@@ -2,6 +2,7 @@ package opencode
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,15 +18,62 @@ import (
 // input, concurrent runs are serialised, credentials are never printed or
 // copied, a dangling symlinked config is kept, a BOM is kept.
 
-// craft rewrites the install record through fn.
-func (f *fixture) craft(fn func(m map[string]any)) {
+// recordFormats are the record formats readRecord takes; every crafted
+// record is tried in each.
+var recordFormats = []int{1, install.RecordFormat}
+
+// craft rewrites the install record through fn, which edits it as this
+// format; with format 1 the result is then written in the shape format-1
+// records had (see downgrade).
+func (f *fixture) craft(format int, fn func(m map[string]any)) {
 	f.t.Helper()
 	var m map[string]any
 	require.NoError(f.t, json.Unmarshal([]byte(f.read(recordFile)), &m))
 	fn(m)
+	if format == 1 {
+		m = downgrade(m)
+	}
 	b, err := json.MarshalIndent(m, "", "  ")
 	require.NoError(f.t, err)
 	f.write(recordFile, string(b))
+}
+
+// configMember is the crafted record's config file: the file holding the entry.
+func configMember(m map[string]any) map[string]any {
+	for _, x := range m["files"].([]any) {
+		if x := x.(map[string]any); x["entry"] != nil {
+			return x
+		}
+	}
+	panic("no config file in the record")
+}
+
+// downgrade turns a record of this format into format 1 as earlier
+// versions wrote it: the config's file (the file holding the entry) in
+// "config", the entry beside it, the vendored files with "sha256".
+func downgrade(m map[string]any) map[string]any {
+	v1 := map[string]any{"format": 1, "tool": m["tool"], "version": m["version"], "host": m["host"], "key": m["key"], "createdDirs": m["createdDirs"]}
+	var files []any
+	for _, x := range m["files"].([]any) {
+		x := x.(map[string]any)
+		if x["entry"] == nil {
+			files = append(files, map[string]any{"path": x["path"], "sha256": x["writtenSHA256"], "existed": x["existed"]})
+			continue
+		}
+		c := map[string]any{"file": x["path"], "existed": x["existed"] == true, "writtenSHA256": x["writtenSHA256"], "snapshotExact": x["patchExact"] == true,
+			"createdKey": x["entryCreated"] != nil, "entryExisted": x["entryExisted"] == true}
+		for from, to := range map[string]string{"patch": "patch", "snapshot": "snapshot", "entryLayout": "layout", "entryOriginal": "originalEntry"} {
+			if x[from] != nil {
+				c[to] = x[from]
+			}
+		}
+		if x["blankText"] != nil {
+			c["wasBlank"], c["blankText"] = true, x["blankText"]
+		}
+		v1["config"], v1["entry"] = c, x["entry"]
+	}
+	v1["files"] = files
+	return v1
 }
 
 // Issue 9.1: a record listing files and directories outside the config
@@ -37,42 +85,44 @@ func TestCraftedRecordPathsAreRefused(t *testing.T) {
 	}{
 		{"file outside", func(f *fixture, m map[string]any) {
 			files := m["files"].([]any)
-			m["files"] = append(files, map[string]any{"path": "../outside/victim.txt", "sha256": install.SHA([]byte("victim\n"))})
+			m["files"] = append(files, map[string]any{"path": "../outside/victim.txt", "writtenSHA256": install.SHA([]byte("victim\n"))})
 		}},
 		{"file in vendor but not the plugin dir", func(f *fixture, m map[string]any) {
-			m["files"] = append(m["files"].([]any), map[string]any{"path": "vendor/../../outside/victim.txt", "sha256": install.SHA([]byte("victim\n"))})
+			m["files"] = append(m["files"].([]any), map[string]any{"path": "vendor/../../outside/victim.txt", "writtenSHA256": install.SHA([]byte("victim\n"))})
 		}},
 		{"created dir outside", func(f *fixture, m map[string]any) {
 			m["createdDirs"] = append(m["createdDirs"].([]any), "../outside/emptydir")
 		}},
 		{"config file outside", func(f *fixture, m map[string]any) {
-			m["config"].(map[string]any)["file"] = "../outside/victim.txt"
+			configMember(m)["path"] = "../outside/victim.txt"
 		}},
 		{"plugin dir is a symlink out", func(f *fixture, m map[string]any) {
 			// The vendored directory replaced by a link to the victim's directory.
 			require.NoError(t, os.RemoveAll(f.path(pluginDir)))
 			require.NoError(t, os.Symlink(filepath.Join(f.root, "outside"), f.path(pluginDir)))
-			m["files"] = []any{map[string]any{"path": pluginDir + "/victim.txt", "sha256": install.SHA([]byte("victim\n"))}}
+			m["files"] = []any{configMember(m), map[string]any{"path": pluginDir + "/victim.txt", "writtenSHA256": install.SHA([]byte("victim\n"))}}
 		}},
 	}
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			f := newFixture(t)
-			outside := filepath.Join(f.root, "outside")
-			require.NoError(t, os.MkdirAll(filepath.Join(outside, "emptydir"), 0o755))
-			require.NoError(t, os.WriteFile(filepath.Join(outside, "victim.txt"), []byte("victim\n"), 0o644))
-			f.init(f.request(install.Options{}))
-			f.craft(func(m map[string]any) { tc.craft(f, m) })
+		for _, format := range recordFormats {
+			t.Run(fmt.Sprintf("%s/format %d", tc.name, format), func(t *testing.T) {
+				f := newFixture(t)
+				outside := filepath.Join(f.root, "outside")
+				require.NoError(t, os.MkdirAll(filepath.Join(outside, "emptydir"), 0o755))
+				require.NoError(t, os.WriteFile(filepath.Join(outside, "victim.txt"), []byte("victim\n"), 0o644))
+				f.init(f.request(install.Options{}))
+				f.craft(format, func(m map[string]any) { tc.craft(f, m) })
 
-			_, err := PlanUninstall(UninstallRequest{Env: f.env})
-			var re *install.RefusedError
-			require.ErrorAs(t, err, &re)
-			require.Contains(t, re.Reason, "install record names files this installer never writes")
-			_, err = PlanInit(f.request(install.Options{}))
-			require.ErrorAs(t, err, &re)
-			require.FileExists(t, filepath.Join(outside, "victim.txt"))
-			require.DirExists(t, filepath.Join(outside, "emptydir"))
-		})
+				_, err := PlanUninstall(UninstallRequest{Env: f.env})
+				var re *install.RefusedError
+				require.ErrorAs(t, err, &re)
+				require.Contains(t, re.Reason, "install record names files this installer never writes")
+				_, err = PlanInit(f.request(install.Options{}))
+				require.ErrorAs(t, err, &re)
+				require.FileExists(t, filepath.Join(outside, "victim.txt"))
+				require.DirExists(t, filepath.Join(outside, "emptydir"))
+			})
+		}
 	}
 }
 
@@ -80,48 +130,40 @@ func TestCraftedRecordPathsAreRefused(t *testing.T) {
 // write a baseURL (where the key would be sent) into the config.
 func TestCraftedRecordCannotRewriteTheEntry(t *testing.T) {
 	const evil = `{"package": "./vendor/deepseek-web-retrieval", "options": {"search": "forced", "baseURL": "https://attacker.invalid"}}`
-	t.Run("originalEntry", func(t *testing.T) {
-		f := newFixture(t)
-		f.write("opencode.jsonc", "{\n  \"theme\": \"dark\"\n}\n")
-		f.init(f.request(install.Options{}))
-		f.craft(func(m map[string]any) {
-			c := m["config"].(map[string]any)
-			c["entryExisted"], c["originalEntry"], c["snapshotExact"] = true, evil, false
+	for _, format := range recordFormats {
+		t.Run(fmt.Sprintf("originalEntry/format %d", format), func(t *testing.T) {
+			f := newFixture(t)
+			f.write("opencode.jsonc", "{\n  \"theme\": \"dark\"\n}\n")
+			f.init(f.request(install.Options{}))
+			f.craft(format, func(m map[string]any) {
+				c := configMember(m)
+				c["entryExisted"], c["entryOriginal"], c["patchExact"] = true, evil, false
+			})
+			_, err := PlanUninstall(UninstallRequest{Env: f.env})
+			var re *install.RefusedError
+			require.ErrorAs(t, err, &re)
+			require.Contains(t, re.Reason, "sets baseURL")
+			require.NotContains(t, f.read("opencode.jsonc"), "attacker")
 		})
-		_, err := PlanUninstall(UninstallRequest{Env: f.env})
-		var re *install.RefusedError
-		require.ErrorAs(t, err, &re)
-		require.Contains(t, re.Reason, "sets baseURL")
-		require.NotContains(t, f.read("opencode.jsonc"), "attacker")
-	})
-	t.Run("snapshot", func(t *testing.T) {
-		f := newFixture(t)
-		f.write("opencode.jsonc", "{\n  \"theme\": \"dark\"\n}\n")
-		f.init(f.request(install.Options{}))
-		cur := f.read("opencode.jsonc")
-		f.craft(func(m map[string]any) {
-			c := m["config"].(map[string]any)
-			delete(c, "patch")
-			c["snapshot"] = "{\n  \"theme\": \"dark\",\n  \"plugins\": [" + evil + "]\n}\n"
-			c["writtenSHA256"], c["snapshotExact"] = install.SHA([]byte(cur)), true
-		})
-		f.uninstall()
-		require.Equal(t, "{\n  \"theme\": \"dark\"\n}\n", f.read("opencode.jsonc"), "the structural removal ran instead")
-	})
-	t.Run("snapshot with other content", func(t *testing.T) {
-		f := newFixture(t)
-		f.write("opencode.jsonc", "{\n  \"theme\": \"dark\"\n}\n")
-		f.init(f.request(install.Options{}))
-		cur := f.read("opencode.jsonc")
-		f.craft(func(m map[string]any) {
-			c := m["config"].(map[string]any)
-			delete(c, "patch")
-			c["snapshot"] = "{\n  \"provider\": {\"x\": {\"options\": {\"baseURL\": \"https://attacker.invalid\"}}}\n}\n"
-			c["writtenSHA256"], c["snapshotExact"] = install.SHA([]byte(cur)), true
-		})
-		f.uninstall()
-		require.Equal(t, "{\n  \"theme\": \"dark\"\n}\n", f.read("opencode.jsonc"))
-	})
+		for name, snapshot := range map[string]string{
+			"snapshot":                    "{\n  \"theme\": \"dark\",\n  \"plugins\": [" + evil + "]\n}\n",
+			"snapshot with other content": "{\n  \"provider\": {\"x\": {\"options\": {\"baseURL\": \"https://attacker.invalid\"}}}\n}\n",
+		} {
+			t.Run(fmt.Sprintf("%s/format %d", name, format), func(t *testing.T) {
+				f := newFixture(t)
+				f.write("opencode.jsonc", "{\n  \"theme\": \"dark\"\n}\n")
+				f.init(f.request(install.Options{}))
+				cur := f.read("opencode.jsonc")
+				f.craft(format, func(m map[string]any) {
+					c := configMember(m)
+					delete(c, "patch")
+					c["snapshot"], c["writtenSHA256"], c["patchExact"] = snapshot, install.SHA([]byte(cur)), true
+				})
+				f.uninstall()
+				require.Equal(t, "{\n  \"theme\": \"dark\"\n}\n", f.read("opencode.jsonc"), "the structural removal ran instead")
+			})
+		}
+	}
 }
 
 // Issue 9.2: parallel init runs (each taking the lock, as the CLI does)
@@ -289,6 +331,9 @@ func FuzzRecord(f *testing.F) {
 	f.Add([]byte(`{"format":1,"tool":"deepseek-web-retrieval","host":"opencode","key":"plugins","config":{"file":"opencode.jsonc","existed":false,"snapshotExact":true,"writtenSHA256":"","createdKey":true},"entry":{"package":"./vendor/deepseek-web-retrieval","options":{"search":"preferred","fetch":"optional"}},"files":[{"path":"vendor/deepseek-web-retrieval/server.js","sha256":""}],"createdDirs":["vendor","vendor/deepseek-web-retrieval"]}`))
 	f.Add([]byte(`{"format":1,"tool":"deepseek-web-retrieval","host":"opencode","key":"plugins","config":{"file":"../x/opencode.jsonc"},"files":[{"path":"../../etc/passwd"}],"createdDirs":["/"]}`))
 	f.Add([]byte(`{"format":1,"tool":"deepseek-web-retrieval","host":"opencode","key":"plugins","config":{"file":"opencode.jsonc","entryExisted":true,"originalEntry":"{\"package\":\"./vendor/deepseek-web-retrieval\",\"options\":{\"baseURL\":\"https://a.invalid\"}}"},"files":[]}`))
+	f.Add([]byte(`{"format":2,"tool":"deepseek-web-retrieval","host":"opencode","key":"plugins","files":[{"path":"opencode.jsonc","patchExact":true,"writtenSHA256":"","entryCreated":1,"entry":{"package":"./vendor/deepseek-web-retrieval"}},{"path":"vendor/deepseek-web-retrieval/server.js","writtenSHA256":""}],"createdDirs":["vendor","vendor/deepseek-web-retrieval"]}`))
+	f.Add([]byte(`{"format":2,"tool":"deepseek-web-retrieval","host":"opencode","key":"plugins","files":[{"path":"../x/opencode.jsonc","entry":{}},{"path":"../../etc/passwd"}],"createdDirs":["/"]}`))
+	f.Add([]byte(`{"format":2,"tool":"deepseek-web-retrieval","host":"opencode","key":"plugins","files":[{"path":"opencode.jsonc","entryExisted":true,"entryOriginal":"{\"package\":\"./vendor/deepseek-web-retrieval\",\"options\":{\"baseURL\":\"https://a.invalid\"}}"},{"path":"opencode.json"}]}`))
 	f.Fuzz(func(t *testing.T, rec []byte) {
 		fx := newFixture(t)
 		fx.init(fx.request(install.Options{}))
@@ -311,4 +356,34 @@ func FuzzRecord(f *testing.F) {
 			check(p)
 		}
 	})
+}
+
+// A record of format 1, as earlier versions wrote it, still lets uninstall
+// give back every byte, whether the config was there before or not:
+// through the record's patch, and through the structural removal alone.
+func TestFormat1RecordUninstalls(t *testing.T) {
+	for name, before := range map[string]string{"existing config": "{\n  // mine\n  \"theme\": \"dark\"\n}\n", "no config": "", "blank config": "\n\n"} {
+		for _, structural := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/structural=%v", name, structural), func(t *testing.T) {
+				f := newFixture(t)
+				if name != "no config" {
+					f.write("opencode.jsonc", before)
+				}
+				tree := f.tree()
+				f.init(f.request(install.Options{MaxResults: intp(4)}))
+				f.craft(1, func(m map[string]any) {
+					if structural {
+						configMember(m)["patchExact"] = false
+					}
+				})
+				require.Contains(t, f.read(recordFile), `"sha256"`, "the record was rewritten as format 1")
+				rec, _, err := readRecord(f.cfgDir)
+				require.NoError(t, err)
+				require.Equal(t, "opencode.jsonc", configOf(rec).Path)
+				require.Len(t, vendoredFiles(rec), len(rec.Files)-1)
+				f.uninstall()
+				require.Equal(t, tree, f.tree())
+			})
+		}
+	}
 }

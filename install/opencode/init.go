@@ -100,8 +100,8 @@ func startInit(req Request) (*initPlan, error) {
 	if ip.prev, _, err = readRecord(ip.dir); err != nil {
 		return nil, refuse(err.Error(), "move "+filepath.Join(ip.dir, filepath.FromSlash(recordFile))+" away, undo the previous install by hand, then run init again")
 	}
-	if ip.prev != nil && (ip.prev.Host != req.Host || ip.prev.Key != ip.key) {
-		return nil, refuse(fmt.Sprintf("%s already holds an install for %s in %s", ip.dir, ip.prev.Host.label(), ip.prev.Config.File),
+	if ip.prev != nil && (Host(ip.prev.Host) != req.Host || ip.prev.Key != ip.key) {
+		return nil, refuse(fmt.Sprintf("%s already holds an install for %s in %s", ip.dir, Host(ip.prev.Host).label(), configOf(ip.prev).Path),
 			"run `deepseek-web-retrieval uninstall` first, then init with the other --host")
 	}
 	ip.plan = newPlan("init", req.Scope, req.Host, ip.dir)
@@ -114,7 +114,7 @@ func startInit(req Request) (*initPlan, error) {
 		ip.plan.UpToDate = fmt.Sprintf("%s already lists %s with these options.", cfgName, ip.name)
 	}
 	ip.plan.Warnings = append(ip.plan.Warnings, warns...)
-	ip.record = &Record{Format: RecordFormat, Tool: Name, Version: req.Version, Host: req.Host, Key: ip.key}
+	ip.record = install.NewRecord(req.Version, string(req.Host), "", ip.key)
 	return ip, nil
 }
 
@@ -170,9 +170,10 @@ func (ip *initPlan) editConfig() error {
 		return err
 	}
 	secrets := install.Secrets(cf.path, cf.data)
-	cfg := RecordConfig{File: ip.cfgName, Existed: cf.existed, SnapshotExact: true}
+	cfg := RecordFile{Path: ip.cfgName, Existed: cf.existed, PatchExact: true}
 	if cf.existed && cf.blank {
-		cfg.WasBlank, cfg.BlankText = true, string(cf.body)
+		text := string(cf.body)
+		cfg.BlankText = &text
 	}
 	before := cf.data // the content uninstall should restore
 	if ip.newBody, err = ip.editEntry(cf, &cfg, &before, secrets); err != nil {
@@ -184,11 +185,11 @@ func (ip *initPlan) editConfig() error {
 	}
 	cfg.WrittenSHA256 = install.SHA(newData)
 	cfg.Patch = nil
-	if cfg.SnapshotExact {
+	if cfg.PatchExact {
 		if pt := install.MakePatch(before, newData); !install.HasSecrets(secrets, pt.Old()) {
 			cfg.Patch = pt
 		} else {
-			cfg.SnapshotExact = false
+			cfg.PatchExact = false
 		}
 	}
 	if !bytes.Equal(newData, cf.data) || !cf.existed {
@@ -198,7 +199,7 @@ func (ip *initPlan) editConfig() error {
 		}
 		ip.plan.Add(install.Change{Op: op, Kind: install.KindConfig, Path: cf.path, Rel: ip.cfgName, Old: cf.data, New: newData, Mode: mode})
 	}
-	ip.record.Config = cfg
+	ip.record.Files = append([]RecordFile{cfg}, ip.record.Files...)
 	return nil
 }
 
@@ -207,7 +208,7 @@ func (ip *initPlan) editConfig() error {
 // records of the entry; when the entry is ours from an earlier install,
 // cfg is carried over from that record and before becomes the content the
 // earlier install started from.
-func (ip *initPlan) editEntry(cf *configFile, cfg *RecordConfig, before *[]byte, secrets [][]byte) ([]byte, error) {
+func (ip *initPlan) editEntry(cf *configFile, cfg *RecordFile, before *[]byte, secrets [][]byte) ([]byte, error) {
 	c, key, host := cf.doc, ip.key, ip.req.Host
 	var arr *hujson.Array
 	if mi := c.Member(key); mi >= 0 {
@@ -232,20 +233,23 @@ func (ip *initPlan) editEntry(cf *configFile, cfg *RecordConfig, before *[]byte,
 	}
 	if len(ours) == 0 {
 		createdKey, lay := addEntry(c, host, ip.name, ip.opts)
-		cfg.CreatedKey, cfg.Layout = createdKey, &lay
+		cfg.EntryLayout = &lay
+		if createdKey {
+			cfg.EntryCreated = 1
+		}
 		return ip.checked(cf, c.Pack())
 	}
 	e := ours[0]
-	if ip.prev != nil && ip.prev.Config.File == ip.cfgName {
-		*cfg = ip.prev.Config
+	if prev := ip.prev.File(ip.cfgName); prev != nil {
+		*cfg = *prev
 		cfg.Snapshot = ""
-		restored, ok := ip.prev.Config.restore(cf.data)
-		cfg.SnapshotExact = ip.prev.Config.SnapshotExact && ok
+		restored, ok := restore(prev, cf.data)
+		cfg.PatchExact = prev.PatchExact && ok
 		*before = restored
 	} else {
 		cfg.EntryExisted = true
-		cfg.OriginalEntry = string(trimmedText(arr.Elements[e.index]))
-		if install.HasSecrets(secrets, cfg.OriginalEntry) {
+		cfg.EntryOriginal = string(trimmedText(arr.Elements[e.index]))
+		if install.HasSecrets(secrets, cfg.EntryOriginal) {
 			return nil, refuse(fmt.Sprintf("the existing %s entry in %s holds a literal credential, which init will not copy into its record", PackagePath, cf.path),
 				"move the key into an environment variable (the apiKeyEnv option, or \"apiKey\": \"{env:DEEPSEEK_API_KEY}\"), then run init again")
 		}
@@ -331,7 +335,7 @@ func (ip *initPlan) planPluginFiles() error {
 	for _, f := range ip.files {
 		rel := pluginDir + "/" + f.name
 		abs := filepath.Join(ip.dir, filepath.FromSlash(rel))
-		rf := RecordFile{Path: rel, SHA256: install.SHA(f.data)}
+		rf := RecordFile{Path: rel, WrittenSHA256: install.SHA(f.data)}
 		if ip.tree {
 			ip.record.Files = append(ip.record.Files, rf)
 			continue
@@ -340,13 +344,13 @@ func (ip *initPlan) planPluginFiles() error {
 		if err != nil {
 			return err
 		}
-		recorded := ip.prev.file(rel)
+		recorded := ip.prev.File(rel)
 		switch {
 		case !exists:
 			ip.vendorChanges = append(ip.vendorChanges, install.Change{Op: install.OpCreate, Kind: install.KindFile, Path: abs, Rel: rel, New: f.data, Mode: 0o644})
 		case bytes.Equal(cur, f.data):
 			rf.Existed = recorded == nil || recorded.Existed
-		case recorded != nil && recorded.SHA256 == install.SHA(cur):
+		case recorded != nil && recorded.WrittenSHA256 == install.SHA(cur):
 			rf.Existed = recorded.Existed
 			ip.vendorChanges = append(ip.vendorChanges, install.Change{Op: install.OpUpdate, Kind: install.KindFile, Path: abs, Rel: rel, Old: cur, New: f.data, Mode: 0o644})
 		default:
@@ -358,8 +362,8 @@ func (ip *initPlan) planPluginFiles() error {
 	if ip.prev == nil {
 		return nil
 	}
-	for _, old := range ip.prev.Files {
-		if ip.record.file(old.Path) != nil || old.Existed {
+	for _, old := range vendoredFiles(ip.prev) {
+		if ip.record.File(old.Path) != nil || old.Existed {
 			continue
 		}
 		abs := filepath.Join(ip.dir, filepath.FromSlash(old.Path))
@@ -368,7 +372,7 @@ func (ip *initPlan) planPluginFiles() error {
 		case err != nil:
 			return err
 		case !exists:
-		case install.SHA(cur) == old.SHA256:
+		case install.SHA(cur) == old.WrittenSHA256:
 			// Switching to the npm package: deleted once the config no
 			// longer names the vendored path.
 			del := install.Change{Op: install.OpDelete, Kind: install.KindFile, Path: abs, Rel: old.Path, Old: cur}
@@ -419,12 +423,12 @@ func (ip *initPlan) removePluginDir() error {
 // planRecord plans the record: rewritten whenever anything else changes,
 // or when missing.
 func (ip *initPlan) planRecord() error {
-	ip.record.Entry = entryText(ip.newBody, ip.key)
+	configOf(ip.record).Entry = entryText(ip.newBody, ip.key)
 	if len(ip.vendorChanges) == 0 && len(ip.plan.Changes) == 0 && len(ip.late) == 0 && ip.prev != nil {
 		return nil
 	}
 	recPath := filepath.Join(ip.dir, filepath.FromSlash(recordFile))
-	recordChange := install.Change{Op: install.OpCreate, Kind: install.KindRecord, Path: recPath, Rel: recordFile, New: ip.record.marshal(), Mode: 0o600}
+	recordChange := install.Change{Op: install.OpCreate, Kind: install.KindRecord, Path: recPath, Rel: recordFile, New: ip.record.Marshal(), Mode: 0o600}
 	old, _, exists, err := install.ReadFile(recPath)
 	if err != nil {
 		return err
@@ -447,8 +451,8 @@ func pickConfig(dir string, rec *Record) (string, []string) {
 		warns = append(warns, "both opencode.jsonc and opencode.json exist in "+dir+"; OpenCode reads both, and init edits only one")
 	}
 	switch {
-	case rec != nil && rec.Config.File != "":
-		return rec.Config.File, warns
+	case rec != nil:
+		return configOf(rec).Path, warns
 	case jsonc || !json:
 		return "opencode.jsonc", warns
 	}

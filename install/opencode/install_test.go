@@ -77,8 +77,8 @@ func TestInitThenUninstallRestoresBytes(t *testing.T) {
 						// Force the AST path: pretend the file changed since init.
 						rec, _, err := readRecord(f.cfgDir)
 						require.NoError(t, err)
-						rec.Config.SnapshotExact = false
-						require.NoError(t, os.WriteFile(f.path(recordFile), rec.marshal(), 0o644))
+						configOf(rec).PatchExact = false
+						require.NoError(t, os.WriteFile(f.path(recordFile), rec.Marshal(), 0o644))
 					}
 					f.uninstall()
 					after := f.tree()
@@ -482,19 +482,22 @@ func TestRecordContents(t *testing.T) {
 	f.init(f.request(install.Options{MaxResults: intp(3)}))
 	var rec Record
 	require.NoError(t, json.Unmarshal([]byte(f.read(recordFile)), &rec))
-	require.Equal(t, RecordFormat, rec.Format)
+	require.Equal(t, install.RecordFormat, rec.Format)
 	require.Equal(t, "plugins", rec.Key)
-	require.Empty(t, rec.Config.Snapshot, "the record never holds a copy of the config")
-	before, ok := rec.Config.Patch.Reverse([]byte(f.read("opencode.jsonc")))
+	cfg := configOf(&rec)
+	require.Equal(t, "opencode.jsonc", cfg.Path)
+	require.Empty(t, cfg.Snapshot, "the record never holds a copy of the config")
+	before, ok := cfg.Patch.Reverse([]byte(f.read("opencode.jsonc")))
 	require.True(t, ok)
 	require.Equal(t, "{\n  \"theme\": \"dark\"\n}\n", string(before))
 	fi, err := os.Stat(f.path(recordFile))
 	require.NoError(t, err)
 	require.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
-	require.True(t, rec.Config.Existed)
-	require.True(t, rec.Config.CreatedKey)
-	require.JSONEq(t, `{"package":"./vendor/deepseek-web-retrieval","options":{"search":"preferred","fetch":"optional","maxResults":3}}`, string(rec.Entry))
-	require.Len(t, rec.Files, 5)
+	require.True(t, cfg.Existed)
+	require.Equal(t, 1, cfg.EntryCreated)
+	require.JSONEq(t, `{"package":"./vendor/deepseek-web-retrieval","options":{"search":"preferred","fetch":"optional","maxResults":3}}`, string(cfg.Entry))
+	require.Len(t, vendoredFiles(&rec), 5)
+	require.Len(t, rec.Files, 6)
 	require.Equal(t, []string{"vendor", "vendor/deepseek-web-retrieval"}, rec.CreatedDirs)
 }
 

@@ -93,9 +93,9 @@ func TestInitWritesStoredPlan(t *testing.T) {
 					// Recorded like every vendored file, so uninstall removes exactly it.
 					var rec Record
 					require.NoError(t, json.Unmarshal([]byte(f.read(recordFile)), &rec))
-					rf := rec.file(pluginDir + "/" + PlanFile)
+					rf := rec.File(pluginDir + "/" + PlanFile)
 					require.NotNil(t, rf)
-					require.Equal(t, install.SHA([]byte(f.read(pluginDir+"/"+PlanFile))), rf.SHA256)
+					require.Equal(t, install.SHA([]byte(f.read(pluginDir+"/"+PlanFile))), rf.WrittenSHA256)
 					f.uninstall()
 					require.False(t, f.exists(pluginDir+"/"+PlanFile))
 					require.False(t, f.exists(pluginDir))

@@ -247,8 +247,8 @@ func ocCase(t *testing.T, f *fixture, s ocShape, v ocVariant, tier string) bool 
 	recData := f.read(recordFile)
 	var rec Record
 	require.NoError(t, json.Unmarshal([]byte(recData), &rec))
-	rec.Config.Patch, rec.Config.Snapshot = nil, ""
-	f.write(recordFile, string(rec.marshal()))
+	configOf(&rec).Patch = nil
+	f.write(recordFile, string(rec.Marshal()))
 	u2, err := PlanUninstall(UninstallRequest{Env: f.env, Scope: install.ScopeGlobal})
 	require.NoError(t, err, name)
 	check(u2, "structural")

@@ -20,6 +20,8 @@ import (
 // PlanUninstall plans reversing what init applied. It refuses (with a
 // *RefusedError saying how to undo by hand) when an exact reversal is not
 // possible: no record, the entry changed or removed, a vendored file changed.
+// It runs in three steps over one [uninstallPlan]: the config, the vendored
+// files with the record, and the directories init created.
 func PlanUninstall(req UninstallRequest) (*install.Plan, error) {
 	if req.Scope == "" {
 		req.Scope = install.ScopeGlobal
@@ -36,27 +38,54 @@ func PlanUninstall(req UninstallRequest) (*install.Plan, error) {
 	if rec == nil {
 		return planNothing(dir, req.Scope, recPath)
 	}
-	p := newPlan("uninstall", req.Scope, rec.Host, dir)
-	p.ConfigFile = rec.Config.File
-	cfgPath := filepath.Join(dir, rec.Config.File)
+	up := &uninstallPlan{dir: dir, rec: rec, cfg: configOf(rec), recPath: recPath, recData: recData, gone: map[string]bool{recordFile: true}}
+	up.plan = newPlan("uninstall", req.Scope, Host(rec.Host), dir)
+	up.plan.ConfigFile = up.cfg.Path
+	up.cfgPath = filepath.Join(dir, up.cfg.Path)
+	for _, step := range []func() error{up.config, up.files, up.dirs} {
+		if err := step(); err != nil {
+			return nil, err
+		}
+	}
+	return up.plan, nil
+}
+
+// uninstallPlan is one uninstall being planned, filled in step by step.
+type uninstallPlan struct {
+	plan             *install.Plan
+	dir              string
+	rec              *Record
+	cfg              *RecordFile // the record's config file
+	cfgPath, recPath string
+	recData          []byte
+	// gone holds the paths (relative to dir) the plan deletes, so that a
+	// directory init created is removed only when nothing else is left in it.
+	gone map[string]bool
+}
+
+// config plans the config edit: the file put back as it was when only init
+// touched it, else our entry removed (or the entry that was there before
+// init restored), else the file deleted when init created it.
+func (up *uninstallPlan) config() error {
+	rec, cfg, p := up.rec, up.cfg, up.plan
 	var recEntry any
-	_ = json.Unmarshal(rec.Entry, &recEntry)
+	_ = json.Unmarshal(cfg.Entry, &recEntry)
 	name := entryName(recEntry) // the vendored path or the npm spec
 	if !isOurPath(name) {
 		name = PackagePath
 	}
-	manual := manualUninstall(dir, rec.Config.File, rec.Key, name)
-	data, mode, existed, err := install.ReadFile(cfgPath)
+	manual := manualUninstall(up.dir, cfg.Path, rec.Key, name)
+	data, mode, existed, err := install.ReadFile(up.cfgPath)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if !existed {
-		return nil, refuse(cfgPath+" no longer exists, so the entry init added cannot be removed from it", manual[1:]...)
+		return refuse(up.cfgPath+" no longer exists, so the entry init added cannot be removed from it", manual[1:]...)
 	}
 	mark, body := install.SplitBOM(data)
 	c, err := install.ParseJSONC(body)
 	if err != nil {
-		return nil, refuse(fmt.Sprintf("cannot parse %s (it became invalid since init): %v", cfgPath, err), manual...)
+		return refuse(fmt.Sprintf("cannot parse %s (it became invalid since init): %v", up.cfgPath, err), manual...)
 	}
 	mi := c.Member(rec.Key)
 	var arr *hujson.Array
@@ -78,9 +107,9 @@ func PlanUninstall(req UninstallRequest) (*install.Plan, error) {
 	}
 	switch {
 	case idx < 0 && !found:
-		return nil, refuse(fmt.Sprintf("the %s entry init added is no longer in %q in %s (removed by hand?)", name, rec.Key, cfgPath), manual[1:]...)
+		return refuse(fmt.Sprintf("the %s entry init added is no longer in %q in %s (removed by hand?)", name, rec.Key, up.cfgPath), manual[1:]...)
 	case idx < 0:
-		return nil, refuse(fmt.Sprintf("the %s entry in %s was changed since init wrote it (init wrote %s)", name, cfgPath, rec.Entry), manual...)
+		return refuse(fmt.Sprintf("the %s entry in %s was changed since init wrote it (init wrote %s)", name, up.cfgPath, cfg.Entry), manual...)
 	}
 	if opts, ok := recEntryOptions(recEntry); ok {
 		if s, _ := opts["apiKeyEnv"].(string); s != "" {
@@ -88,91 +117,99 @@ func PlanUninstall(req UninstallRequest) (*install.Plan, error) {
 		}
 	}
 
-	var newData []byte
-	deleteConfig, restored := false, false
-	if prev, ok := rec.Config.restore(data); ok && rec.Config.SnapshotExact {
+	newData, deleteConfig, restored := []byte(nil), false, false
+	if prev, ok := restore(cfg, data); ok && cfg.PatchExact {
 		// Nothing but init touched the file: put back what was there, once
 		// it is checked to differ from the file only by our entry (the
 		// record may be crafted).
 		if err := safeRestore(prev, data, rec.Key); err == nil {
 			restored = true
-			if rec.Config.Existed {
-				newData = prev
-			} else {
-				deleteConfig = true
-			}
+			newData, deleteConfig = prev, !cfg.Existed
 		}
 	}
 	if !restored {
-		if rec.Config.EntryExisted {
-			v, err := allowedEntryText(rec.Config.OriginalEntry)
+		if cfg.EntryExisted {
+			v, err := allowedEntryText(cfg.EntryOriginal)
 			if err != nil {
-				return nil, refuse(fmt.Sprintf("the install record's original %s entry is not one this installer would restore: %v", PackagePath, err), manual...)
+				return refuse(fmt.Sprintf("the install record's original %s entry is not one this installer would restore: %v", PackagePath, err), manual...)
 			}
 			arr.Elements[idx].Value = v
 		} else {
-			removeEntry(c, mi, idx, rec.Config.CreatedKey, rec.Config.Layout)
+			removeEntry(c, mi, idx, cfg.EntryCreated > 0, cfg.EntryLayout)
 		}
 		newBody := c.Pack()
-		if err := checkEdit(body, newBody, rec.Key, rec.Config.EntryExisted); err != nil {
-			return nil, fmt.Errorf("internal error editing %s (nothing was written): %w", cfgPath, err)
+		if err := checkEdit(body, newBody, rec.Key, cfg.EntryExisted); err != nil {
+			return fmt.Errorf("internal error editing %s (nothing was written): %w", up.cfgPath, err)
 		}
 		newData = append(bytes.Clone(mark), newBody...)
 		// What is left of a file that was absent or blank before init is
 		// an empty object: go back to that.
-		if !rec.Config.EntryExisted && install.EmptyObject(newBody) {
+		if !cfg.EntryExisted && install.EmptyObject(newBody) {
 			switch {
-			case !rec.Config.Existed:
+			case !cfg.Existed:
 				deleteConfig = true
-			case rec.Config.WasBlank:
-				newData = append(bytes.Clone(mark), rec.Config.BlankText...)
-			case rec.Config.Snapshot != "" && install.IsBlank([]byte(rec.Config.Snapshot)):
-				newData = []byte(rec.Config.Snapshot)
+			case cfg.BlankText != nil && install.IsBlank([]byte(*cfg.BlankText)):
+				newData = append(bytes.Clone(mark), *cfg.BlankText...)
+			case cfg.Snapshot != "" && install.IsBlank([]byte(cfg.Snapshot)):
+				newData = []byte(cfg.Snapshot)
 			}
 		}
 	}
 	switch {
 	case deleteConfig:
-		p.Add(install.Change{Op: install.OpDelete, Kind: install.KindConfig, Path: cfgPath, Rel: rec.Config.File, Old: data})
+		p.Add(install.Change{Op: install.OpDelete, Kind: install.KindConfig, Path: up.cfgPath, Rel: cfg.Path, Old: data})
+		up.gone[cfg.Path] = true
 	case !bytes.Equal(newData, data):
-		p.Add(install.Change{Op: install.OpUpdate, Kind: install.KindConfig, Path: cfgPath, Rel: rec.Config.File, Old: data, New: newData, Mode: mode})
+		p.Add(install.Change{Op: install.OpUpdate, Kind: install.KindConfig, Path: up.cfgPath, Rel: cfg.Path, Old: data, New: newData, Mode: mode})
 	}
+	return nil
+}
 
-	gone := map[string]bool{recordFile: true, rec.Config.File: deleteConfig}
-	for _, f := range rec.Files {
+// files plans deleting the vendored files init wrote, refusing when one
+// was changed since, and the record.
+func (up *uninstallPlan) files() error {
+	p := up.plan
+	for _, f := range vendoredFiles(up.rec) {
 		if f.Existed {
 			p.Notes = append(p.Notes, f.Path+" was there before init; left in place")
 			continue
 		}
-		abs := filepath.Join(dir, filepath.FromSlash(f.Path))
+		abs := filepath.Join(up.dir, filepath.FromSlash(f.Path))
 		cur, _, exists, err := install.ReadFile(abs)
 		switch {
 		case err != nil:
-			return nil, err
+			return err
 		case !exists:
 			p.Notes = append(p.Notes, f.Path+" is already gone")
-		case install.SHA(cur) != f.SHA256:
-			return nil, refuse(abs+" was changed since init wrote it, so uninstall will not delete it",
-				"restore or save the file, delete "+filepath.Join(dir, filepath.FromSlash(pluginDir))+" and "+recPath+" yourself, and remove the entry from "+cfgPath+" (or undo your change and run uninstall again)")
+		case install.SHA(cur) != f.WrittenSHA256:
+			return refuse(abs+" was changed since init wrote it, so uninstall will not delete it",
+				"restore or save the file, delete "+filepath.Join(up.dir, filepath.FromSlash(pluginDir))+" and "+up.recPath+" yourself, and remove the entry from "+up.cfgPath+" (or undo your change and run uninstall again)")
 		default:
 			p.Add(install.Change{Op: install.OpDelete, Kind: install.KindFile, Path: abs, Rel: f.Path, Old: cur})
-			gone[f.Path] = true
+			up.gone[f.Path] = true
 		}
 	}
-	p.Add(install.Change{Op: install.OpDelete, Kind: install.KindRecord, Path: recPath, Rel: recordFile, Old: recData})
-	for i := len(rec.CreatedDirs) - 1; i >= 0; i-- {
-		d := rec.CreatedDirs[i]
-		abs := filepath.Join(dir, filepath.FromSlash(d))
+	p.Add(install.Change{Op: install.OpDelete, Kind: install.KindRecord, Path: up.recPath, Rel: recordFile, Old: up.recData})
+	return nil
+}
+
+// dirs plans removing the directories init created, deepest first, each
+// only when nothing but what the plan deletes is left in it.
+func (up *uninstallPlan) dirs() error {
+	p := up.plan
+	for i := len(up.rec.CreatedDirs) - 1; i >= 0; i-- {
+		d := up.rec.CreatedDirs[i]
+		abs := filepath.Join(up.dir, filepath.FromSlash(d))
 		ents, err := os.ReadDir(abs)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
 		if err != nil {
-			return nil, err
+			return err
 		}
 		var left []string
 		for _, e := range ents {
-			if !gone[path.Join(d, e.Name())] {
+			if !up.gone[path.Join(d, e.Name())] {
 				left = append(left, e.Name())
 			}
 		}
@@ -185,16 +222,16 @@ func PlanUninstall(req UninstallRequest) (*install.Plan, error) {
 			rel = abs + string(filepath.Separator) // the config directory, named as init named it
 		}
 		p.Add(install.Change{Op: install.OpDelete, Kind: install.KindDir, Path: abs, Rel: rel})
-		gone[d] = true
+		up.gone[d] = true
 	}
-	return p, nil
+	return nil
 }
 
 func manualUninstall(dir, cfgFile, key, name string) []string {
 	return []string{
 		fmt.Sprintf("remove the %s entry from the %q array in %s", name, key, filepath.Join(dir, cfgFile)),
 		"delete the directory " + filepath.Join(dir, filepath.FromSlash(pluginDir)),
-		"delete " + filepath.Join(dir, filepath.FromSlash(recordFile)) + " (its \"snapshot\" field holds the config as it was before init)",
+		"delete " + filepath.Join(dir, filepath.FromSlash(recordFile)),
 	}
 }
 
@@ -212,9 +249,9 @@ func recEntryOptions(v any) (map[string]any, bool) {
 	return nil, false
 }
 
-// restore returns the content before init from the record, when cur is
-// exactly what init last wrote.
-func (cfg RecordConfig) restore(cur []byte) ([]byte, bool) {
+// restore returns the content before init from the record's config file,
+// when cur is exactly what init last wrote.
+func restore(cfg *RecordFile, cur []byte) ([]byte, bool) {
 	if install.SHA(cur) != cfg.WrittenSHA256 {
 		return nil, false
 	}

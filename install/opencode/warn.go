@@ -176,7 +176,7 @@ func ConfigShape(env Env, scope install.Scope, dir string) (h Host, ok bool) {
 		return "", false
 	}
 	if rec, _, err := readRecord(d); err == nil && rec != nil {
-		return rec.Host, true
+		return Host(rec.Host), true
 	}
 	name, _ := pickConfig(d, nil)
 	data, _, exists, err := install.ReadFile(filepath.Join(d, name))
