@@ -55,7 +55,7 @@ function runtime(log, opts = {}) {
 function warmUp(host, options, plan) {
   const base = { options: options ?? {}, apiKey: WARM_KEY }
   const search = (query) =>
-    plan.websearch && host === "opencode2"
+    plan.websearch
       ? { kind: "opencode.websearch", input: { query } }
       : { kind: "opencode.tool", input: { tool: "deepseek_search", args: { query } } }
   return [

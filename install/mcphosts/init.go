@@ -106,43 +106,32 @@ func PlanInit(req Request) (*install.Plan, error) {
 	return p, nil
 }
 
-// editInit computes one file's new content and its record.
+// editInit computes one file's new content and its record: the entry and
+// the built-in edits put in (editJSON or editInitTOML), checked to change
+// nothing else, and the patch that undoes them.
 func editInit(rs *resolved, t target, cur parsed, prev *RecordFile) (*RecordFile, []byte, []string, error) {
 	var warns []string
-	mark, _ := install.SplitBOM(cur.data)
+	mark, body := install.SplitBOM(cur.data)
 	rf := &RecordFile{Path: t.path, Existed: cur.exists}
-	if _, body := install.SplitBOM(cur.data); cur.exists && !t.toml && install.IsBlank(body) {
+	if cur.exists && !t.toml && install.IsBlank(body) {
 		text := string(body)
 		rf.BlankText = &text
 	}
-	before := cur.data
-	known := true
-	if prev != nil {
-		rf.Existed = prev.Existed
-		rf.EntryCreated = prev.EntryCreated
-		rf.EntryExisted = prev.EntryExisted
-		rf.Adds = prev.Adds
-		rf.TopKey = prev.TopKey
-		rf.TOMLEntry = prev.TOMLEntry
-		rf.EntryLayout = prev.EntryLayout
-		rf.BlankText = prev.BlankText
-		rf.EntryOriginal = prev.EntryOriginal
-		b, ok := []byte(nil), false
-		if prev.Patch != nil {
-			b, ok = prev.Patch.Reverse(cur.data)
-		}
-		before, known = b, ok
-	}
+	before, known := cur.data, true
 	// What the check below may see changed: this run's parts and the ones
 	// an earlier run added.
 	tcheck := t
 	if prev != nil {
+		rf = carried(prev)
+		before, known = nil, false
+		if prev.Patch != nil {
+			before, known = prev.Patch.Reverse(cur.data)
+		}
 		tcheck = recordTarget(t, prev)
 	}
 	var out []byte
-	switch {
-	case t.toml:
-		var err error
+	var err error
+	if t.toml {
 		if out, warns, err = editInitTOML(rs, t, cur, prev, rf, mark); err != nil {
 			return nil, nil, nil, err
 		}
@@ -150,66 +139,11 @@ func editInit(rs *resolved, t target, cur parsed, prev *RecordFile) (*RecordFile
 		if err != nil || !equalExcept(cur.tomlV, after, tcheck) {
 			return nil, nil, nil, fmt.Errorf("internal error editing %s (nothing was written): %v", t.path, err)
 		}
-	default:
-		c := cur.json
-		if t.server {
-			existing := c.LookupPlain(t.serverPath...)
-			if existing == nil && prev == nil && c.Lookup(t.serverPath...) != nil {
-				// "deepseek-web-retrieval": null is the user's, not absent.
-				return nil, nil, nil, install.Refuse(fmt.Sprintf("%s already has an entry %q that this installer did not write", t.path, strings.Join(t.serverPath, ".")),
-					"remove the entry (or run `deepseek-web-retrieval uninstall` if an earlier install wrote it), then run init again")
-			}
-			if existing != nil && prev == nil {
-				want, _ := install.Normalize(mustJSON(t.entry))
-				rf.EntryExisted = true
-				if !reflect.DeepEqual(existing, want) {
-					return nil, nil, nil, install.Refuse(fmt.Sprintf("%s already has an entry %q that this installer did not write", t.path, strings.Join(t.serverPath, ".")),
-						"remove the entry (or run `deepseek-web-retrieval uninstall` if an earlier install wrote it), then run init again")
-				}
-				if text := string(hujson.Value{Value: c.Lookup(t.serverPath...).Value}.Pack()); !install.HasSecrets(install.Secrets(t.path, cur.data), text) {
-					rf.EntryOriginal = text
-				}
-			}
-			if existing == nil || !jsonEqual(mustJSON(existing), mustJSON(t.entry)) {
-				n, lay, err := c.Set(t.serverPath, t.entry)
-				if err != nil {
-					return nil, nil, nil, install.Refuse(fmt.Sprintf("cannot add the entry to %s: %v", t.path, err),
-						fmt.Sprintf("make %q an object (or remove it), then run init again", strings.Join(t.serverPath[:len(t.serverPath)-1], ".")))
-				}
-				if prev == nil {
-					rf.EntryCreated, rf.EntryLayout = n, lay
-				}
-				rf.EntryExisted = false // ours now: uninstall removes it
-			}
-			rf.Entry = json.RawMessage(mustJSON(t.entry))
+	} else {
+		if err := editJSON(t, cur, prev, rf); err != nil {
+			return nil, nil, nil, err
 		}
-		var adds []RecordAdd
-		for _, ad := range t.adds {
-			added, created, lays, err := c.AddStrings(ad.Path, ad.Items)
-			if err != nil {
-				return nil, nil, nil, install.Refuse(fmt.Sprintf("cannot turn the built-in off in %s: %v", t.path, err), fmt.Sprintf("make %q an array, then run init again", strings.Join(ad.Path, ".")))
-			}
-			// Keep what an earlier run added.
-			for _, old := range rf.Adds {
-				if slices.Equal(old.Path, ad.Path) {
-					added = append(old.Items, added...)
-					created = max(created, old.Created)
-					lays = append(old.Layouts, lays...)
-				}
-			}
-			if len(added) > 0 {
-				adds = append(adds, RecordAdd{Path: ad.Path, Items: dedupe(added), Created: created, Layouts: lays})
-			}
-		}
-		// Strings an earlier run added that this run does not want (a tier
-		// lowered) are removed again.
-		for _, old := range rf.Adds {
-			if !slices.ContainsFunc(t.adds, func(a addEdit) bool { return slices.Equal(a.Path, old.Path) }) {
-				c.RemoveStrings(old.Path, old.Items, old.Created, old.Layouts...)
-			}
-		}
-		rf.Adds = adds
-		body := c.Pack()
+		body := cur.json.Pack()
 		out = append(bytes.Clone(mark), body...)
 		after, err := install.Normalize(body)
 		if err != nil || !equalExcept(cur.plain, after, tcheck) {
@@ -231,6 +165,92 @@ func editInit(rs *resolved, t target, cur parsed, prev *RecordFile) (*RecordFile
 	}
 	dropSecretLayouts(rf, install.Secrets(t.path, cur.data))
 	return rf, out, warns, nil
+}
+
+// carried is a new record entry for a file an earlier init changed: what
+// that init added stays recorded, so uninstall still takes it out.
+func carried(prev *RecordFile) *RecordFile {
+	return &RecordFile{
+		Path: prev.Path, Existed: prev.Existed, BlankText: prev.BlankText,
+		EntryCreated: prev.EntryCreated, EntryExisted: prev.EntryExisted, EntryOriginal: prev.EntryOriginal, EntryLayout: prev.EntryLayout,
+		Adds: prev.Adds, TopKey: prev.TopKey, TOMLEntry: prev.TOMLEntry,
+	}
+}
+
+// editJSON puts the entry (when t has one) and t's array edits into the
+// JSON config cur.json, and records them in rf.
+func editJSON(t target, cur parsed, prev *RecordFile, rf *RecordFile) error {
+	if t.server {
+		if err := setEntryJSON(t, cur, prev, rf); err != nil {
+			return err
+		}
+	}
+	c := cur.json
+	var adds []RecordAdd
+	for _, ad := range t.adds {
+		added, created, lays, err := c.AddStrings(ad.Path, ad.Items)
+		if err != nil {
+			return install.Refuse(fmt.Sprintf("cannot turn the built-in off in %s: %v", t.path, err), fmt.Sprintf("make %q an array, then run init again", strings.Join(ad.Path, ".")))
+		}
+		// Keep what an earlier run added.
+		for _, old := range rf.Adds {
+			if slices.Equal(old.Path, ad.Path) {
+				added = append(old.Items, added...)
+				created = max(created, old.Created)
+				lays = append(old.Layouts, lays...)
+			}
+		}
+		if len(added) > 0 {
+			adds = append(adds, RecordAdd{Path: ad.Path, Items: dedupe(added), Created: created, Layouts: lays})
+		}
+	}
+	// Strings an earlier run added that this run does not want (a tier
+	// lowered) are removed again.
+	for _, old := range rf.Adds {
+		if !slices.ContainsFunc(t.adds, func(a addEdit) bool { return slices.Equal(a.Path, old.Path) }) {
+			c.RemoveStrings(old.Path, old.Items, old.Created, old.Layouts...)
+		}
+	}
+	rf.Adds = adds
+	return nil
+}
+
+// setEntryJSON sets our entry at t.serverPath. An entry already there that
+// no record of ours explains is refused unless it is exactly ours (a
+// committed project file): then it is adopted, and uninstall leaves it.
+func setEntryJSON(t target, cur parsed, prev *RecordFile, rf *RecordFile) error {
+	c := cur.json
+	refused := func() error {
+		return install.Refuse(fmt.Sprintf("%s already has an entry %q that this installer did not write", t.path, strings.Join(t.serverPath, ".")),
+			"remove the entry (or run `deepseek-web-retrieval uninstall` if an earlier install wrote it), then run init again")
+	}
+	existing := c.LookupPlain(t.serverPath...)
+	if existing == nil && prev == nil && c.Lookup(t.serverPath...) != nil {
+		return refused() // "deepseek-web-retrieval": null is the user's, not absent
+	}
+	if existing != nil && prev == nil {
+		want, _ := install.Normalize(mustJSON(t.entry))
+		if !reflect.DeepEqual(existing, want) {
+			return refused()
+		}
+		rf.EntryExisted = true
+		if text := string(hujson.Value{Value: c.Lookup(t.serverPath...).Value}.Pack()); !install.HasSecrets(install.Secrets(t.path, cur.data), text) {
+			rf.EntryOriginal = text
+		}
+	}
+	if existing == nil || !jsonEqual(mustJSON(existing), mustJSON(t.entry)) {
+		n, lay, err := c.Set(t.serverPath, t.entry)
+		if err != nil {
+			return install.Refuse(fmt.Sprintf("cannot add the entry to %s: %v", t.path, err),
+				fmt.Sprintf("make %q an object (or remove it), then run init again", strings.Join(t.serverPath[:len(t.serverPath)-1], ".")))
+		}
+		if prev == nil {
+			rf.EntryCreated, rf.EntryLayout = n, lay
+		}
+		rf.EntryExisted = false // ours now: uninstall removes it
+	}
+	rf.Entry = json.RawMessage(mustJSON(t.entry))
+	return nil
 }
 
 // dropSecretLayouts leaves out of the record any layout whose text (a
