@@ -109,6 +109,10 @@ type Plan struct {
 	// Reader is who reads the key ("The plugin", "The MCP server"); empty
 	// means "The plugin".
 	Reader string
+	// TokenEnv, when set, is the variable the host reads a member's gateway
+	// token from (an entry pointing at a team gateway): the plan then
+	// speaks of the token, not the key, which only the gateway holds.
+	TokenEnv string
 	// UpToDate is the sentence an empty init plan prints.
 	UpToDate string
 	// Changes are applied in order.
@@ -214,9 +218,17 @@ func (p *Plan) Render(w io.Writer, applied bool) error {
 	if reader == "" {
 		reader = "The plugin"
 	}
-	if p.Command == "uninstall" {
+	switch {
+	case p.TokenEnv != "" && p.Command == "uninstall":
+		fmt.Fprintf(&b, "The gateway token was never written by init; if nothing else uses %s, remove its export from your shell profile.\n", p.TokenEnv)
+	case p.TokenEnv != "":
+		fmt.Fprintf(&b, "%s sends your gateway token from the %s environment variable each time it connects;\n", reader, p.TokenEnv)
+		fmt.Fprintf(&b, "init never writes the token anywhere, and the DeepSeek key stays on the gateway. Set it in your\n")
+		fmt.Fprintf(&b, "shell profile (~/.bashrc, ~/.zshrc, ...) to the token `serve token add` printed for you:\n")
+		fmt.Fprintf(&b, "  export %s=...\n", p.TokenEnv)
+	case p.Command == "uninstall":
 		fmt.Fprintf(&b, "The API key was never written by init; if nothing else uses %s, remove its export from your shell profile.\n", env)
-	} else {
+	default:
 		fmt.Fprintf(&b, "%s reads the DeepSeek API key from the %s environment variable each time it runs;\n", reader, env)
 		fmt.Fprintf(&b, "init never writes the key anywhere. Set it in your shell profile (~/.bashrc, ~/.zshrc, ...):\n")
 		fmt.Fprintf(&b, "  export %s=...\n", env)

@@ -44,10 +44,31 @@ var (
 // IsEnvReference reports whether s only names an environment variable.
 func IsEnvReference(s string) bool { return envReference.MatchString(strings.TrimSpace(s)) }
 
+// authReference matches an Authorization value whose credential is a
+// variable reference: "Bearer ${TOKEN}", as init writes for a gateway.
+var authReference = regexp.MustCompile(`(?i)^(bearer|basic|token)\s+(\S+)$`)
+
+// isReference reports whether s names a variable instead of holding a
+// value: a bare reference, or an authorization scheme and a reference.
+func isReference(s string) bool {
+	s = strings.TrimSpace(s)
+	if m := authReference.FindStringSubmatch(s); m != nil {
+		s = m[2]
+	}
+	return IsEnvReference(s)
+}
+
+// LooksSecretName reports whether a member (or query parameter) of this
+// name holds a credential by its name alone: "apiKey", "token", not
+// "apiKeyEnv" or "bearer_token_env_var".
+func LooksSecretName(name string) bool {
+	return secretName.MatchString(name) && !notSecretName.MatchString(name)
+}
+
 // LooksSecret reports whether a string value is a credential by its shape
 // alone.
 func LooksSecret(s string) bool {
-	if IsEnvReference(s) {
+	if isReference(s) {
 		return false
 	}
 	if secretShape.MatchString(s) || bearer.MatchString(s) || urlCreds.MatchString(s) || strings.Contains(s, "-----BEGIN") {
@@ -90,7 +111,7 @@ func highEntropy(s string) bool {
 // secretAt reports whether the string value at a member named name, inside
 // a member named parent, is a credential.
 func secretAt(parent, name, value string) bool {
-	if IsEnvReference(value) || strings.TrimSpace(value) == "" {
+	if isReference(value) || strings.TrimSpace(value) == "" {
 		return false
 	}
 	if LooksSecret(value) {
@@ -99,7 +120,7 @@ func secretAt(parent, name, value string) bool {
 	if secretParents[strings.ToLower(parent)] && len(value) >= 4 {
 		return true
 	}
-	return name != "" && len(value) >= 4 && secretName.MatchString(name) && !notSecretName.MatchString(name)
+	return name != "" && len(value) >= 4 && LooksSecretName(name)
 }
 
 // Secrets returns every credential in a config file's content, as the

@@ -97,6 +97,7 @@ Examples:
   deepseek-web-retrieval init --scope global --search preferred --fetch optional --yes
   deepseek-web-retrieval init --host codex --search forced --yes
   deepseek-web-retrieval init --scope project --dir ~/src/app --max-results 5 --yes
+  deepseek-web-retrieval init --host codex --remote https://gw.example.com --token-env TEAM_TOKEN
 
 Where:
   --host opencode|opencode1|codex|claude|gemini|pi|cursor|auto
@@ -123,6 +124,15 @@ Where:
                            install defaults to npm when its binary came from
                            npm. Switching replaces the entry and adds or
                            deletes the vendored files
+  --remote URL             point the hosts at a team gateway (deepseek-web-
+                           retrieval serve) instead of starting this binary:
+                           https, or http on a loopback address; /mcp when
+                           the URL has no path. Codex, Claude Code, Gemini
+                           CLI and Cursor; the DeepSeek key stays on the
+                           gateway, and only --search and --fetch apply here
+  --token-env NAME         the variable holding your gateway token (default
+                           DEEPSEEK_WEB_RETRIEVAL_TOKEN); the entry names it
+                           in the host's syntax, never the token itself
   --yes                    apply the plan instead of only printing it
 
 Options (only those given are written, plus the two tiers):
@@ -274,6 +284,7 @@ func runInit(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	fl.SetOutput(io.Discard)
 	var (
 		scope, dir, host, bin, source string
+		remoteURL, tokenEnv           string
 		yes                           bool
 		o                             install.Options
 	)
@@ -282,6 +293,8 @@ func runInit(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	fl.StringVar(&host, "host", "auto", "")
 	fl.StringVar(&bin, "binary", "", "")
 	fl.StringVar(&source, "plugin-source", "", "")
+	fl.StringVar(&remoteURL, "remote", "", "")
+	fl.StringVar(&tokenEnv, "token-env", "", "")
 	fl.BoolVar(&yes, "yes", false, "")
 	bindOptionFlags(fl, &o) // optflags.go: one flag per SPEC §5 option
 	fl.Var(noKeyFlag{}, "api-key", "")
@@ -313,11 +326,30 @@ func runInit(_ context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		return usageErr(stderr, "init", err.Error())
 	}
-	binary, err := binaryPath(bin)
-	if err != nil {
-		return usageErr(stderr, "init", "--binary: "+err.Error())
+	var remote *install.Remote
+	var binary string
+	switch {
+	case remoteURL != "":
+		if remote, err = install.ParseRemote(remoteURL, tokenEnv); err != nil {
+			return usageErr(stderr, "init", err.Error())
+		}
+		if bin != "" || source != "" {
+			return usageErr(stderr, "init", "--remote points the hosts at a gateway: --binary and --plugin-source do not apply")
+		}
+		if err := mcphosts.RemoteOptions(o); err != nil {
+			return usageErr(stderr, "init", err.Error())
+		}
+	case tokenEnv != "":
+		return usageErr(stderr, "init", "--token-env applies only with --remote")
+	default:
+		if binary, err = binaryPath(bin); err != nil {
+			return usageErr(stderr, "init", "--binary: "+err.Error())
+		}
 	}
 	hosts, err := resolveHosts("init", host, sc, dir, stderr)
+	if remote != nil && err == nil {
+		hosts, err = remoteHosts(host, hosts, stderr)
+	}
 	if errors.Is(err, errNoHost) {
 		fmt.Fprintf(stdout, "deepseek-web-retrieval init: nothing to install into: %v.\nInstall one, then run init again, or name one with --host (%s).\n", err, strings.Join(hostNames[:len(hostNames)-1], ", "))
 		return exitOK
@@ -328,7 +360,7 @@ func runInit(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	return runPlans("init", hosts, yes, stdout, stderr, func(h hostTarget) (string, func() (*install.Plan, error)) {
 		if mh, ok := mcphosts.ParseHost(h.name); ok {
-			req := mcphosts.Request{Env: mcpEnv(), Host: mh, Scope: sc, Dir: dir, Options: o, Binary: binary, Version: versionString()}
+			req := mcphosts.Request{Env: mcpEnv(), Host: mh, Scope: sc, Dir: dir, Options: o, Binary: binary, Version: versionString(), Remote: remote}
 			lock, _ := mcphosts.MainFile(req)
 			return filepath.Dir(lock), func() (*install.Plan, error) { return mcphosts.PlanInit(req) }
 		}
@@ -340,6 +372,27 @@ func runInit(_ context.Context, args []string, stdout, stderr io.Writer) int {
 			})
 		}
 	})
+}
+
+// remoteHosts keeps the hosts that can connect to a gateway: with --host
+// auto the others are left out with a note; named, one is an error.
+func remoteHosts(host string, hosts []hostTarget, stderr io.Writer) ([]hostTarget, error) {
+	var out []hostTarget
+	for _, h := range hosts {
+		if mcphosts.RemoteCapable(h.name) {
+			out = append(out, h)
+			continue
+		}
+		why := h.name + " cannot connect to a team gateway (--remote): it starts MCP servers only as commands"
+		if host != "auto" {
+			return nil, errors.New(why)
+		}
+		fmt.Fprintf(stderr, "deepseek-web-retrieval init: --host auto: left out %s\n", why)
+	}
+	if len(out) == 0 {
+		return nil, errNoHost
+	}
+	return out, nil
 }
 
 // pluginSpec turns --plugin-source into the npm spec OpenCode's entry

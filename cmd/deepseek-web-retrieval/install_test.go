@@ -278,3 +278,44 @@ func TestCLIDoctorOpenCode(t *testing.T) {
 	require.Equal(t, exitFailed, code, out)
 	require.Contains(t, out, "x vendor/deepseek-web-retrieval/server.js is missing: run init again")
 }
+
+// init --remote writes a gateway entry; its flags are checked before
+// anything is planned, and uninstall gives the file back.
+func TestCLIRemote(t *testing.T) {
+	setup(t)
+	home := os.Getenv("HOME")
+	cfg := filepath.Join(home, ".codex", "config.toml")
+	require.NoError(t, os.MkdirAll(filepath.Dir(cfg), 0o755))
+	orig := "model = \"o3\"\n"
+	require.NoError(t, os.WriteFile(cfg, []byte(orig), 0o644))
+
+	for _, tc := range []struct {
+		args []string
+		err  string
+	}{
+		{[]string{"--remote", "http://gw.example.com/mcp"}, "plain http would send the token unencrypted to gw.example.com"},
+		{[]string{"--token-env", "T"}, "--token-env applies only with --remote"},
+		{[]string{"--remote", "https://gw.example.com/mcp", "--binary", "/opt/x"}, "--remote points the hosts at a gateway: --binary and --plugin-source do not apply"},
+		{[]string{"--remote", "https://gw.example.com/mcp", "--max-results", "5"}, "--max-results is the gateway's setting"},
+	} {
+		code, _, errs := runCLI(append([]string{"init", "--host", "codex"}, tc.args...)...)
+		require.Equal(t, exitUsage, code, tc.args)
+		require.Contains(t, errs, tc.err)
+	}
+	code, _, errs := runCLI("init", "--host", "pi", "--remote", "https://gw.example.com/mcp")
+	require.Equal(t, exitFailed, code)
+	require.Contains(t, errs, "pi cannot connect to a team gateway (--remote): it starts MCP servers only as commands")
+
+	code, out, errs := runCLI("init", "--host", "codex", "--remote", "https://gw.example.com", "--token-env", "TEAM_TOKEN", "--yes")
+	require.Equal(t, exitOK, code, errs)
+	require.Contains(t, out, "export TEAM_TOKEN=...")
+	b, err := os.ReadFile(cfg)
+	require.NoError(t, err)
+	require.Equal(t, orig+"\n[mcp_servers.deepseek-web-retrieval]\nurl = \"https://gw.example.com/mcp\"\nbearer_token_env_var = \"TEAM_TOKEN\"\n", string(b))
+
+	code, _, errs = runCLI("uninstall", "--host", "codex", "--yes")
+	require.Equal(t, exitOK, code, errs)
+	b, err = os.ReadFile(cfg)
+	require.NoError(t, err)
+	require.Equal(t, orig, string(b))
+}

@@ -28,7 +28,7 @@ import (
 // uninstall removes exactly the member it added.
 
 func init() {
-	adapters[Claude] = adapter{label: `Claude Code (mcpServers)`, targets: claudeTargets, traps: claudeTraps, detect: claudeDetect, launch: claudeLaunch, cwdIgnored: true}
+	adapters[Claude] = adapter{label: `Claude Code (mcpServers)`, targets: claudeTargets, traps: claudeTraps, detect: claudeDetect, launch: claudeLaunch, cwdIgnored: true, remote: true}
 }
 
 // claudeVar is the variable syntax of Claude Code 2.1.328: ${VAR} and
@@ -45,6 +45,9 @@ func claudeTargets(r *resolved) []target {
 		mcp, settings = r.project(".mcp.json"), r.project(".claude", "settings.json")
 	}
 	entry := ordered("type", "stdio", "command", r.Binary, "args", r.args, "env", map[string]string{r.key: "${" + r.key + ":-}"})
+	if r.Remote != nil {
+		entry = ordered("type", "http", "url", r.Remote.URL, "headers", map[string]string{"Authorization": "Bearer ${" + r.Remote.TokenEnv + ":-}"})
+	}
 	ts := []target{{path: mcp, server: true, serverPath: []string{"mcpServers", install.Name}, entry: entry}}
 	var deny []string
 	if r.searchForced() {
@@ -66,7 +69,11 @@ func claudeTraps(r *resolved, p *install.Plan, cfgs []parsed) {
 	} else {
 		p.Notes = append(p.Notes, "Claude Code rewrites ~/.claude.json itself; init edits only the mcpServers member, and uninstall removes exactly that member")
 	}
-	p.Notes = append(p.Notes, "the entry passes "+r.key+" as ${"+r.key+":-}: an unset ${VAR} without a default would reach the server as literal text")
+	if r.Remote != nil {
+		p.Notes = append(p.Notes, "the entry sends the token as \"Authorization: Bearer ${"+r.Remote.TokenEnv+":-}\", which Claude Code expands when it connects")
+	} else {
+		p.Notes = append(p.Notes, "the entry passes "+r.key+" as ${"+r.key+":-}: an unset ${VAR} without a default would reach the server as literal text")
+	}
 	if r.searchForced() || r.fetchForced() {
 		p.Notes = append(p.Notes, "forced tiers add Claude Code's built-in WebSearch / WebFetch to permissions.deny in "+r.rel(claudeTargets(r)[1].path))
 	}

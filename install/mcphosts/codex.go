@@ -27,7 +27,7 @@ import (
 // project Codex trusts (projects."<dir>".trust_level = "trusted").
 
 func init() {
-	adapters[Codex] = adapter{label: `Codex ([mcp_servers] in config.toml)`, targets: codexTargets, traps: codexTraps, detect: codexDetect, launch: codexLaunch}
+	adapters[Codex] = adapter{label: `Codex ([mcp_servers] in config.toml)`, targets: codexTargets, traps: codexTraps, detect: codexDetect, launch: codexLaunch, remote: true}
 }
 
 // codexDefaultEnv is the whitelist Codex passes every stdio MCP server on
@@ -52,6 +52,14 @@ func codexTargets(r *resolved) []target {
 		{Key: "command", Value: install.TOMLString(r.Binary)},
 		{Key: "args", Value: install.TOMLStrings(r.args)},
 		{Key: "env_vars", Value: install.TOMLStrings([]string{r.key})},
+	}
+	if r.Remote != nil {
+		// codex-rs/config/src/mcp_types.rs: the streamable HTTP transport
+		// is { url, bearer_token_env_var, http_headers, env_http_headers }.
+		kvs = []install.TOMLKV{
+			{Key: "url", Value: install.TOMLString(r.Remote.URL)},
+			{Key: "bearer_token_env_var", Value: install.TOMLString(r.Remote.TokenEnv)},
+		}
 	}
 	t := target{path: path, toml: true, server: true, serverPath: []string{"mcp_servers", install.Name}, tomlKVs: kvs}
 	if r.searchForced() {
@@ -94,7 +102,11 @@ func codexTraps(r *resolved, p *install.Plan, cfgs []parsed) {
 	if v := lookup(cfg.plain, "approval_policy"); v == "never" {
 		p.Warnings = append(p.Warnings, fmt.Sprintf("%s sets approval_policy = \"never\": Codex then refuses every MCP tool call as needing approval; to let it call deepseek_search and deepseek_fetch (read-only tools), add default_tools_approval_mode = \"approve\" under [mcp_servers.%s]", rel, install.Name))
 	}
-	p.Notes = append(p.Notes, "Codex starts MCP servers with only a short list of the environment's variables, so the entry lists "+r.key+" in env_vars; Codex shows the tools as mcp__deepseek_web_retrieval__*")
+	if r.Remote != nil {
+		p.Notes = append(p.Notes, "Codex connects to the gateway at "+r.Remote.URL+" and sends $"+r.Remote.TokenEnv+" as the bearer token (bearer_token_env_var); Codex shows the tools as mcp__deepseek_web_retrieval__*")
+	} else {
+		p.Notes = append(p.Notes, "Codex starts MCP servers with only a short list of the environment's variables, so the entry lists "+r.key+" in env_vars; Codex shows the tools as mcp__deepseek_web_retrieval__*")
+	}
 	if !r.global() {
 		trusted := false
 		gp := filepath.Join(codexHome(r), "config.toml")

@@ -17,7 +17,7 @@ import (
 // no Cursor runs here.
 
 func init() {
-	adapters[Cursor] = adapter{label: `Cursor (mcp.json)`, targets: cursorTargets, traps: cursorTraps, detect: cursorDetect, launch: cursorLaunch, cwdIgnored: true}
+	adapters[Cursor] = adapter{label: `Cursor (mcp.json)`, targets: cursorTargets, traps: cursorTraps, detect: cursorDetect, launch: cursorLaunch, cwdIgnored: true, remote: true}
 }
 
 // cursorVar is the variable syntax of Cursor (docs.cursor.com/context/mcp):
@@ -30,6 +30,10 @@ func cursorTargets(r *resolved) []target {
 		path = r.project(".cursor", "mcp.json")
 	}
 	entry := ordered("command", r.Binary, "args", r.args, "env", map[string]string{r.key: "${env:" + r.key + "}"})
+	if r.Remote != nil {
+		// docs.cursor.com/context/mcp: a remote server is { url, headers }.
+		entry = ordered("url", r.Remote.URL, "headers", map[string]string{"Authorization": "Bearer ${env:" + r.Remote.TokenEnv + "}"})
+	}
 	return []target{{path: path, server: true, serverPath: []string{"mcpServers", install.Name}, entry: entry}}
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
@@ -87,6 +88,10 @@ func Doctor(ctx context.Context, req Request, environ []string) Check {
 		c.Problems = append(c.Problems, err.Error()+": move it away, then run `"+repairCommand(rs, entry, cmd)+"`")
 	} else if rec == nil {
 		c.Traps = append(c.Traps, fmt.Sprintf("no install record for this entry (written by hand, or by an install that was interrupted), so uninstall will not remove it: run `%s` to adopt it, or remove %s from %s", repairCommand(rs, entry, cmd), strings.Join(ts[0].serverPath, "."), c.File))
+	}
+	if gw, ok := remoteOf(rs.Host, entry); ok {
+		c.remote(ctx, rs, gw, rec.File(ts[0].path), entry, environ)
+		return c
 	}
 	// The entry's own options: what init would write for them is compared
 	// with the entry below.
@@ -184,6 +189,96 @@ func (c *Check) probe(ctx context.Context, rs *resolved, entry map[string]any, e
 		msg += " (moved or deleted?): run `make install`, or init again from the binary's new place"
 	}
 	c.Problems = append(c.Problems, msg)
+}
+
+// remoteOf returns the gateway a remote entry (the host's streamable HTTP
+// form, as init --remote writes it) points at; ok is false for a command
+// entry. TokenEnv is empty when the entry sends no token by reference.
+func remoteOf(h Host, entry map[string]any) (gw install.Remote, ok bool) {
+	key := "url"
+	if h == Gemini {
+		key = "httpUrl"
+	}
+	gw.URL, ok = entry[key].(string)
+	if !ok {
+		return gw, false
+	}
+	if h == Codex {
+		gw.TokenEnv, _ = entry["bearer_token_env_var"].(string)
+		return gw, true
+	}
+	headers, _ := entry["headers"].(map[string]any)
+	auth, _ := headers["Authorization"].(string)
+	if m := authReference.FindStringSubmatch(auth); m != nil {
+		gw.TokenEnv = m[1]
+	}
+	return gw, true
+}
+
+// authReference finds the variable in "Bearer ${VAR}", "Bearer ${VAR:-}",
+// "Bearer $VAR" and "Bearer ${env:VAR}".
+var authReference = regexp.MustCompile(`^Bearer \$\{?(?:env:)?([A-Za-z_][A-Za-z0-9_]*)(?::-)?\}?$`)
+
+// remote checks an entry that points at a gateway: the record, the token
+// in this shell, a connection as the host makes it, and the entry against
+// what init writes for it.
+func (c *Check) remote(ctx context.Context, rs *resolved, gw install.Remote, rf *RecordFile, entry map[string]any, environ []string) {
+	name := names[rs.Host]
+	c.Lines = append(c.Lines, "connects to the gateway "+gw.URL)
+	parent := EnvMap(environ)
+	token := parent[gw.TokenEnv]
+	switch {
+	case gw.TokenEnv == "":
+		c.Problems = append(c.Problems, "the entry sends no token from an environment variable: run `"+remoteCommand(rs, gw)+"`")
+	case token == "":
+		c.Traps = append(c.Traps, fmt.Sprintf("%s is not set in this shell, so %s connects without a token and the gateway refuses it: export the token `serve token add` printed for you", gw.TokenEnv, name))
+	default:
+		c.Lines = append(c.Lines, gw.TokenEnv+" is set (value not shown)")
+	}
+	auth := ""
+	if token != "" {
+		auth = "Bearer " + token
+	}
+	// A project's entry from a clone could point anywhere: doctor connects
+	// only to one init wrote and recorded, as it starts only those.
+	if rs.global() || rf != nil && jsonEqual(mustJSON(entry), rf.Entry) {
+		c.Probe = ProbeRemote(ctx, gw.URL, auth, []string{token})
+		if c.Probe.Connected() {
+			c.Lines = append(c.Lines, c.Probe.String())
+			if v := c.Probe.Version; v != "" {
+				c.Lines = append(c.Lines, "the gateway's version: "+v)
+			}
+		} else {
+			c.Problems = append(c.Problems, "does not connect: "+c.Probe.String())
+		}
+	} else {
+		c.Traps = append(c.Traps, "not connected: doctor connects to a project's gateway entry only when it is the one init wrote and recorded, so a cloned project cannot send your token elsewhere")
+	}
+	if gw.TokenEnv == "" {
+		return
+	}
+	wr := *rs
+	wr.Remote = &gw
+	var want any = map[string]any{"url": gw.URL, "bearer_token_env_var": gw.TokenEnv}
+	if t := adapters[rs.Host].targets(&wr)[0]; !t.toml {
+		want = t.entry
+	}
+	if !jsonEqual(mustJSON(entry), mustJSON(want)) {
+		c.Problems = append(c.Problems, "the entry differs from what init writes for this gateway (edited by hand?): `"+remoteCommand(rs, gw)+"` shows the difference")
+	}
+}
+
+// remoteCommand is the init command that writes a gateway entry.
+func remoteCommand(rs *resolved, gw install.Remote) string {
+	tokenEnv := gw.TokenEnv
+	if tokenEnv == "" {
+		tokenEnv = install.DefaultTokenEnv
+	}
+	project := ""
+	if !rs.global() {
+		project = rs.root
+	}
+	return InitCommand(string(rs.Host), project, []string{"--remote", shellQuote(gw.URL), "--token-env", tokenEnv})
 }
 
 // repairCommand is the init command that writes this very entry, so init

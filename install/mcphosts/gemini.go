@@ -27,7 +27,7 @@ import (
 // so the server name has none.
 
 func init() {
-	adapters[Gemini] = adapter{label: `Gemini CLI (mcpServers in settings.json)`, targets: geminiTargets, traps: geminiTraps, detect: geminiDetect, launch: geminiLaunch}
+	adapters[Gemini] = adapter{label: `Gemini CLI (mcpServers in settings.json)`, targets: geminiTargets, traps: geminiTraps, detect: geminiDetect, launch: geminiLaunch, remote: true}
 }
 
 // geminiAlwaysAllowed, geminiNeverAllowed and geminiSecretName are Gemini
@@ -56,6 +56,11 @@ func geminiTargets(r *resolved) []target {
 		path = r.project(".gemini", "settings.json")
 	}
 	entry := ordered("command", r.Binary, "args", r.args, "env", map[string]string{r.key: "$" + r.key})
+	if r.Remote != nil {
+		// docs/tools/mcp-server.md: httpUrl is the streamable HTTP endpoint
+		// (url is SSE), headers are sent with every request.
+		entry = ordered("httpUrl", r.Remote.URL, "headers", map[string]string{"Authorization": "Bearer ${" + r.Remote.TokenEnv + "}"})
+	}
 	t := target{path: path, server: true, serverPath: []string{"mcpServers", install.Name}, entry: entry}
 	var ex []string
 	if r.searchForced() {
@@ -71,7 +76,11 @@ func geminiTargets(r *resolved) []target {
 }
 
 func geminiTraps(r *resolved, p *install.Plan, cfgs []parsed) {
-	p.Notes = append(p.Notes, "Gemini CLI can strip inherited variables named like secrets from MCP servers, so the entry passes "+r.key+" explicitly (\"$"+r.key+"\")")
+	if r.Remote != nil {
+		p.Notes = append(p.Notes, "the entry sends the token as \"Authorization: Bearer ${"+r.Remote.TokenEnv+"}\", which Gemini CLI expands when it loads settings.json")
+	} else {
+		p.Notes = append(p.Notes, "Gemini CLI can strip inherited variables named like secrets from MCP servers, so the entry passes "+r.key+" explicitly (\"$"+r.key+"\")")
+	}
 	if r.searchForced() || r.fetchForced() {
 		p.Notes = append(p.Notes, "forced tiers add Gemini's google_web_search / web_fetch to tools.exclude")
 	}

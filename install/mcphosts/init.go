@@ -24,7 +24,14 @@ func PlanInit(req Request) (*install.Plan, error) {
 	if err := install.Validate(req.Options); err != nil {
 		return nil, err
 	}
-	if !filepath.IsAbs(req.Binary) {
+	switch {
+	case req.Remote != nil && !adapters[req.Host].remote:
+		return nil, fmt.Errorf("%s cannot connect to a team gateway (--remote): it starts MCP servers only as commands", adapters[req.Host].label)
+	case req.Remote != nil:
+		if err := RemoteOptions(req.Options); err != nil {
+			return nil, err
+		}
+	case !filepath.IsAbs(req.Binary):
 		return nil, fmt.Errorf("the binary's path %q is not absolute", req.Binary)
 	}
 	rs.args = Args(req.Options)

@@ -83,6 +83,11 @@ type Request struct {
 	Binary string
 	// Version is this installer's version, kept in the record.
 	Version string
+	// Remote, when set, points the host at a team gateway instead of
+	// starting the binary: the entry is the host's remote (streamable
+	// HTTP) form, sending the token from Remote.TokenEnv. Binary and
+	// every option but the tiers are then unused.
+	Remote *install.Remote
 }
 
 // ParseHost parses an MCP host name.
@@ -137,6 +142,9 @@ type adapter struct {
 	launch func(c *launching)
 	// cwdIgnored is set for a host that does not honour an entry's cwd.
 	cwdIgnored bool
+	// remote is set for a host that connects to a streamable HTTP server
+	// (init --remote).
+	remote bool
 }
 
 var adapters = map[Host]adapter{}
@@ -283,6 +291,24 @@ func Args(o install.Options) []string {
 	return args
 }
 
+// RemoteCapable reports whether the host named host is an MCP host that
+// connects to a streamable HTTP server (init --remote).
+func RemoteCapable(host string) bool {
+	h, ok := ParseHost(host)
+	return ok && adapters[h].remote
+}
+
+// RemoteOptions refuses options a gateway entry cannot carry: only the
+// tiers stay the host's (they turn its built-in tools off); every other
+// option is the gateway's, set on `serve`.
+func RemoteOptions(o install.Options) error {
+	o.Search, o.Fetch = "", ""
+	if extra := Args(o)[5:]; len(extra) > 0 {
+		return fmt.Errorf("%s is the gateway's setting: with --remote, only --search and --fetch (which turn the host's built-in tools off) apply here; pass the rest to `deepseek-web-retrieval serve`", extra[0])
+	}
+	return nil
+}
+
 func kebab(s string) string {
 	var b strings.Builder
 	prevUpper := false
@@ -320,10 +346,14 @@ func (r *resolved) rel(p string) string {
 
 func (r *resolved) newPlan(command string, ts []target) *install.Plan {
 	a := adapters[r.Host]
-	return &install.Plan{
+	p := &install.Plan{
 		Command: command, Host: a.label, Scope: string(r.Scope), ConfigDir: r.root,
 		ConfigFile: r.rel(ts[0].path), APIKeyEnv: r.key, Reader: "The MCP server",
 	}
+	if r.Remote != nil {
+		p.Reader, p.TokenEnv = names[r.Host], r.Remote.TokenEnv
+	}
+	return p
 }
 
 // equalExcept reports whether two plain documents are equal once the

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -251,4 +252,86 @@ func sysStatus(st *os.ProcessState) (syscall.WaitStatus, bool) {
 	}
 	ws, ok := st.Sys().(syscall.WaitStatus)
 	return ws, ok
+}
+
+// ProbeRemote connects to a gateway's streamable HTTP endpoint as a host
+// would, sending authorization (the Authorization header's value, "" for
+// none) with every request: initialize, tools/list, then it closes the
+// session. It calls no tool. Every value in secrets is masked in the
+// result.
+func ProbeRemote(ctx context.Context, endpoint, authorization string, secrets []string) ProbeResult {
+	ctx, cancel := context.WithTimeout(ctx, ProbeTimeout)
+	defer cancel()
+	rt := &withHeader{base: http.DefaultTransport, name: "Authorization", value: authorization}
+	hc := &http.Client{Transport: rt}
+	client := sdk.NewClient(&sdk.Implementation{Name: install.Name + "-doctor", Version: core.Version}, nil)
+	tr := &sdk.StreamableClientTransport{Endpoint: endpoint, HTTPClient: hc, MaxRetries: -1, DisableStandaloneSSE: true}
+	res := func() ProbeResult {
+		cs, err := client.Connect(ctx, tr, &sdk.ClientSessionOptions{ProtocolVersion: probeProtocol})
+		if err != nil {
+			return ProbeResult{Err: remoteFailure(ctx, rt.refused(), "initialize", err)}
+		}
+		defer cs.Close()
+		var version string
+		if ir := cs.InitializeResult(); ir != nil && ir.ServerInfo != nil {
+			version = ir.ServerInfo.Version
+		}
+		list, err := cs.ListTools(ctx, nil)
+		if err != nil {
+			return ProbeResult{Err: remoteFailure(ctx, rt.refused(), "tools/list", err)}
+		}
+		names := []string{}
+		for _, t := range list.Tools {
+			names = append(names, t.Name)
+		}
+		if len(names) == 0 {
+			return ProbeResult{Tools: names, Err: "tools/list returned 0 tools"}
+		}
+		return ProbeResult{Tools: names, Version: version}
+	}()
+	res.Err = redact(res.Err, append(secrets, authorization))
+	return res
+}
+
+// remoteFailure says why the exchange with a gateway stopped at step;
+// status is the HTTP status of a refused request (0 when none was).
+func remoteFailure(ctx context.Context, status int, step string, err error) string {
+	switch {
+	case status == http.StatusUnauthorized:
+		return "the gateway refused the token (401 Unauthorized): check the token in your environment, or ask for a new one (`serve token add`)"
+	case status != 0:
+		return fmt.Sprintf("the gateway answered %s with %d %s", step, status, http.StatusText(status))
+	case ctx.Err() != nil:
+		return fmt.Sprintf("no answer to %s within %s", step, ProbeTimeout)
+	}
+	return step + " failed: " + err.Error()
+}
+
+// withHeader sets one header on every request it sends, and keeps the
+// status of the last response that refused one (4xx or 5xx).
+type withHeader struct {
+	base        http.RoundTripper
+	name, value string
+	mu          sync.Mutex
+	status      int
+}
+
+func (w *withHeader) RoundTrip(r *http.Request) (*http.Response, error) {
+	if w.value != "" {
+		r = r.Clone(r.Context())
+		r.Header.Set(w.name, w.value)
+	}
+	resp, err := w.base.RoundTrip(r)
+	if err == nil && resp.StatusCode >= 400 {
+		w.mu.Lock()
+		w.status = resp.StatusCode
+		w.mu.Unlock()
+	}
+	return resp, err
+}
+
+func (w *withHeader) refused() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.status
 }

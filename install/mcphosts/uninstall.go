@@ -50,6 +50,12 @@ func PlanUninstall(req Request) (*install.Plan, error) {
 		p.UpToDate = fmt.Sprintf("Nothing to uninstall: %s has no install by this tool (%s scope).", adapters[req.Host].label, rs.Scope)
 		return p, nil
 	}
+	var entry map[string]any
+	if rf := rec.File(ts[0].path); rf != nil && json.Unmarshal(rf.Entry, &entry) == nil {
+		if gw, ok := remoteOf(rs.Host, entry); ok && gw.TokenEnv != "" {
+			p.Reader, p.TokenEnv = names[rs.Host], gw.TokenEnv
+		}
+	}
 	gone := map[string]bool{}
 	for _, t := range ts {
 		rf := rec.File(t.path)

@@ -48,6 +48,12 @@ func conflictWarnings(r *resolved, ts []target, cfgs []parsed) []string {
 // meant to last.
 func binaryWarnings(r *resolved, ts []target, cfgs []parsed) []string {
 	var warns []string
+	if r.Remote != nil {
+		if old, ok := lookup(cfgs[0].plain, append(ts[0].serverPath, "command")...).(string); ok {
+			warns = append(warns, fmt.Sprintf("the existing entry starts %s; init points it at the gateway %s instead", old, r.Remote.URL))
+		}
+		return warns
+	}
 	if old, ok := lookup(cfgs[0].plain, append(ts[0].serverPath, "command")...).(string); ok && old != r.Binary {
 		if _, err := os.Stat(old); err != nil {
 			warns = append(warns, fmt.Sprintf("the existing entry starts %s, which no longer exists (moved or deleted); init points it at %s", old, r.Binary))
