@@ -2,6 +2,9 @@ package core
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -106,4 +109,47 @@ func fetchBodyJSON(t testing.TB, title, content string) string {
 	b, err := json.Marshal(map[string]string{"title": title, "content": content})
 	require.NoError(t, err)
 	return string(b)
+}
+
+// assertNoKeyPart fails when s holds any three or more consecutive
+// characters of testKey: a cut after masking leaves such a part.
+func assertNoKeyPart(t testing.TB, s string) {
+	t.Helper()
+	for n := 3; n <= len(testKey); n++ {
+		for i := 0; i+n <= len(testKey); i++ {
+			if strings.Contains(s, testKey[i:i+n]) {
+				t.Fatalf("%q shows %q, part of the key", s, testKey[i:i+n])
+			}
+		}
+	}
+}
+
+func messagesConfig(t testing.TB, o Options) *Config {
+	t.Helper()
+	o.SearchBackend = BackendMessages
+	return mustConfig(t, o)
+}
+
+func fixture(t testing.TB, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "messages", name))
+	require.NoError(t, err)
+	return string(b)
+}
+
+// messagesSearch runs one Messages search, answering its requests with
+// replies in order, and returns the done step and every request.
+func messagesSearch(t testing.TB, cfg *Config, query string, replies ...Reply) (Step, []*Request) {
+	t.Helper()
+	e := NewEngine(testEnv())
+	s := e.Start(Operation{Kind: KindSearch, Query: query, Config: cfg, APIKey: testKey})
+	var reqs []*Request
+	for _, r := range replies {
+		require.False(t, s.Done, "done before every reply was used: %+v", s.Err)
+		reqs = append(reqs, s.Request)
+		s = e.Resume(s.Handle, r)
+	}
+	require.True(t, s.Done, "not done after %d replies", len(replies))
+	require.Zero(t, e.InFlight())
+	return s, reqs
 }

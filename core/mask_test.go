@@ -11,19 +11,6 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// assertNoKeyPart fails when s holds any three or more consecutive
-// characters of testKey: a cut after masking leaves such a part.
-func assertNoKeyPart(t testing.TB, s string) {
-	t.Helper()
-	for n := 3; n <= len(testKey); n++ {
-		for i := 0; i+n <= len(testKey); i++ {
-			if strings.Contains(s, testKey[i:i+n]) {
-				t.Fatalf("%q shows %q, part of the key", s, testKey[i:i+n])
-			}
-		}
-	}
-}
-
 // Every path that cuts text to a length limit masks first: a key at any
 // offset around the cut leaves no part of itself (issue 9, item 7).
 func TestMaskThenCutAtEveryOffset(t *testing.T) {
