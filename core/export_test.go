@@ -4,7 +4,10 @@ package core
 // helpers in helpers_test.go: one definition serves both packages, and
 // helpers_external_test.go binds these back to the helpers' own names.
 // Nothing here reaches the engine's internals.
-const TestKey = testKey
+const (
+	TestKey              = testKey
+	RefusedPrivateSuffix = pn
+)
 
 var (
 	PinnedNow             = pinnedNow
@@ -24,6 +27,9 @@ var (
 	MessagesBackendConfig = messagesConfig
 	MessagesSearch        = messagesSearch
 	Fixture               = fixture
+	CheckedURL            = checkedURL
+	InsideURLs            = insideURLs
+	Encodings             = encodings
 )
 
 // Item is the test helpers' search result for building bodies.

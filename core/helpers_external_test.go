@@ -4,7 +4,10 @@ import "github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
 
 // The helpers of helpers_test.go under the names the white-box tests use,
 // through export_test.go, so a test reads the same in either package.
-const testKey = core.TestKey
+const (
+	testKey = core.TestKey
+	pn      = core.RefusedPrivateSuffix
+)
 
 var (
 	pinnedNow       = core.PinnedNow
@@ -24,6 +27,9 @@ var (
 	messagesConfig  = core.MessagesBackendConfig
 	messagesSearch  = core.MessagesSearch
 	fixture         = core.Fixture
+	checkedURL      = core.CheckedURL
+	insideURLs      = core.InsideURLs
+	encodings       = core.Encodings
 )
 
 type item = core.Item

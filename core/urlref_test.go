@@ -193,21 +193,3 @@ func checkBaseURLNetURL(s string) (string, error) {
 	}
 	return strings.TrimRight(u.Scheme+"://"+u.Host+u.EscapedPath(), "/"), nil
 }
-
-// checkedURL is CheckFetchURL with the URL to send parsed by net/url: the
-// shape the tests had when CheckFetchURL returned a *url.URL, and a check
-// that net/url reads every URL sent.
-func checkedURL(raw string, allowed, blocked []string) (*url.URL, error) {
-	send, err := CheckFetchURL(raw, allowed, blocked)
-	if err != nil {
-		if send != "" {
-			return &url.URL{Opaque: send}, err
-		}
-		return nil, err
-	}
-	u, err := url.Parse(send)
-	if err != nil {
-		return nil, fmt.Errorf("net/url cannot read the URL sent %q: %w", send, err)
-	}
-	return u, nil
-}
