@@ -104,7 +104,7 @@ func (e *Engine) admit(o *operation) (Handle, *Error) {
 	case n >= lim.MaxCalls:
 		return 0, &Error{Code: CodeBusy, Message: o.name + " could not start: " + strconv.Itoa(n) + plural(n, " call is", " calls are") + " already in flight in this process (maxCalls " + strconv.Itoa(lim.MaxCalls) + ")"}
 	case n > 0 && e.held+need > lim.MaxHeldBytes:
-		return 0, &Error{Code: CodeBusy, Message: o.name + " could not start: the calls in flight hold " + mib(e.held) + " of requests and responses, and this one may need " + mib(need) + " more (maxHeldMB " + strconv.FormatInt(lim.MaxHeldBytes>>20, 10) + ")"}
+		return 0, &Error{Code: CodeBusy, Message: o.name + " could not start: the calls in flight hold " + formatMiB(e.held) + " of requests and responses, and this one may need " + formatMiB(need) + " more (maxHeldMB " + strconv.FormatInt(lim.MaxHeldBytes>>20, 10) + ")"}
 	}
 	e.next++
 	if e.next == 0 {
@@ -169,8 +169,8 @@ func Cancelled(op Operation) Step {
 	return Step{Done: true, Err: cancelled(operationName(op.Kind, cfg))}
 }
 
-// mib prints n bytes in MiB with one decimal.
-func mib(n int64) string {
+// formatMiB prints n bytes in MiB with one decimal.
+func formatMiB(n int64) string {
 	return strconv.FormatFloat(float64(n)/(1<<20), 'f', 1, 64) + " MiB"
 }
 

@@ -13,7 +13,7 @@ import (
 func checkBaseURL(s string) (string, error) {
 	u, ok := weburl.Parse(strings.TrimSpace(s))
 	if !ok || u.Host == "" || u.Opaque != "" {
-		return "", errors.New(shown(s, 80) + " is not an absolute URL")
+		return "", errors.New(quoteForMessage(s, 80) + " is not an absolute URL")
 	}
 	if u.User != nil {
 		return "", errors.New("must not contain a user name or password")
@@ -25,10 +25,10 @@ func checkBaseURL(s string) (string, error) {
 	case "https":
 	case "http":
 		if !isLoopbackHost(u.Hostname()) {
-			return "", errors.New("must use https; " + plainHTTPRule + ", got " + shown(s, 80))
+			return "", errors.New("must use https; " + plainHTTPRule + ", got " + quoteForMessage(s, 80))
 		}
 	default:
-		return "", errors.New("must use https, got " + shown(s, 80))
+		return "", errors.New("must use https, got " + quoteForMessage(s, 80))
 	}
 	return strings.TrimRight(u.Scheme+"://"+u.Host+u.EscapedPath(), "/"), nil
 }

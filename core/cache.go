@@ -89,7 +89,7 @@ var credSeed = maphash.MakeSeed()
 func (k cacheKey) String() string { return k.text }
 
 func newCacheKey(text, apiKey string) cacheKey {
-	return cacheKey{text: mask(text, apiKey), cred: maphash.String(credSeed, apiKey)}
+	return cacheKey{text: maskKey(text, apiKey), cred: maphash.String(credSeed, apiKey)}
 }
 
 // fetchKey keys a page by the fetch endpoint and the page URL with scheme

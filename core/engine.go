@@ -97,7 +97,7 @@ func (e *Engine) Start(op Operation) Step {
 	if err != nil {
 		// Inputs echoed in the message (a format, a refused URL, a kind)
 		// may hold the key.
-		err.Message = mask(err.Message, strings.TrimSpace(op.APIKey))
+		err.Message = maskKey(err.Message, strings.TrimSpace(op.APIKey))
 		return Step{Done: true, Err: err}
 	}
 	if s, ok := e.fromCache(o); ok {

@@ -1,11 +1,55 @@
 package core_test
 
 import (
+	"context"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"time"
 
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/httpdriver"
 )
+
+// Search and fetch from Go in a few lines: package httpdriver performs the
+// engine's requests with net/http. The server here stands in for
+// api.deepseek.com; a real program leaves BaseURL empty.
+func Example_httpdriver() {
+	deepseek := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/v1/tools/search":
+			io.WriteString(w, `{"results":[{"url":"https://go.dev/doc/","title":"Documentation","summary":"The Go programming language documentation."}]}`)
+		case "/v1/tools/fetch":
+			io.WriteString(w, `{"title":"Documentation","content":"Getting started: install Go."}`)
+		}
+	}))
+	defer deepseek.Close()
+
+	cfg, _, err := core.NewConfig(core.Options{BaseURL: deepseek.URL, MaxResults: 5})
+	if err != nil {
+		panic(err)
+	}
+	eng := core.NewEngine(core.Env{Now: func() int64 { return time.Now().UnixMilli() }})
+	client := httpdriver.NewClient()
+	ctx := context.Background()
+
+	op := core.Operation{Kind: core.KindSearch, Query: "go docs", Config: cfg, APIKey: "sk-example"}
+	if step := httpdriver.Run(ctx, client, eng, op); step.Err == nil {
+		fmt.Println(step.Result.Search.Text())
+	}
+	op = core.Operation{Kind: core.KindFetch, URL: "https://go.dev/doc/", Config: cfg, APIKey: "sk-example"}
+	if step := httpdriver.Run(ctx, client, eng, op); step.Err == nil {
+		fmt.Println(step.Result.Fetch.Text)
+	}
+	// Output:
+	// 1. Documentation
+	// https://go.dev/doc/
+	// The Go programming language documentation.
+	// # Documentation
+	//
+	// Getting started: install Go.
+}
 
 // The sans-IO loop: the engine asks for requests, the host performs them and
 // hands back replies. Here the "host" answers from a script.

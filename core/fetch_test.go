@@ -1,4 +1,4 @@
-package core
+package core_test
 
 import (
 	"strings"
@@ -6,6 +6,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
 )
 
 func TestFormatFetch(t *testing.T) {
@@ -58,7 +60,7 @@ func TestFormatFetch(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := FormatFetch(tt.title, tt.content, tt.max)
+			r := core.FormatFetch(tt.title, tt.content, tt.max)
 			require.Equal(t, tt.want, r.Text)
 			require.Equal(t, tt.truncated, r.Truncated)
 			require.Equal(t, tt.next, r.NextOffset)
@@ -71,7 +73,7 @@ func TestFormatFetch(t *testing.T) {
 			require.Equal(t, utf8.RuneCountInString(r.Text), r.Chars)
 			max := tt.max
 			if max <= 0 {
-				max = DefaultFetchMaxChars
+				max = core.DefaultFetchMaxChars
 			}
 			require.LessOrEqual(t, r.Chars, max)
 			require.True(t, utf8.ValidString(r.Text))
@@ -81,7 +83,7 @@ func TestFormatFetch(t *testing.T) {
 }
 
 func TestFetchThroughEngine(t *testing.T) {
-	cfg := mustConfig(t, Options{FetchMaxChars: 200})
+	cfg := mustConfig(t, core.Options{FetchMaxChars: 200})
 	s := fetch(t, cfg, " https://go.dev/doc/ ", okReply(fetchBodyJSON(t, "Documentation", strings.Repeat("语", 250))))
 	require.Nil(t, s.Err)
 	require.Nil(t, s.Result.Search)
@@ -96,12 +98,12 @@ func TestFetchThroughEngine(t *testing.T) {
 
 	s = fetch(t, nil, "https://go.dev/", okReply(`{"title":"Go","content":"# go\n\nHello"}`))
 	require.Nil(t, s.Err)
-	require.Equal(t, &FetchResult{URL: "https://go.dev/", Title: "Go", Text: "# go\n\nHello", Chars: 11, TotalChars: 11}, s.Result.Fetch)
+	require.Equal(t, &core.FetchResult{URL: "https://go.dev/", Title: "Go", Text: "# go\n\nHello", Chars: 11, TotalChars: 11}, s.Result.Fetch)
 }
 
 func TestFetchRequest(t *testing.T) {
-	e := NewEngine(testEnv())
-	s := e.Start(Operation{Kind: KindFetch, URL: "https://go.dev/doc/?a=1&b=<2>", Format: "Markdown", APIKey: testKey})
+	e := core.NewEngine(testEnv())
+	s := e.Start(core.Operation{Kind: core.KindFetch, URL: "https://go.dev/doc/?a=1&b=<2>", Format: "Markdown", APIKey: testKey})
 	require.False(t, s.Done)
 	require.Equal(t, "https://api.deepseek.com/v1/tools/fetch", s.Request.URL)
 	require.Equal(t, `{"url":"https://go.dev/doc/?a=1\u0026b=\u003c2\u003e"}`, string(s.Request.Body))
@@ -112,7 +114,7 @@ func TestFetchRequest(t *testing.T) {
 func TestFetchFormats(t *testing.T) {
 	for _, f := range []string{"", "markdown", "Markdown", " MARKDOWN "} {
 		t.Run("accepted "+f, func(t *testing.T) {
-			s := NewEngine(testEnv()).Start(Operation{Kind: KindFetch, URL: "https://go.dev/", Format: f, APIKey: testKey})
+			s := core.NewEngine(testEnv()).Start(core.Operation{Kind: core.KindFetch, URL: "https://go.dev/", Format: f, APIKey: testKey})
 			require.False(t, s.Done)
 			require.NotNil(t, s.Request)
 		})
@@ -125,50 +127,50 @@ func TestFetchFormats(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run("rejected "+tt.format, func(t *testing.T) {
-			e := NewEngine(testEnv())
-			s := e.Start(Operation{Kind: KindFetch, URL: "https://go.dev/", Format: tt.format, APIKey: testKey})
+			e := core.NewEngine(testEnv())
+			s := e.Start(core.Operation{Kind: core.KindFetch, URL: "https://go.dev/", Format: tt.format, APIKey: testKey})
 			require.True(t, s.Done)
 			require.Nil(t, s.Request)
 			require.EqualError(t, s.Err, tt.want)
-			require.ErrorIs(t, s.Err, ErrInvalidInput)
+			require.ErrorIs(t, s.Err, core.ErrInvalidInput)
 			require.Zero(t, e.InFlight())
 		})
 	}
 }
 
 func TestFetchEmptyURL(t *testing.T) {
-	s := NewEngine(testEnv()).Start(Operation{Kind: KindFetch, URL: "  ", APIKey: testKey})
+	s := core.NewEngine(testEnv()).Start(core.Operation{Kind: core.KindFetch, URL: "  ", APIKey: testKey})
 	require.True(t, s.Done)
 	require.EqualError(t, s.Err, "DeepSeek Fetch: the URL is empty")
-	require.ErrorIs(t, s.Err, ErrInvalidInput)
+	require.ErrorIs(t, s.Err, core.ErrInvalidInput)
 }
 
 // The URL policy itself is tested in urlpolicy_test.go; here only that the
 // engine applies it before any request and reports its codes.
 func TestFetchURLPolicyApplied(t *testing.T) {
-	e := NewEngine(testEnv())
+	e := core.NewEngine(testEnv())
 	for _, u := range []string{"http://localhost/", "http://127.0.0.1/admin", "http://169.254.169.254/latest/meta-data"} {
-		s := e.Start(Operation{Kind: KindFetch, URL: u, APIKey: testKey})
+		s := e.Start(core.Operation{Kind: core.KindFetch, URL: u, APIKey: testKey})
 		require.True(t, s.Done, u)
 		require.Nil(t, s.Request)
-		require.ErrorIs(t, s.Err, ErrURLRefused)
-		require.Equal(t, CodeURLRefused, s.Err.Code)
+		require.ErrorIs(t, s.Err, core.ErrURLRefused)
+		require.Equal(t, core.CodeURLRefused, s.Err.Code)
 		require.True(t, strings.HasPrefix(s.Err.Message, "DeepSeek Fetch: "), s.Err.Message)
 	}
 	for _, u := range []string{"ftp://go.dev/", "go.dev/doc", "/relative"} {
-		s := e.Start(Operation{Kind: KindFetch, URL: u, APIKey: testKey})
+		s := e.Start(core.Operation{Kind: core.KindFetch, URL: u, APIKey: testKey})
 		require.True(t, s.Done, u)
 		require.Nil(t, s.Request)
 		require.NotNil(t, s.Err)
-		require.Contains(t, []Code{CodeInvalidInput, CodeURLRefused}, s.Err.Code)
+		require.Contains(t, []core.Code{core.CodeInvalidInput, core.CodeURLRefused}, s.Err.Code)
 	}
-	cfg := mustConfig(t, Options{BlockedDomains: []string{"spam.example"}, AllowedDomains: []string{"go.dev"}})
+	cfg := mustConfig(t, core.Options{BlockedDomains: []string{"spam.example"}, AllowedDomains: []string{"go.dev"}})
 	for _, u := range []string{"https://spam.example/", "https://www.spam.example/x", "https://golang.org/"} {
-		s := e.Start(Operation{Kind: KindFetch, URL: u, Config: cfg, APIKey: testKey})
+		s := e.Start(core.Operation{Kind: core.KindFetch, URL: u, Config: cfg, APIKey: testKey})
 		require.True(t, s.Done, u)
-		require.Equal(t, CodeURLRefused, s.Err.Code, u)
+		require.Equal(t, core.CodeURLRefused, s.Err.Code, u)
 	}
-	s := e.Start(Operation{Kind: KindFetch, URL: "https://pkg.go.dev/net", Config: cfg, APIKey: testKey})
+	s := e.Start(core.Operation{Kind: core.KindFetch, URL: "https://pkg.go.dev/net", Config: cfg, APIKey: testKey})
 	require.False(t, s.Done)
 	e.Cancel(s.Handle)
 	require.Zero(t, e.InFlight())
@@ -179,7 +181,7 @@ func TestFetchNoContent(t *testing.T) {
 		t.Run(body, func(t *testing.T) {
 			s := fetch(t, nil, "https://go.dev/x", okReply(body))
 			require.Nil(t, s.Result)
-			require.ErrorIs(t, s.Err, ErrNoContent)
+			require.ErrorIs(t, s.Err, core.ErrNoContent)
 			require.EqualError(t, s.Err, "DeepSeek Fetch failed: no readable content at https://go.dev/x")
 		})
 	}
@@ -197,7 +199,7 @@ func TestFetchMalformed(t *testing.T) {
 	} {
 		t.Run(tt.body, func(t *testing.T) {
 			s := fetch(t, nil, "https://go.dev/x", okReply(tt.body))
-			require.ErrorIs(t, s.Err, ErrMalformed)
+			require.ErrorIs(t, s.Err, core.ErrMalformed)
 			require.EqualError(t, s.Err, tt.want)
 		})
 	}

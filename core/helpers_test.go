@@ -1,7 +1,14 @@
 package core
 
 import (
+	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -106,4 +113,155 @@ func fetchBodyJSON(t testing.TB, title, content string) string {
 	b, err := json.Marshal(map[string]string{"title": title, "content": content})
 	require.NoError(t, err)
 	return string(b)
+}
+
+// assertNoKeyPart fails when s holds any three or more consecutive
+// characters of testKey: a cut after masking leaves such a part.
+func assertNoKeyPart(t testing.TB, s string) {
+	t.Helper()
+	for n := 3; n <= len(testKey); n++ {
+		for i := 0; i+n <= len(testKey); i++ {
+			if strings.Contains(s, testKey[i:i+n]) {
+				t.Fatalf("%q shows %q, part of the key", s, testKey[i:i+n])
+			}
+		}
+	}
+}
+
+func messagesConfig(t testing.TB, o Options) *Config {
+	t.Helper()
+	o.SearchBackend = BackendMessages
+	return mustConfig(t, o)
+}
+
+func fixture(t testing.TB, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "messages", name))
+	require.NoError(t, err)
+	return string(b)
+}
+
+// messagesSearch runs one Messages search, answering its requests with
+// replies in order, and returns the done step and every request.
+func messagesSearch(t testing.TB, cfg *Config, query string, replies ...Reply) (Step, []*Request) {
+	t.Helper()
+	e := NewEngine(testEnv())
+	s := e.Start(Operation{Kind: KindSearch, Query: query, Config: cfg, APIKey: testKey})
+	var reqs []*Request
+	for _, r := range replies {
+		require.False(t, s.Done, "done before every reply was used: %+v", s.Err)
+		reqs = append(reqs, s.Request)
+		s = e.Resume(s.Handle, r)
+	}
+	require.True(t, s.Done, "not done after %d replies", len(replies))
+	require.Zero(t, e.InFlight())
+	return s, reqs
+}
+
+// encodings returns the forms of key a server may echo.
+func encodings(key string) map[string]string {
+	pct, hexu, hexU, hexx, dec, decPadded, hexRef, hexRefUpper, named := "", "", "", "", "", "", "", "", ""
+	for i := 0; i < len(key); i++ {
+		pct += fmt.Sprintf("%%%02X", key[i])
+		hexu += fmt.Sprintf(`\u%04x`, key[i])
+		hexU += fmt.Sprintf(`\u%04X`, key[i])
+		hexx += fmt.Sprintf(`\x%02x`, key[i])
+		dec += fmt.Sprintf("&#%d;", key[i])
+		decPadded += fmt.Sprintf("&#%07d;", key[i])
+		hexRef += fmt.Sprintf("&#x%x;", key[i])
+		hexRefUpper += fmt.Sprintf("&#X%04X;", key[i])
+		switch key[i] {
+		case '.':
+			named += "&period;"
+		case '_':
+			named += "&lowbar;"
+		case '+':
+			named += "&plus;"
+		case '/':
+			named += "&sol;"
+		case '=':
+			named += "&equals;"
+		case ':':
+			named += "&colon;"
+		default:
+			named += key[i : i+1]
+		}
+	}
+	mixed := []byte(key)
+	for i := range mixed {
+		if i%2 == 0 {
+			mixed[i] = strings.ToUpper(key[i : i+1])[0]
+		}
+	}
+	return map[string]string{
+		"as is":                      key,
+		"JSON-escaped slash":         strings.ReplaceAll(key, "/", `\/`),
+		"percent-encoded":            pct,
+		"percent-encoded, lower":     strings.ToLower(pct),
+		"query-escaped":              url.QueryEscape(key),
+		"first letter encoded":       "%73" + key[1:],
+		"u-escaped":                  hexu,
+		"u-escaped, upper hex":       hexU,
+		"x-escaped":                  hexx,
+		"base64":                     base64.StdEncoding.EncodeToString([]byte(key)),
+		"base64 unpadded":            base64.RawStdEncoding.EncodeToString([]byte(key)),
+		"base64url":                  base64.URLEncoding.EncodeToString([]byte(key)),
+		"base64url unpadded":         base64.RawURLEncoding.EncodeToString([]byte(key)),
+		"basic auth, offset 1":       base64.StdEncoding.EncodeToString([]byte("u:" + key)),
+		"basic auth, offset 2":       base64.StdEncoding.EncodeToString([]byte("us:" + key)),
+		"basic auth, offset 0":       base64.StdEncoding.EncodeToString([]byte("usr:" + key)),
+		"base64url after a prefix":   base64.RawURLEncoding.EncodeToString([]byte("token=" + key)),
+		"hex":                        hex.EncodeToString([]byte(key)),
+		"hex, upper":                 strings.ToUpper(hex.EncodeToString([]byte(key))),
+		"hex of the key upper-cased": hex.EncodeToString([]byte(strings.ToUpper(key))),
+		"upper case":                 strings.ToUpper(key),
+		"lower case":                 strings.ToLower(key),
+		"mixed case":                 string(mixed),
+		"HTML decimal":               dec,
+		"HTML decimal, zero-padded":  decPadded,
+		"HTML hex":                   hexRef,
+		"HTML hex, upper":            hexRefUpper,
+		"HTML named":                 named,
+		"percent-encoded upper case": url.PathEscape(strings.ToUpper(key)),
+	}
+}
+
+// pn ends the message of a URL refused for a private or local host.
+const pn = "; private and local addresses never leave this machine"
+
+// checkedURL is CheckFetchURL with the URL to send parsed by net/url: the
+// shape the tests had when CheckFetchURL returned a *url.URL, and a check
+// that net/url reads every URL sent.
+func checkedURL(raw string, allowed, blocked []string) (*url.URL, error) {
+	send, err := CheckFetchURL(raw, allowed, blocked)
+	if err != nil {
+		if send != "" {
+			return &url.URL{Opaque: send}, err
+		}
+		return nil, err
+	}
+	u, err := url.Parse(send)
+	if err != nil {
+		return nil, fmt.Errorf("net/url cannot read the URL sent %q: %w", send, err)
+	}
+	return u, nil
+}
+
+// insideURLs are result URLs that point inside the network or carry
+// credentials: the fetch URL policy refuses each, so no backend passes one on.
+var insideURLs = []string{
+	"http://169.254.169.254/latest/meta-data/iam/security-credentials/",
+	"http://127.0.0.1:8080/admin",
+	"http://2130706433/x",
+	"http://[::1]/x",
+	"https://[fd12:3456::1]/x",
+	"https://[::ffff:10.0.0.1]/x",
+	"http://10.0.0.5/x",
+	"http://192.168.1.1/",
+	"https://user:pass@example.com/secret",
+	"https://token@example.com/",
+	"http://localhost/x",
+	"http://metadata.google.internal/computeMetadata/v1/",
+	"http://printer.local/",
+	"http://intranet/",
 }

@@ -99,7 +99,7 @@ func (c *jsonChecker) value() bool {
 	case ch == '[':
 		return c.list()
 	case ch == '"':
-		return c.str()
+		return c.validString()
 	case ch == '-' || ch >= '0' && ch <= '9':
 		return c.number()
 	case ch == 't':
@@ -157,7 +157,7 @@ func (c *jsonChecker) object() bool {
 			return c.fail("looking for beginning of object key string")
 		}
 		start := c.i
-		if !c.str() {
+		if !c.validString() {
 			return false
 		}
 		key := c.b[start:c.i]
@@ -219,7 +219,9 @@ func (c *jsonChecker) list() bool {
 	}
 }
 
-func (c *jsonChecker) str() bool {
+// validString moves past the string at the cursor (at its opening quote)
+// and reports whether it is a valid JSON string.
+func (c *jsonChecker) validString() bool {
 	c.i++ // the opening quote
 	for c.i < len(c.b) {
 		switch ch := c.b[c.i]; {

@@ -497,7 +497,7 @@ func (o *operation) messagesSuccess(body []byte, env Env) Step {
 		// would pass the cap rather than build it.
 		if size, limit := t.nextSize(), o.cfg.Limits.MessagesMaxRequestBytes; size > limit {
 			return Step{Done: true, Err: &Error{Code: CodeTooLarge, Message: o.name + " failed: DeepSeek paused its turn " + strconv.Itoa(t.usage.Requests) +
-				" times, and continuing it would resend " + mib(size) + " (everything so far), over messagesMaxRequestMB (" + strconv.FormatInt(limit>>20, 10) + " MiB); the turn was not continued"}}
+				" times, and continuing it would resend " + formatMiB(size) + " (everything so far), over messagesMaxRequestMB (" + strconv.FormatInt(limit>>20, 10) + " MiB); the turn was not continued"}}
 		}
 		next, jerr := t.body(o.cfg)
 		if jerr != nil {

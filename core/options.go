@@ -304,10 +304,10 @@ func explicitZero(name string, o Options) error {
 func unknownOptionWarning(name string) string {
 	for _, known := range optionNames {
 		if strings.EqualFold(known, name) {
-			return "unknown option " + shown(name, 60) + " ignored (did you mean " + strconv.Quote(known) + "?)"
+			return "unknown option " + quoteForMessage(name, 60) + " ignored (did you mean " + strconv.Quote(known) + "?)"
 		}
 	}
-	return "unknown option " + shown(name, 60) + " ignored"
+	return "unknown option " + quoteForMessage(name, 60) + " ignored"
 }
 
 func quoteRaw(v []byte) string {
@@ -482,7 +482,7 @@ func NewConfig(o Options) (*Config, []string, error) {
 			continue
 		}
 		if !t.in.Valid() {
-			return fail(t.name, "want off, optional, preferred or forced, got "+shown(string(t.in), 40))
+			return fail(t.name, "want off, optional, preferred or forced, got "+quoteForMessage(string(t.in), 40))
 		}
 		*t.out = t.in
 	}
@@ -490,14 +490,14 @@ func NewConfig(o Options) (*Config, []string, error) {
 		// A key pasted here can be a valid name (ghp_…): refuse known key
 		// shapes rather than read a variable named after the key.
 		if !validEnvName(o.APIKeyEnv) || hasKeyPrefix(o.APIKeyEnv) {
-			return fail("apiKeyEnv", shown(o.APIKeyEnv, 60)+" is not an environment variable name")
+			return fail("apiKeyEnv", quoteForMessage(o.APIKeyEnv, 60)+" is not an environment variable name")
 		}
 		c.APIKeyEnv = o.APIKeyEnv
 	}
 	if k := strings.TrimSpace(o.APIKey); k != "" {
 		if name, ok := envReference(k); ok {
 			if !validEnvName(name) {
-				return fail("apiKey", "the reference names "+shown(name, 60)+", which is not an environment variable name")
+				return fail("apiKey", "the reference names "+quoteForMessage(name, 60)+", which is not an environment variable name")
 			}
 			c.APIKeyEnv = name
 		} else {
@@ -580,7 +580,7 @@ func NewConfig(o Options) (*Config, []string, error) {
 	}
 	if lang := strings.TrimSpace(o.Language); lang != "" {
 		if !validLanguage(lang) {
-			return fail("language", "want language codes separated by commas, such as \"zh,en\", got "+shown(lang, 40))
+			return fail("language", "want language codes separated by commas, such as \"zh,en\", got "+quoteForMessage(lang, 40))
 		}
 		c.Language = lang
 	}
@@ -588,7 +588,7 @@ func NewConfig(o Options) (*Config, []string, error) {
 		if a, ok := ipaddr.Parse(loc); ok && a.Zone() == "" {
 			c.Localization = a.String()
 		} else {
-			warnings = append(warnings, "option \"localization\": "+shown(loc, 60)+" is not an IPv4 or IPv6 address; it is not sent")
+			warnings = append(warnings, "option \"localization\": "+quoteForMessage(loc, 60)+" is not an IPv4 or IPv6 address; it is not sent")
 		}
 	}
 	if err := c.resolveMessages(o); err != nil {

@@ -65,7 +65,7 @@ func NewPage(title, content string) *Page {
 func hasByte(s string, c byte) bool {
 	i := 0
 	for ; i+8 <= len(s); i += 8 {
-		if ascii.Zeros(ascii.Load8(s[i:])^ascii.Ones*uint64(c)) != 0 {
+		if ascii.ZeroByteMask(ascii.Load8(s[i:])^ascii.Ones*uint64(c)) != 0 {
 			return true
 		}
 	}

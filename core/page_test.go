@@ -1,4 +1,4 @@
-package core
+package core_test
 
 import (
 	"strings"
@@ -6,12 +6,14 @@ import (
 	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
 )
 
 // longPage is a 91,234-code-point document: "# Spec\n\n" (8) and 91,226
 // code points of text.
-func longPage() *Page {
-	return NewPage("Spec", strings.Repeat("abcdefghi\n", 9122)+"abcdef")
+func longPage() *core.Page {
+	return core.NewPage("Spec", strings.Repeat("abcdefghi\n", 9122)+"abcdef")
 }
 
 func TestPagePartsOfALongPage(t *testing.T) {
@@ -72,29 +74,29 @@ func TestPageOffsetErrors(t *testing.T) {
 	} {
 		_, err := p.Part(tt.offset, 16000, "")
 		require.EqualError(t, err, tt.want)
-		var oe *OffsetError
+		var oe *core.OffsetError
 		require.ErrorAs(t, err, &oe)
 	}
 	// Offset 0 of an empty document is the (empty) document, as before paging.
-	r, err := NewPage("", "").Part(0, 200, "")
+	r, err := core.NewPage("", "").Part(0, 200, "")
 	require.NoError(t, err)
-	require.Equal(t, FetchResult{}, r)
+	require.Equal(t, core.FetchResult{}, r)
 }
 
 func TestPageExactlyAtTheLimit(t *testing.T) {
 	// 200 code points in all, title heading included: whole, no line.
-	p := NewPage("T", strings.Repeat("语", 195))
+	p := core.NewPage("T", strings.Repeat("语", 195))
 	r, err := p.Part(0, 200, "")
 	require.NoError(t, err)
 	require.Equal(t, "# T\n\n"+strings.Repeat("语", 195), r.Text)
 	require.False(t, r.Truncated)
 	require.Zero(t, r.NextOffset)
 	// One more and the line appears.
-	r, err = NewPage("T", strings.Repeat("语", 196)).Part(0, 200, "")
+	r, err = core.NewPage("T", strings.Repeat("语", 196)).Part(0, 200, "")
 	require.NoError(t, err)
 	require.Equal(t, "# T\n\n"+strings.Repeat("语", 96)+"\n[content truncated: showing 0–101 of 201 characters; call deepseek_fetch with offset 101 for more]", r.Text)
 	// The rest, exactly at the limit from an offset, is whole.
-	r, err = NewPage("", strings.Repeat("x", 250)).Part(50, 200, "")
+	r, err = core.NewPage("", strings.Repeat("x", 250)).Part(50, 200, "")
 	require.NoError(t, err)
 	require.Equal(t, strings.Repeat("x", 200), r.Text)
 	require.Zero(t, r.NextOffset)
@@ -104,23 +106,23 @@ func TestPagePartBoundaries(t *testing.T) {
 	astral := strings.Repeat("𝔸", 500) // U+1D538: a surrogate pair in UTF-16, one code point here
 	tests := []struct {
 		name         string
-		page         *Page
+		page         *core.Page
 		offset, max  int
 		want         string
 		next         int
 		wantTruncate bool
 	}{
-		{name: "starts on an astral code point", page: NewPage("", astral), offset: 150, max: 200,
+		{name: "starts on an astral code point", page: core.NewPage("", astral), offset: 150, max: 200,
 			want: strings.Repeat("𝔸", 99) + "\n[content truncated: showing 150–249 of 500 characters; call deepseek_fetch with offset 249 for more]", next: 249, wantTruncate: true},
-		{name: "ends on the last astral code point", page: NewPage("", astral), offset: 400, max: 200, want: strings.Repeat("𝔸", 100)},
-		{name: "starts on a combining mark the caller chose", page: NewPage("", "e\u0301"+strings.Repeat("z", 10)), offset: 1, max: 200, want: "\u0301" + strings.Repeat("z", 10)},
-		{name: "a cut before a run of marks moves before their base", page: NewPage("", strings.Repeat("a", 198)+"o\u0308\u0301"+strings.Repeat("z", 300)), offset: 100, max: 200,
+		{name: "ends on the last astral code point", page: core.NewPage("", astral), offset: 400, max: 200, want: strings.Repeat("𝔸", 100)},
+		{name: "starts on a combining mark the caller chose", page: core.NewPage("", "e\u0301"+strings.Repeat("z", 10)), offset: 1, max: 200, want: "\u0301" + strings.Repeat("z", 10)},
+		{name: "a cut before a run of marks moves before their base", page: core.NewPage("", strings.Repeat("a", 198)+"o\u0308\u0301"+strings.Repeat("z", 300)), offset: 100, max: 200,
 			want: strings.Repeat("a", 98) + "\n[content truncated: showing 100–198 of 501 characters; call deepseek_fetch with offset 198 for more]", next: 198, wantTruncate: true},
-		{name: "a degenerate run of marks is cut where the limit says", page: NewPage("", "a"+strings.Repeat("\u0301", 400)), offset: 0, max: 200,
+		{name: "a degenerate run of marks is cut where the limit says", page: core.NewPage("", "a"+strings.Repeat("\u0301", 400)), offset: 0, max: 200,
 			want: "a" + strings.Repeat("\u0301", 100) + "\n[content truncated: showing 0–101 of 401 characters; call deepseek_fetch with offset 101 for more]", next: 101, wantTruncate: true},
-		{name: "a part of white space only is the line alone", page: NewPage("", "a"+strings.Repeat(" ", 300)+"b"), offset: 1, max: 200,
+		{name: "a part of white space only is the line alone", page: core.NewPage("", "a"+strings.Repeat(" ", 300)+"b"), offset: 1, max: 200,
 			want: "[content truncated: showing 1–102 of 302 characters; call deepseek_fetch with offset 102 for more]", next: 102, wantTruncate: true},
-		{name: "the host's hint", page: NewPage("", strings.Repeat("x", 300)), offset: 0, max: 200,
+		{name: "the host's hint", page: core.NewPage("", strings.Repeat("x", 300)), offset: 0, max: 200,
 			want: strings.Repeat("x", 118) + "\n[content truncated: showing 0–118 of 300 characters; run again with --offset 118]", next: 118, wantTruncate: true},
 	}
 	for _, tt := range tests {
@@ -137,46 +139,5 @@ func TestPagePartBoundaries(t *testing.T) {
 			require.LessOrEqual(t, r.Chars, tt.max)
 			require.True(t, utf8.ValidString(r.Text))
 		})
-	}
-}
-
-// TestPageReadInParts follows NextOffset from 0 to the end: every part fits,
-// and the parts, less the continue lines and the white space dropped before
-// each cut, are the document.
-func TestPageReadInParts(t *testing.T) {
-	content := strings.Repeat("Ünïcödé 语言 😀 e\u0301 👩\u200d💻 line\r\n", 2000)
-	p := NewPage("Title", content)
-	var b strings.Builder
-	offset, parts := 0, 0
-	for {
-		r, err := p.Part(offset, 1000, "")
-		require.NoError(t, err)
-		require.LessOrEqual(t, r.Chars, 1000)
-		parts++
-		if r.NextOffset == 0 {
-			b.WriteString(r.Text)
-			break
-		}
-		i := strings.LastIndex(r.Text, "\n[content truncated: ")
-		if i < 0 {
-			i = 0 // a part of white space only
-		}
-		b.WriteString(r.Text[:i])
-		gap := p.doc[p.byteAt(offset)+i : p.byteAt(r.NextOffset)]
-		require.Empty(t, strings.TrimSpace(gap), "only white space is dropped at a cut")
-		b.WriteString(gap)
-		require.Greater(t, r.NextOffset, offset)
-		offset = r.NextOffset
-	}
-	require.Equal(t, p.doc, b.String())
-	require.Equal(t, "# Title\n\n"+strings.TrimSpace(strings.ReplaceAll(content, "\r\n", "\n")), p.doc)
-	require.Greater(t, parts, 50)
-}
-
-func TestPageIndex(t *testing.T) {
-	p := NewPage("", strings.Repeat("é😀a", 5000))
-	for _, n := range []int{0, 1, 1023, 1024, 1025, 4096, 14999, 15000} {
-		want := len(string([]rune(p.doc)[:n]))
-		require.Equal(t, want, p.byteAt(n), n)
 	}
 }

@@ -1,4 +1,4 @@
-package core
+package core_test
 
 import (
 	"encoding/json"
@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
 )
 
 // TestKeyNeverLeaks drives random operations with random options and
@@ -22,7 +24,7 @@ func TestKeyNeverLeaks(t *testing.T) {
 		key := randomKey(rng)
 		p := &leakProbe{t: t, rng: rng, key: key, it: it}
 		cfg := p.config()
-		e := NewEngine(Env{Now: func() int64 { return pinnedNow.UnixMilli() }, Random: rng.Float64})
+		e := core.NewEngine(core.Env{Now: func() int64 { return pinnedNow.UnixMilli() }, Random: rng.Float64})
 		op := p.operation(cfg)
 		s := e.Start(op)
 		for steps := 0; ; steps++ {
@@ -91,8 +93,8 @@ func (p *leakProbe) text() string {
 	return p.pick("Go", "The Go Blog", "MDN", "  spaced   title  ", "😀 emoji")
 }
 
-func (p *leakProbe) config() *Config {
-	o := Options{
+func (p *leakProbe) config() *core.Config {
+	o := core.Options{
 		BaseURL:         p.pick("", "https://api.deepseek.com", "https://proxy.example.com/ds/", "http://127.0.0.1:8080", "http://localhost:9/x/", "https://[2001:db8::1]:8443"),
 		MaxResults:      p.rng.Intn(51),
 		MaxSummaryChars: []int{0, 20, 21, 40, 300}[p.rng.Intn(5)],
@@ -121,18 +123,18 @@ func (p *leakProbe) config() *Config {
 	if p.rng.Intn(3) == 0 {
 		o.APIKeyEnv = "SOME_KEY"
 	}
-	cfg, _, err := NewConfig(o)
+	cfg, _, err := core.NewConfig(o)
 	require.NoError(p.t, err, "iteration %d: %+v", p.it, o)
 	return cfg
 }
 
-func (p *leakProbe) operation(cfg *Config) Operation {
-	op := Operation{Config: cfg, APIKey: p.pick(p.key, p.key, p.key, " "+p.key+"\n")}
+func (p *leakProbe) operation(cfg *core.Config) core.Operation {
+	op := core.Operation{Config: cfg, APIKey: p.pick(p.key, p.key, p.key, " "+p.key+"\n")}
 	if p.rng.Intn(5) == 0 {
 		op.Config = nil
 	}
 	if p.rng.Intn(2) == 0 {
-		op.Kind = KindSearch
+		op.Kind = core.KindSearch
 		op.Query = p.pick("golang generics", "  go release after:2024-01-01 ", "什么是 Go", "go")
 		if p.rng.Intn(4) == 0 { // hostile or unusable
 			op.Query = p.pick("", "key "+p.key, p.key, strings.Repeat("q", 130))
@@ -141,7 +143,7 @@ func (p *leakProbe) operation(cfg *Config) Operation {
 			op.OriQuestion = p.text()
 		}
 	} else {
-		op.Kind = KindFetch
+		op.Kind = core.KindFetch
 		op.URL = p.pick("https://go.dev/doc/", "https://example.com/a?b=c#d", "https://go.dev/", "https://www.example.com/x", "https://go.dev/"+p.key[:20])
 		if p.rng.Intn(4) == 0 { // hostile or unusable
 			op.URL = p.pick("http://localhost/"+p.key, "https://evil.example/?k="+p.key, "ftp://go.dev/", "https://"+p.key+".example/", "  ")
@@ -152,18 +154,18 @@ func (p *leakProbe) operation(cfg *Config) Operation {
 		}
 	}
 	if p.rng.Intn(50) == 0 {
-		op.Kind = Kind("k" + p.key)
+		op.Kind = core.Kind("k" + p.key)
 	}
 	return op
 }
 
-func (p *leakProbe) header() []HeaderField {
-	var h []HeaderField
+func (p *leakProbe) header() []core.HeaderField {
+	var h []core.HeaderField
 	if p.rng.Intn(2) == 0 {
-		h = append(h, HeaderField{"Retry-After", p.pick("0", "1", "3", "30", "Tue, 04 Mar 2025 05:06:10 GMT", "soon", p.key)})
+		h = append(h, core.HeaderField{"Retry-After", p.pick("0", "1", "3", "30", "Tue, 04 Mar 2025 05:06:10 GMT", "soon", p.key)})
 	}
 	if p.rng.Intn(3) == 0 {
-		h = append(h, HeaderField{"X-Echo", p.key}, HeaderField{"Location", "https://evil.example/" + p.key})
+		h = append(h, core.HeaderField{"X-Echo", p.key}, core.HeaderField{"Location", "https://evil.example/" + p.key})
 	}
 	return h
 }
@@ -197,7 +199,7 @@ func (p *leakProbe) searchBody() []byte {
 	return b
 }
 
-func (p *leakProbe) body(kind Kind) []byte {
+func (p *leakProbe) body(kind core.Kind) []byte {
 	switch p.rng.Intn(10) {
 	case 0:
 		return []byte(p.key)
@@ -210,34 +212,34 @@ func (p *leakProbe) body(kind Kind) []byte {
 		b, _ := json.Marshal(map[string]any{"error": p.text(), "message": p.key})
 		return b
 	}
-	if kind == KindFetch || p.rng.Intn(6) == 0 {
+	if kind == core.KindFetch || p.rng.Intn(6) == 0 {
 		b, _ := json.Marshal(map[string]any{"title": p.text(), "content": p.pick("", "body", p.text(), strings.Repeat("语", 600)+p.key)})
 		return b
 	}
 	return p.searchBody()
 }
 
-func (p *leakProbe) reply(kind Kind) Reply {
+func (p *leakProbe) reply(kind core.Kind) core.Reply {
 	switch p.rng.Intn(20) {
 	case 0:
-		return Reply{Kind: ReplyTimeout, Message: p.key}
+		return core.Reply{Kind: core.ReplyTimeout, Message: p.key}
 	case 1:
-		return Reply{Kind: ReplyNetwork, Message: p.pick("", "dial: "+p.key, p.text())}
+		return core.Reply{Kind: core.ReplyNetwork, Message: p.pick("", "dial: "+p.key, p.text())}
 	case 2:
-		return Reply{Kind: ReplyTooLarge}
+		return core.Reply{Kind: core.ReplyTooLarge}
 	case 3:
-		return Reply{Kind: ReplyCancelled}
+		return core.Reply{Kind: core.ReplyCancelled}
 	case 4:
-		return Reply{Kind: ReplyKind(p.pick("bogus", "x"+p.key))}
+		return core.Reply{Kind: core.ReplyKind(p.pick("bogus", "x"+p.key))}
 	}
 	status := 200
 	if p.rng.Intn(3) == 0 {
 		status = []int{0, 204, 301, 302, 400, 401, 402, 403, 404, 408, 422, 425, 429, 500, 502, 503, 504, 599, 600}[p.rng.Intn(19)]
 	}
-	return Reply{Kind: ReplyResponse, Status: status, Header: p.header(), Body: p.body(kind)}
+	return core.Reply{Kind: core.ReplyResponse, Status: status, Header: p.header(), Body: p.body(kind)}
 }
 
-func (p *leakProbe) checkStep(s Step, cfg *Config) {
+func (p *leakProbe) checkStep(s core.Step, cfg *core.Config) {
 	t, key := p.t, p.key
 	where := fmt.Sprintf("iteration %d", p.it)
 	require.False(t, s.Done && s.Request != nil, "%s: step has both Request and Done", where)
@@ -250,7 +252,7 @@ func (p *leakProbe) checkStep(s Step, cfg *Config) {
 		require.True(t, (s.Result == nil) != (s.Err == nil), "%s: done step needs exactly one of Result and Err", where)
 	}
 	if r := s.Request; r != nil {
-		base := DefaultBaseURL
+		base := core.DefaultBaseURL
 		if cfg != nil {
 			base = cfg.BaseURL
 		}

@@ -158,20 +158,20 @@ func (r *Redactor) setInner() {
 	const decimal = "0123456789"
 	highs := ""
 	for k := 0; k < len(r.key); k++ {
-		highs += spell('H', caseSet(r.key[k]))
+		highs += expandSpelling('H', caseSet(r.key[k]))
 	}
 	r.setInner2("&", "#")
 	r.setInner2("#", decimal+"xX")
 	r.setInner2(decimal, decimal+";")
 	r.setInner2("xX0", "0"+highs)
 	for k := 0; k < len(r.key); k++ {
-		r.setInner2(spell('L', caseSet(r.key[k])), ";")
+		r.setInner2(expandSpelling('L', caseSet(r.key[k])), ";")
 	}
 	for k := 0; k < len(r.key); k++ {
 		c := caseSet(r.key[k])
 		for _, t := range spellings {
 			for i := 0; i+1 < len(t); i++ {
-				r.setInner2(spell(t[i], c), spell(t[i+1], c))
+				r.setInner2(expandSpelling(t[i], c), expandSpelling(t[i+1], c))
 			}
 		}
 		for _, n := range namedRefs[r.key[k]] {
@@ -180,14 +180,14 @@ func (r *Redactor) setInner() {
 			}
 		}
 		// The hex form: the byte's two digits, and the digit before.
-		r.setInner2(spell('H', c), spell('L', c))
+		r.setInner2(expandSpelling('H', c), expandSpelling('L', c))
 		if k > 0 {
 			// A spelling of the byte before ends with it (in either
 			// case), its low hex digit or ";"; one of this byte starts
 			// with it, %, \ or &, or (hex form) its high hex digit.
 			p := caseSet(r.key[k-1])
-			r.setInner2(p+spell('L', p)+";", startBytes(r.key[k]))
-			r.setInner2(spell('L', p), spell('H', c))
+			r.setInner2(p+expandSpelling('L', p)+";", startBytes(r.key[k]))
+			r.setInner2(expandSpelling('L', p), expandSpelling('H', c))
 		}
 	}
 }
@@ -205,9 +205,10 @@ const maxRefDigits = 7
 // H and L for its hex digits in either case.
 var spellings = [...]string{"%HL", `\xHL`, `\u00HL`, `\c`}
 
-// spell is what byte t of a spelling of a byte in the case set cs stands
-// for: a byte of cs, either case of one of their hex digits, or t itself.
-func spell(t byte, cs string) string {
+// expandSpelling returns what byte t of a spelling of a byte in the case
+// set cs stands for: a byte of cs, either case of one of their hex digits,
+// or t itself.
+func expandSpelling(t byte, cs string) string {
 	out := ""
 	for i := 0; i < len(cs); i++ {
 		switch t {
@@ -237,7 +238,7 @@ func startBytes(c byte) string { return caseSet(c) + "%\\&" }
 
 // hexStart are the bytes the hex form of a key starting with c starts
 // with: c's high hex digit, in either case, for c in either case.
-func hexStart(c byte) string { return spell('H', caseSet(c)) }
+func hexStart(c byte) string { return expandSpelling('H', caseSet(c)) }
 
 // namedRefs are the HTML named character references of the characters a
 // key may hold (validKey); letters, digits, - and ~ have none.
@@ -464,7 +465,7 @@ func unitOf(s string, c byte) int {
 	case s[0] == '%' && len(s) >= 3 && sameByte(hexByte(s[1:3]), c):
 		return 3
 	case s[0] == '&':
-		return refOf(s, c)
+		return charRefLen(s, c)
 	case s[0] != '\\' || len(s) < 2:
 		return 0
 	case s[1] == c && (c == '/' || c == '"' || c == '\\'):
@@ -477,10 +478,10 @@ func unitOf(s string, c byte) int {
 	return 0
 }
 
-// refOf returns the length of an HTML character reference to c at the
+// charRefLen returns the length of an HTML character reference to c at the
 // start of s ("&#115;", "&#x73;", "&#X0073;", "&sol;"), or 0. Numeric
 // ones have one to maxRefDigits digits and end with ";".
-func refOf(s string, c byte) int {
+func charRefLen(s string, c byte) int {
 	for _, n := range namedRefs[c] {
 		if strings.HasPrefix(s, n) {
 			return len(n)
@@ -549,8 +550,8 @@ func percentDecodeAll(s string) string {
 	return string(b)
 }
 
-// mask masks key in s; see [Redactor].
-func mask(s, key string) string { return redactorFor(key).Mask(s) }
+// maskKey masks key in s; see [Redactor].
+func maskKey(s, key string) string { return redactorFor(key).Mask(s) }
 
 // validKey accepts what an API key can be: 1 to 1,024 characters from
 // letters, digits and -_.~+/=: (every real key format uses a subset:
@@ -628,14 +629,15 @@ func hasLongToken(s string) bool {
 // shownEntry is shown for domain list entries, cut the way clipEntry cuts.
 func shownEntry(s string) string {
 	if looksLikeKey(s) {
-		return shown(s, 0)
+		return quoteForMessage(s, 0)
 	}
 	return strconv.Quote(clipEntry(s))
 }
 
-// shown quotes an option value for an error message, cut to n code points,
-// or describes it without repeating it when it looks like a key.
-func shown(s string, n int) string {
+// quoteForMessage quotes an option value for an error message, cut to n
+// code points, or describes it without repeating it when it looks like a
+// key.
+func quoteForMessage(s string, n int) string {
 	if looksLikeKey(s) {
 		return "a value that looks like an API key (not repeated here)"
 	}

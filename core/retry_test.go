@@ -1,4 +1,4 @@
-package core
+package core_test
 
 import (
 	"math"
@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
 )
 
 func TestBackoff(t *testing.T) {
@@ -31,7 +33,7 @@ func TestBackoff(t *testing.T) {
 		{5, 0.9, 10000},
 	}
 	for _, tt := range tests {
-		require.Equal(t, tt.want, Backoff(tt.attempt, tt.r), "attempt %d r %g", tt.attempt, tt.r)
+		require.Equal(t, tt.want, core.Backoff(tt.attempt, tt.r), "attempt %d r %g", tt.attempt, tt.r)
 	}
 }
 
@@ -76,29 +78,9 @@ func TestParseRetryAfter(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, ok := ParseRetryAfter(tt.v, tt.now)
+			got, ok := core.ParseRetryAfter(tt.v, tt.now)
 			require.Equal(t, tt.valid, ok)
 			require.Equal(t, tt.want, got)
 		})
-	}
-}
-
-func TestRetryDelay(t *testing.T) {
-	seq := func(vals ...float64) func() float64 {
-		return func() float64 { v := vals[0]; vals = vals[1:]; return v }
-	}
-	env := Env{Now: func() int64 { return pinnedNow.UnixMilli() }, Random: seq(0.25)}
-	require.Equal(t, int64(375), retryDelay(1, "", env))
-	// Retry-After wins over backoff and draws no randomness.
-	env.Random = func() float64 { panic("no jitter with Retry-After") }
-	require.Equal(t, int64(4000), retryDelay(3, "4", env))
-	require.Equal(t, int64(3000), retryDelay(1, "Tue, 04 Mar 2025 05:06:10 GMT", env))
-	// Invalid Retry-After falls back to backoff.
-	require.Equal(t, int64(1000), retryDelay(2, "later", Env{}))
-	// Zero Env: no clock (dates ignored), no jitter.
-	require.Equal(t, int64(2000), retryDelay(3, "Tue, 04 Mar 2025 05:06:10 GMT", Env{}))
-	// Random out of [0, 1) is treated as 0.5.
-	for _, r := range []float64{-0.1, 1, 7} {
-		require.Equal(t, int64(500), retryDelay(1, "", Env{Random: func() float64 { return r }}))
 	}
 }

@@ -80,14 +80,14 @@ func processSearch(body []byte, query string, cfg *Config, redact func(string) s
 
 // refusedResult reports whether the fetch URL policy (CheckFetchURL,
 // without domain lists) refuses a result's URL: a private, local,
-// link-local or loopback host in any spelling, a user name or password,
-// or a URL parsers read differently. Such a result is withheld: a model
-// handed it might pass it to a fetch tool that does not refuse it. A URL
-// written plainly (weburl.PlainHTTP, host.Plain), as nearly all are, is
+// link-local or loopback host in any spelling, a user name or password, or
+// a URL parsers read differently. Such a result is withheld: a model handed
+// it might pass it to a fetch tool that does not refuse it. A URL written
+// plainly (weburl.PlainHTTP, host.ParsesUnchanged), as nearly all are, is
 // judged by its name alone; FuzzRefusedResult holds that to CheckFetchURL.
 func refusedResult(raw string) bool {
 	raw = strings.TrimSpace(raw)
-	if h, ok := weburl.PlainHTTP(raw); ok && host.Plain(h) && len(raw) <= MaxURLChars && printableASCII(raw) {
+	if h, ok := weburl.PlainHTTP(raw); ok && host.ParsesUnchanged(h) && len(raw) <= MaxURLChars && printableASCII(raw) {
 		return privateHost(h) != ""
 	}
 	_, err := CheckFetchURL(raw, nil, nil)
@@ -174,7 +174,7 @@ func plainURL(raw string) (hostname, key string, ok bool) {
 	if len(raw) > MaxURLChars {
 		return "", "", false
 	}
-	if hostname, ok = weburl.PlainHTTP(raw); !ok || !host.Plain(hostname) {
+	if hostname, ok = weburl.PlainHTTP(raw); !ok || !host.ParsesUnchanged(hostname) {
 		return "", "", false
 	}
 	key, _, _ = strings.Cut(raw, "#")

@@ -181,7 +181,7 @@ func BenchmarkMask(b *testing.B) {
 	}
 }
 
-// plain8 is true exactly for eight bytes collapseN keeps as they are.
+// keptByCollapse is true exactly for eight bytes collapseN keeps as they are.
 func TestPlain8(t *testing.T) {
 	ref := func(b string) bool {
 		for k := 0; k < 8; k++ {
@@ -204,7 +204,7 @@ func TestPlain8(t *testing.T) {
 				b[k] = 'a' + byte(r.IntN(26))
 			}
 		}
-		require.Equal(t, ref(string(b[:])), plain8(ascii.Load8(string(b[:]))), "%q", b)
+		require.Equal(t, ref(string(b[:])), keptByCollapse(ascii.Load8(string(b[:]))), "%q", b)
 	}
 }
 

@@ -104,7 +104,7 @@ func collapseN(s string, n int) string {
 				stop = min(stop, i+n-count)
 			}
 			for j < stop {
-				if j+8 <= stop && plain8(ascii.Load8(s[j:])) {
+				if j+8 <= stop && keptByCollapse(ascii.Load8(s[j:])) {
 					j += 8 // eight bytes that are already collapsed
 				} else if c := s[j]; c > ' ' && c < utf8.RuneSelf {
 					j++
@@ -140,14 +140,14 @@ func collapseN(s string, n int) string {
 	return s[start:end]
 }
 
-// plain8 reports whether the eight bytes in x, following a code point
-// collapseN keeps, are kept as they are: printable ASCII (0x20 to 0x7f)
-// whose spaces are single and followed by another of the eight bytes
-// (SWAR, with the tests of package ascii; sp has the high bit of each
-// space byte).
-func plain8(x uint64) bool {
+// keptByCollapse reports whether collapseN keeps the eight bytes in x,
+// following a code point it keeps, as they are: printable ASCII (0x20 to
+// 0x7f) whose spaces are single and followed by another of the eight bytes
+// (SWAR, with the tests of package ascii; sp has the high bit of each space
+// byte).
+func keptByCollapse(x uint64) bool {
 	const lows = 0x7f7f7f7f7f7f7f7f
-	if x&ascii.Highs|ascii.Below(x, 0x20) != 0 || x>>56 == ' ' {
+	if x&ascii.Highs|ascii.BelowByteMask(x, 0x20) != 0 || x>>56 == ' ' {
 		return false
 	}
 	t := x ^ ascii.Ones*' '

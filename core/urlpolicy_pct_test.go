@@ -1,9 +1,11 @@
-package core
+package core_test
 
 import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
 )
 
 // Percent-encoded hosts are decoded the way Node's URL (WHATWG) decodes
@@ -29,7 +31,7 @@ func TestPercentEncodedHosts(t *testing.T) {
 		{raw: "https://ex%61mple.com/", blocked: []string{"example.com"}, err: `url refused: host "example.com" is in blockedDomains ("example.com")`},
 	} {
 		t.Run(tt.raw, func(t *testing.T) {
-			s := NewEngine(testEnv()).Start(Operation{Kind: KindFetch, URL: tt.raw, APIKey: testKey, Config: mustConfig(t, Options{BlockedDomains: tt.blocked})})
+			s := core.NewEngine(testEnv()).Start(core.Operation{Kind: core.KindFetch, URL: tt.raw, APIKey: testKey, Config: mustConfig(t, core.Options{BlockedDomains: tt.blocked})})
 			if tt.err != "" {
 				require.Nil(t, s.Request)
 				require.EqualError(t, s.Err, "DeepSeek Fetch: "+tt.err)

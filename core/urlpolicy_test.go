@@ -50,8 +50,6 @@ func TestCheckFetchURLAccepts(t *testing.T) {
 	}
 }
 
-const pn = "; private and local addresses never leave this machine"
-
 func TestCheckFetchURLRefuses(t *testing.T) {
 	tests := []struct {
 		raw     string

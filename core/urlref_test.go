@@ -174,7 +174,7 @@ func fetchPageKeyNetURL(raw string) string {
 func checkBaseURLNetURL(s string) (string, error) {
 	u, err := url.Parse(strings.TrimSpace(s))
 	if err != nil || u.Host == "" || u.Opaque != "" {
-		return "", fmt.Errorf("%s is not an absolute URL", shown(s, 80))
+		return "", fmt.Errorf("%s is not an absolute URL", quoteForMessage(s, 80))
 	}
 	if u.User != nil {
 		return "", fmt.Errorf("must not contain a user name or password")
@@ -186,28 +186,10 @@ func checkBaseURLNetURL(s string) (string, error) {
 	case "https":
 	case "http":
 		if !isLoopbackHost(u.Hostname()) {
-			return "", fmt.Errorf("must use https; plain http is allowed only for localhost and loopback IP addresses (127.0.0.0/8, [::1]), got %s", shown(s, 80))
+			return "", fmt.Errorf("must use https; plain http is allowed only for localhost and loopback IP addresses (127.0.0.0/8, [::1]), got %s", quoteForMessage(s, 80))
 		}
 	default:
-		return "", fmt.Errorf("must use https, got %s", shown(s, 80))
+		return "", fmt.Errorf("must use https, got %s", quoteForMessage(s, 80))
 	}
 	return strings.TrimRight(u.Scheme+"://"+u.Host+u.EscapedPath(), "/"), nil
-}
-
-// checkedURL is CheckFetchURL with the URL to send parsed by net/url: the
-// shape the tests had when CheckFetchURL returned a *url.URL, and a check
-// that net/url reads every URL sent.
-func checkedURL(raw string, allowed, blocked []string) (*url.URL, error) {
-	send, err := CheckFetchURL(raw, allowed, blocked)
-	if err != nil {
-		if send != "" {
-			return &url.URL{Opaque: send}, err
-		}
-		return nil, err
-	}
-	u, err := url.Parse(send)
-	if err != nil {
-		return nil, fmt.Errorf("net/url cannot read the URL sent %q: %w", send, err)
-	}
-	return u, nil
 }

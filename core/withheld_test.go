@@ -1,4 +1,4 @@
-package core
+package core_test
 
 import (
 	"encoding/json"
@@ -6,26 +6,9 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
-)
 
-// insideURLs are result URLs that point inside the network or carry
-// credentials: the fetch URL policy refuses each, so no backend passes one on.
-var insideURLs = []string{
-	"http://169.254.169.254/latest/meta-data/iam/security-credentials/",
-	"http://127.0.0.1:8080/admin",
-	"http://2130706433/x",
-	"http://[::1]/x",
-	"https://[fd12:3456::1]/x",
-	"https://[::ffff:10.0.0.1]/x",
-	"http://10.0.0.5/x",
-	"http://192.168.1.1/",
-	"https://user:pass@example.com/secret",
-	"https://token@example.com/",
-	"http://localhost/x",
-	"http://metadata.google.internal/computeMetadata/v1/",
-	"http://printer.local/",
-	"http://intranet/",
-}
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
+)
 
 // Search API results whose URLs point inside the network are withheld, and
 // the model is told how many and why.
@@ -35,7 +18,7 @@ func TestSearchWithholdsInsideURLs(t *testing.T) {
 		items = append(items, item{URL: u, Title: "Inside", Summary: "cited secret from " + u})
 	}
 	items = append(items, item{URL: "https://8.8.8.8/dns", Title: "Public address"})
-	s := search(t, mustConfig(t, Options{MaxResults: 3}), "q", okReply(resultsBody(t, items...)))
+	s := search(t, mustConfig(t, core.Options{MaxResults: 3}), "q", okReply(resultsBody(t, items...)))
 	require.Nil(t, s.Err)
 	r := s.Result.Search
 	require.Equal(t, []string{"https://go.dev/doc/", "https://8.8.8.8/dns"}, hitURLs(r.Hits))
@@ -45,12 +28,12 @@ func TestSearchWithholdsInsideURLs(t *testing.T) {
 		require.NotContains(t, r.Text(), bad)
 	}
 
-	one := search(t, mustConfig(t, Options{}), "q", okReply(resultsBody(t,
+	one := search(t, mustConfig(t, core.Options{}), "q", okReply(resultsBody(t,
 		item{URL: "http://169.254.169.254/"}, item{URL: "https://go.dev/", Title: "Go"})))
 	require.Equal(t, "1. Go\nhttps://go.dev/\n\n(1 result withheld: its URL points at a private or local address or carries a user name or password.)",
 		one.Result.Search.Text())
 
-	none := search(t, mustConfig(t, Options{}), "q", okReply(resultsBody(t, item{URL: "http://[::1]/"})))
+	none := search(t, mustConfig(t, core.Options{}), "q", okReply(resultsBody(t, item{URL: "http://[::1]/"})))
 	require.Equal(t, "No results found for \"q\".\n\n(1 result withheld: its URL points at a private or local address or carries a user name or password.)",
 		none.Result.Search.Text())
 }
@@ -81,7 +64,7 @@ func TestMessagesWithholdsInsideURLs(t *testing.T) {
 		"usage": map[string]any{"input_tokens": 1, "output_tokens": 1},
 	})
 	require.NoError(t, err)
-	s, _ := messagesSearch(t, messagesConfig(t, Options{}), "q", okReply(string(body)))
+	s, _ := messagesSearch(t, messagesConfig(t, core.Options{}), "q", okReply(string(body)))
 	require.Nil(t, s.Err)
 	r := s.Result.Search
 	require.Equal(t, "1. Go\nhttps://go.dev/doc/\nGo is public.\n\n"+
@@ -101,21 +84,7 @@ func TestMessagesWithholdsInsideURLs(t *testing.T) {
 		"usage": map[string]any{"input_tokens": 1, "output_tokens": 1},
 	})
 	require.NoError(t, err)
-	s, _ = messagesSearch(t, messagesConfig(t, Options{MessagesOptions: MessagesOptions{MessagesSummary: true}}), "q", okReply(string(body)))
+	s, _ = messagesSearch(t, messagesConfig(t, core.Options{MessagesOptions: core.MessagesOptions{MessagesSummary: true}}), "q", okReply(string(body)))
 	require.Nil(t, s.Err)
 	require.Equal(t, "Go is public. Done.", s.Result.Search.Summary)
-}
-
-// FuzzRefusedResult holds refusedResult's shortcut for plainly written URLs
-// to CheckFetchURL itself.
-func FuzzRefusedResult(f *testing.F) {
-	for _, u := range append(insideURLs, "https://go.dev/doc/", "http://a.b/c?d#e", "https://x.localhost/", "http://a-b.c:80/", " https://go.dev ", "https://GO.dev/") {
-		f.Add(u)
-	}
-	f.Fuzz(func(t *testing.T, raw string) {
-		_, err := CheckFetchURL(strings.TrimSpace(raw), nil, nil)
-		if got := refusedResult(raw); got != (err != nil) {
-			t.Fatalf("refusedResult(%q) = %v, CheckFetchURL error %v", raw, got, err)
-		}
-	})
 }

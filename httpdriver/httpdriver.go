@@ -181,7 +181,7 @@ func describe(err error, host string) string {
 	if kind != "" {
 		return "connection to " + host + " failed (" + kind + ")"
 	}
-	return "request to " + host + " failed: " + scrub(err)
+	return "request to " + host + " failed: " + withoutRequestURL(err)
 }
 
 // netKind names a socket-level failure, or returns "".
@@ -267,9 +267,9 @@ func readBody(resp *http.Response, maxBytes int64) ([]byte, error) {
 	return b.Bytes(), err
 }
 
-// scrub keeps a transport error's message without the request URL that
-// net/http prefixes it with.
-func scrub(err error) string {
+// withoutRequestURL returns a transport error's message without the request
+// URL that net/http prefixes it with.
+func withoutRequestURL(err error) string {
 	var ue interface{ Unwrap() error }
 	if errors.As(err, &ue) {
 		if inner := ue.Unwrap(); inner != nil {

@@ -27,16 +27,16 @@ const (
 	Highs = 0x8080808080808080
 )
 
-// Zeros has a high bit set where a byte of x is zero, and possibly in
-// bytes above such a byte (where the subtraction borrowed), so
-// Zeros(x) != 0 exactly when some byte is zero. x ^ c·Ones has a zero
+// ZeroByteMask returns a mask with the high bit set where a byte of x is
+// zero, and possibly in bytes above such a byte (where the subtraction
+// borrowed), so ZeroByteMask(x) != 0 exactly when some byte is zero. x ^ c·Ones has a zero
 // byte where x has c.
-func Zeros(x uint64) uint64 { return (x - Ones) &^ x & Highs }
+func ZeroByteMask(x uint64) uint64 { return (x - Ones) &^ x & Highs }
 
-// Below has a high bit set where a byte of x is below n (at most 0x80),
-// and possibly in bytes above such a byte: Below(x, n) != 0 exactly when
-// some byte is below n.
-func Below(x uint64, n byte) uint64 { return (x - Ones*uint64(n)) &^ x & Highs }
+// BelowByteMask returns a mask with the high bit set where a byte of x is
+// below n (at most 0x80), and possibly in bytes above such a byte:
+// BelowByteMask(x, n) != 0 exactly when some byte is below n.
+func BelowByteMask(x uint64, n byte) uint64 { return (x - Ones*uint64(n)) &^ x & Highs }
 
 // Load8 reads the first eight bytes of s little-endian; the compiler makes
 // it one load, also in WebAssembly (encoding/binary would add 100 KB to the

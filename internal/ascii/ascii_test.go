@@ -24,9 +24,9 @@ func TestLoad8(t *testing.T) {
 	require.Equal(t, uint64(0x6867666564636261), Load8([]byte("abcdefghij")))
 }
 
-// FuzzZerosBelow holds the eight-byte tests to a look at each byte: some
+// FuzzByteMasks holds the eight-byte tests to a look at each byte: some
 // byte is c, some byte is below n.
-func FuzzZerosBelow(f *testing.F) {
+func FuzzByteMasks(f *testing.F) {
 	f.Add(uint64(0x6867666564636261), byte('d'), byte(0x20))
 	f.Add(uint64(0x0000000000000100), byte(0), byte(0x80))
 	f.Add(uint64(0x8080808080808080), byte(0x80), byte(0x80))
@@ -39,7 +39,7 @@ func FuzzZerosBelow(f *testing.F) {
 			hasC = hasC || b == c
 			hasBelow = hasBelow || b < n
 		}
-		require.Equal(t, hasC, Zeros(x^Ones*uint64(c)) != 0, "%#x has %#x", x, c)
-		require.Equal(t, hasBelow, Below(x, n) != 0, "%#x below %#x", x, n)
+		require.Equal(t, hasC, ZeroByteMask(x^Ones*uint64(c)) != 0, "%#x has %#x", x, c)
+		require.Equal(t, hasBelow, BelowByteMask(x, n) != 0, "%#x below %#x", x, n)
 	})
 }

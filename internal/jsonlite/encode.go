@@ -113,25 +113,25 @@ func AppendFloat(b []byte, f float64) ([]byte, error) {
 
 const hexDigits = "0123456789abcdef"
 
-// plain[c] says that the ASCII byte c stands for itself in a JSON string
-// as encoding/json writes it (HTML-safe).
-var plain = func() (t [utf8.RuneSelf]bool) {
+// verbatim[c] says that the ASCII byte c stands for itself (is not
+// escaped) in a JSON string as encoding/json writes it (HTML-safe).
+var verbatim = func() (t [utf8.RuneSelf]bool) {
 	for c := 0x20; c < utf8.RuneSelf; c++ {
 		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
 	}
 	return t
 }()
 
-// plain8 reports whether each of the eight bytes in x is plain (see
-// plain), with the tests of package ascii. Masking one bit out of x ^ c·Ones
-// zeroes the bytes that are c or c with that bit flipped, so three zero
-// tests find " and & (0x22, 0x26: bit 2), < and > (0x3c, 0x3e: bit 1),
-// and \. It is small enough to inline.
-func plain8(x uint64) bool {
+// allVerbatim reports whether each of the eight bytes in x is written as it
+// is (see verbatim), with the tests of package ascii. Masking one bit out
+// of x ^ c·Ones zeroes the bytes that are c or c with that bit flipped, so
+// three zero tests find " and & (0x22, 0x26: bit 2), < and > (0x3c, 0x3e:
+// bit 1), and \. It is small enough to inline.
+func allVerbatim(x uint64) bool {
 	const ones = ascii.Ones
 	q := (x ^ ones*'"') & (ones * 0xfb)
 	a := (x ^ ones*'<') & (ones * 0xfd)
-	return x&ascii.Highs|ascii.Below(x, 0x20)|ascii.Zeros(q)|ascii.Zeros(a)|ascii.Zeros(x^ones*'\\') == 0
+	return x&ascii.Highs|ascii.BelowByteMask(x, 0x20)|ascii.ZeroByteMask(q)|ascii.ZeroByteMask(a)|ascii.ZeroByteMask(x^ones*'\\') == 0
 }
 
 // AppendString appends s as a JSON string the way encoding/json writes it:
@@ -155,7 +155,7 @@ func AppendStringBody(b []byte, s string) []byte {
 	start := 0
 	for i := 0; i < len(s); {
 		// Eight plain bytes at a time: most text is runs of them.
-		for i+8 <= len(s) && plain8(ascii.Load8(s[i:])) {
+		for i+8 <= len(s) && allVerbatim(ascii.Load8(s[i:])) {
 			i += 8
 		}
 		if i == len(s) {
@@ -163,7 +163,7 @@ func AppendStringBody(b []byte, s string) []byte {
 		}
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if plain[c] {
+			if verbatim[c] {
 				i++
 				continue
 			}

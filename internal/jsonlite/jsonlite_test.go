@@ -32,7 +32,7 @@ func FuzzAppendString(f *testing.F) {
 	})
 }
 
-// plain8 is true exactly for eight bytes that plain says stand for
+// allVerbatim is true exactly for eight bytes that verbatim says stand for
 // themselves, wherever the odd byte is and whatever its neighbours.
 func TestPlain8(t *testing.T) {
 	for c := range 256 {
@@ -40,9 +40,9 @@ func TestPlain8(t *testing.T) {
 			for _, bg := range []string{"abcdefgh", "  ~~!!\x7f?", "%'=;:?@!"} {
 				b := []byte(bg)
 				b[pos] = byte(c)
-				require.Equal(t, c < utf8.RuneSelf && plain[c], plain8(ascii.Load8(b)), "byte %#x at %d in %q", c, pos, bg)
+				require.Equal(t, c < utf8.RuneSelf && verbatim[c], allVerbatim(ascii.Load8(b)), "byte %#x at %d in %q", c, pos, bg)
 				b[(pos+5)%8] = 0x1f
-				require.False(t, plain8(ascii.Load8(b)), "control byte with %#x at %d", c, pos)
+				require.False(t, allVerbatim(ascii.Load8(b)), "control byte with %#x at %d", c, pos)
 			}
 		}
 	}

@@ -20,7 +20,7 @@ func Unescape(b *strings.Builder, raw []byte) {
 		// A run of plain ASCII is copied at once, found eight bytes at a
 		// time where it can be.
 		k := r
-		for k+8 <= len(raw) && ascii8(ascii.Load8(raw[k:])) {
+		for k+8 <= len(raw) && asciiNoBackslash(ascii.Load8(raw[k:])) {
 			k += 8
 		}
 		for k < len(raw) && raw[k] != '\\' && raw[k] < utf8.RuneSelf {
@@ -117,9 +117,9 @@ func hex4(b []byte) rune {
 	return hexValue[b[0]]<<12 | hexValue[b[1]]<<8 | hexValue[b[2]]<<4 | hexValue[b[3]]
 }
 
-// ascii8 reports whether the eight bytes in x are ASCII without a
+// asciiNoBackslash reports whether the eight bytes in x are ASCII without a
 // backslash (SWAR: a byte's high bit is set in the result when it is
 // non-ASCII or a backslash).
-func ascii8(x uint64) bool {
-	return x&ascii.Highs|ascii.Zeros(x^ascii.Ones*'\\') == 0
+func asciiNoBackslash(x uint64) bool {
+	return x&ascii.Highs|ascii.ZeroByteMask(x^ascii.Ones*'\\') == 0
 }

@@ -9,15 +9,15 @@ import (
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/ascii"
 )
 
-// ascii8 is true exactly for eight ASCII bytes without a backslash.
+// asciiNoBackslash is true exactly for eight ASCII bytes without a backslash.
 func TestASCII8(t *testing.T) {
 	for c := range 256 {
 		for pos := range 8 {
 			b := []byte("abcdefgh")
 			b[pos] = byte(c)
-			require.Equal(t, c < 0x80 && c != '\\', ascii8(ascii.Load8(b)), "byte %#x at %d", c, pos)
+			require.Equal(t, c < 0x80 && c != '\\', asciiNoBackslash(ascii.Load8(b)), "byte %#x at %d", c, pos)
 			b[(pos+3)%8] = '\\'
-			require.False(t, ascii8(ascii.Load8(b)), "backslash with %#x at %d", c, pos)
+			require.False(t, asciiNoBackslash(ascii.Load8(b)), "backslash with %#x at %d", c, pos)
 		}
 	}
 }

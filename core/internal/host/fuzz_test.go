@@ -129,12 +129,12 @@ func FuzzPlain(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		if !Plain(s) {
+		if !ParsesUnchanged(s) {
 			return
 		}
 		h, err := parse(s)
 		if err != nil || h.IsAddr() || h.Name() != s {
-			t.Fatalf("parse(%q) = %v, %v; Plain says it is the name itself", s, h, err)
+			t.Fatalf("parse(%q) = %v, %v; ParsesUnchanged says it is the name itself", s, h, err)
 		}
 	})
 }

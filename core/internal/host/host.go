@@ -111,7 +111,7 @@ var errEmpty = &Error{Reason: "the host is empty"}
 // number, parsed as IPv4 with WHATWG's rules (decimal, 0x hex or leading-0
 // octal parts; 1–4 parts, the last filling the remaining bytes).
 func Parse(input string) (Host, error) {
-	if Plain(input) {
+	if ParsesUnchanged(input) {
 		// Nearly every host is one, and it is its own answer: no
 		// decoding or mapping, which allocated once per character in
 		// WebAssembly. FuzzPlain holds it to parse.
@@ -120,11 +120,11 @@ func Parse(input string) (Host, error) {
 	return parse(input)
 }
 
-// Plain reports whether h is a domain name that Parse gives back unchanged:
-// lower-case ASCII letters, digits, hyphens and dots, no empty label, and a
-// last label that starts with a letter, so it is not a number and h is not
-// an IPv4 address.
-func Plain(h string) bool {
+// ParsesUnchanged reports whether h is a domain name that Parse gives back
+// unchanged: lower-case ASCII letters, digits, hyphens and dots, no empty
+// label, and a last label that starts with a letter, so it is not a number
+// and h is not an IPv4 address.
+func ParsesUnchanged(h string) bool {
 	label := 0 // bytes in the label so far
 	last := 0  // offset of the last label
 	for i := 0; i < len(h); i++ {

@@ -108,7 +108,8 @@ func (d *dec) broken() bool {
 	return false
 }
 
-func (d *dec) ws() {
+// skipSpace moves d.i past JSON white space.
+func (d *dec) skipSpace() {
 	for d.i < len(d.b) {
 		switch d.b[d.i] {
 		case ' ', '\t', '\n', '\r':
@@ -119,10 +120,11 @@ func (d *dec) ws() {
 	}
 }
 
-// top positions d at the body's opening brace. A body of another kind is
-// validated, so that a valid non-object and invalid JSON are told apart.
-func (d *dec) top() bool {
-	d.ws()
+// bodyIsObject reports whether the body is a JSON object, and positions d
+// at its opening brace. A body of another kind is validated, so that a
+// valid non-object and invalid JSON are told apart.
+func (d *dec) bodyIsObject() bool {
+	d.skipSpace()
 	if d.i == len(d.b) || !startsValue(d.b[d.i]) {
 		d.err = &Error{Problem: NotJSON}
 		return false
@@ -138,7 +140,7 @@ func (d *dec) top() bool {
 		}
 		return false
 	}
-	if d.ws(); d.i != len(d.b) {
+	if d.skipSpace(); d.i != len(d.b) {
 		return d.broken()
 	}
 	d.err = &Error{Problem: NotObject}
@@ -147,7 +149,7 @@ func (d *dec) top() bool {
 
 // end checks that only white space follows the top-level value.
 func (d *dec) end() bool {
-	if d.ws(); d.i != len(d.b) {
+	if d.skipSpace(); d.i != len(d.b) {
 		return d.broken()
 	}
 	return true
@@ -180,29 +182,29 @@ func (d *dec) object(member func(name []byte) bool) bool {
 	if !d.open() {
 		return false
 	}
-	d.ws()
+	d.skipSpace()
 	if d.i < len(d.b) && d.b[d.i] == '}' {
 		d.i++
 		d.depth--
 		return true
 	}
 	for {
-		d.ws()
+		d.skipSpace()
 		name, ok := d.name()
 		if !ok {
 			return false
 		}
-		if d.ws(); d.i >= len(d.b) || d.b[d.i] != ':' {
+		if d.skipSpace(); d.i >= len(d.b) || d.b[d.i] != ':' {
 			return d.broken()
 		}
 		d.i++
-		if d.ws(); d.i >= len(d.b) {
+		if d.skipSpace(); d.i >= len(d.b) {
 			return d.broken()
 		}
 		if !member(name) {
 			return false
 		}
-		if d.ws(); d.i >= len(d.b) {
+		if d.skipSpace(); d.i >= len(d.b) {
 			return d.broken()
 		}
 		switch d.b[d.i] {
@@ -249,7 +251,7 @@ func (d *dec) scanString() (end int, escaped, ok bool) {
 		// Eight plain bytes at a time: no quote, backslash or control.
 		for i+8 <= len(d.b) {
 			x := ascii.Load8(d.b[i:])
-			if !plain8(x) {
+			if !noQuoteBackslashOrControl(x) {
 				break
 			}
 			high |= x
@@ -301,18 +303,18 @@ func (d *dec) scanString() (end int, escaped, ok bool) {
 	return 0, false, d.broken()
 }
 
-// plain8 reports whether none of the eight bytes in x is a quote, a
-// backslash or a control character (below 0x20): the bytes a string scan
-// must stop at. SWAR: a byte b is flagged when b < 0x20, b == '"' or
+// noQuoteBackslashOrControl reports whether none of the eight bytes in x
+// is a quote, a backslash or a control character (below 0x20): the bytes
+// a string scan must stop at. SWAR: a byte b is flagged when b < 0x20, b == '"' or
 // b == '\\'; the tests have no false negatives.
-func plain8(x uint64) bool {
-	return ascii.Below(x, 0x20)|ascii.Zeros(x^ascii.Ones*'"')|ascii.Zeros(x^ascii.Ones*'\\') == 0
+func noQuoteBackslashOrControl(x uint64) bool {
+	return ascii.BelowByteMask(x, 0x20)|ascii.ZeroByteMask(x^ascii.Ones*'"')|ascii.ZeroByteMask(x^ascii.Ones*'\\') == 0
 }
 
-// str reads the string at d.i and returns its value, or "" with kept false
-// when its JSON text is longer than limit bytes (the value is then not
-// decoded at all).
-func (d *dec) str(limit int) (s string, kept, ok bool) {
+// stringUpTo reads the string at d.i and returns its value, or "" with kept
+// false when its JSON text is longer than limit bytes (the value is then
+// not decoded at all).
+func (d *dec) stringUpTo(limit int) (s string, kept, ok bool) {
 	start := d.i
 	end, escaped, ok := d.scanString()
 	if !ok {
@@ -632,7 +634,7 @@ func shortString(b []byte, i int) int {
 		return 0
 	}
 	k, end := i+1, min(len(b), i+34)
-	for k+8 <= end && plain8(ascii.Load8(b[k:])) {
+	for k+8 <= end && noQuoteBackslashOrControl(ascii.Load8(b[k:])) {
 		k += 8
 	}
 	for ; k < end; k++ {
@@ -648,11 +650,11 @@ func shortString(b []byte, i int) int {
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
-// is reports whether a member name selects field, matching the way
+// nameSelects reports whether a member name selects field, matching as
 // encoding/json does (Unicode case folding, as jsonlite.EqualFold matches
-// the envelopes' names); a name shorter than field, or over three times
-// its length, never does.
-func is(name []byte, field string) bool {
+// the envelopes' names); a name shorter than field, or over three times its
+// length, never does.
+func nameSelects(name []byte, field string) bool {
 	return len(name) >= len(field) && len(name) <= 3*len(field) && jsonlite.EqualFold(name, field)
 }
 
@@ -666,13 +668,13 @@ func is(name []byte, field string) bool {
 // The items' short strings share one allocation (see pack).
 func DecodeSearch(body []byte) ([]SearchItem, error) {
 	d := &dec{b: body, pk: &pack{}}
-	if !d.top() {
+	if !d.bodyIsObject() {
 		return nil, d.err
 	}
 	var items []SearchItem
 	notList := false
 	ok := d.object(func(name []byte) bool {
-		if !is(name, "results") {
+		if !nameSelects(name, "results") {
 			return d.skip()
 		}
 		items, notList = nil, false
@@ -705,7 +707,7 @@ func (d *dec) results() ([]SearchItem, bool) {
 		return nil, false
 	}
 	items := make([]SearchItem, 0, 10) // DeepSeek's usual count
-	if d.ws(); d.i < len(d.b) && d.b[d.i] == ']' {
+	if d.skipSpace(); d.i < len(d.b) && d.b[d.i] == ']' {
 		d.i++
 		d.depth--
 		return items, true
@@ -715,7 +717,7 @@ func (d *dec) results() ([]SearchItem, bool) {
 			d.err = &Error{Problem: TooManyResults}
 			return nil, false
 		}
-		if d.ws(); d.i >= len(d.b) {
+		if d.skipSpace(); d.i >= len(d.b) {
 			return nil, d.broken()
 		}
 		if d.b[d.i] == '{' {
@@ -727,7 +729,7 @@ func (d *dec) results() ([]SearchItem, bool) {
 		} else if !d.skip() {
 			return nil, false
 		}
-		if d.ws(); d.i >= len(d.b) {
+		if d.skipSpace(); d.i >= len(d.b) {
 			return nil, d.broken()
 		}
 		switch d.b[d.i] {
@@ -879,7 +881,7 @@ func (d *dec) stringField(f *string, limit int) bool {
 	if d.b[d.i] != '"' {
 		return d.skip()
 	}
-	s, _, ok := d.str(limit)
+	s, _, ok := d.stringUpTo(limit)
 	*f = s
 	return ok
 }
@@ -903,7 +905,7 @@ func (d *dec) float(f *float64, has *bool) bool {
 		}
 		return true
 	case c == '"':
-		s, _, ok := d.str(MaxFieldBytes)
+		s, _, ok := d.stringUpTo(MaxFieldBytes)
 		if !ok {
 			return false
 		}
@@ -920,15 +922,15 @@ func (d *dec) float(f *float64, has *bool) bool {
 // missing. Every error is an [*Error].
 func DecodeFetch(body []byte) (FetchPage, error) {
 	d := &dec{b: body}
-	if !d.top() {
+	if !d.bodyIsObject() {
 		return FetchPage{}, d.err
 	}
 	var p FetchPage
 	ok := d.object(func(name []byte) bool {
 		switch {
-		case is(name, "title"):
+		case nameSelects(name, "title"):
 			return d.stringField(&p.Title, MaxTitleBytes)
-		case is(name, "content"):
+		case nameSelects(name, "content"):
 			return d.stringField(&p.Content, len(d.b))
 		}
 		return d.skip()

@@ -34,7 +34,7 @@ func NewScanner(body []byte) *Scanner {
 // that is not a JSON object is validated, so that Err tells a valid value
 // of another kind (NotObject) from a body that is not JSON (NotJSON,
 // Broken).
-func (s *Scanner) Top() bool { return s.d.top() }
+func (s *Scanner) Top() bool { return s.d.bodyIsObject() }
 
 // End checks that only white space follows the value just read.
 func (s *Scanner) End() bool { return s.d.end() }
@@ -106,7 +106,7 @@ func (s *Scanner) Since(start int) []byte { return s.d.b[start:s.d.i] }
 // MatchName reports whether a member name selects the field named field,
 // the way encoding/json matches names to struct fields: an exact match or
 // one under Unicode simple case folding.
-func MatchName(name []byte, field string) bool { return is(name, field) }
+func MatchName(name []byte, field string) bool { return nameSelects(name, field) }
 
 // StringValue returns the value of a JSON string's text (quotes included)
 // that a Scanner has validated, decoded as encoding/json decodes it:
@@ -128,13 +128,13 @@ func (d *dec) list(elem func() bool) bool {
 	if !d.open() {
 		return false
 	}
-	if d.ws(); d.i < len(d.b) && d.b[d.i] == ']' {
+	if d.skipSpace(); d.i < len(d.b) && d.b[d.i] == ']' {
 		d.i++
 		d.depth--
 		return true
 	}
 	for {
-		if d.ws(); d.i >= len(d.b) {
+		if d.skipSpace(); d.i >= len(d.b) {
 			return d.broken()
 		}
 		if !elem() {
@@ -144,7 +144,7 @@ func (d *dec) list(elem func() bool) bool {
 			d.listDone = false
 			return true
 		}
-		if d.ws(); d.i >= len(d.b) {
+		if d.skipSpace(); d.i >= len(d.b) {
 			return d.broken()
 		}
 		switch d.b[d.i] {
@@ -239,7 +239,7 @@ func (d *dec) members(names []string, member func(k int) bool) bool {
 					}
 				}
 				for j := 0; k < 0 && j < len(names); j++ {
-					if is(name, names[j]) {
+					if nameSelects(name, names[j]) {
 						k = j
 					}
 				}

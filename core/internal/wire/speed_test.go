@@ -20,7 +20,7 @@ func TestIsMatchesReference(t *testing.T) {
 	names := []string{"", "url", "URL", "Url", "uRl", "\u212aey", "ſummary", "SUMMARY", "snippet", "site_name", "SITE_NAME", "site-name", "rerank_score", "authority", "title", "TITLE", "date", "dATE", "k", "K", "\u212a", "s", "S", "ſ", "_x", "_X", "@a", "`a", "@A", "`A", "é", "É", "\xff", "u\xffl", "content"}
 	for _, n := range names {
 		for _, f := range isFields {
-			require.Equal(t, refIs([]byte(n), f), is([]byte(n), f), "is(%q, %q)", n, f)
+			require.Equal(t, refIs([]byte(n), f), nameSelects([]byte(n), f), "nameSelects(%q, %q)", n, f)
 		}
 	}
 }
@@ -30,8 +30,8 @@ func FuzzIsEquivalence(f *testing.F) {
 		f.Add(n, "summary")
 	}
 	f.Fuzz(func(t *testing.T, name, field string) {
-		if got, want := is([]byte(name), field), refIs([]byte(name), field); got != want {
-			t.Fatalf("is(%q, %q) = %v, want %v", name, field, got, want)
+		if got, want := nameSelects([]byte(name), field), refIs([]byte(name), field); got != want {
+			t.Fatalf("nameSelects(%q, %q) = %v, want %v", name, field, got, want)
 		}
 	})
 }
@@ -64,13 +64,13 @@ func BenchmarkDecodeFetch4K(b *testing.B) {
 // allocation: each its own, by stringField.
 func oldDecodeSearch(body []byte) ([]SearchItem, error) {
 	d := &dec{b: body}
-	if !d.top() {
+	if !d.bodyIsObject() {
 		return nil, d.err
 	}
 	var items []SearchItem
 	notList := false
 	ok := d.object(func(name []byte) bool {
-		if !is(name, "results") {
+		if !nameSelects(name, "results") {
 			return d.skip()
 		}
 		items, notList = nil, false
@@ -101,7 +101,7 @@ func (d *dec) oldResults() ([]SearchItem, bool) {
 		return nil, false
 	}
 	items := []SearchItem{}
-	if d.ws(); d.i < len(d.b) && d.b[d.i] == ']' {
+	if d.skipSpace(); d.i < len(d.b) && d.b[d.i] == ']' {
 		d.i++
 		d.depth--
 		return items, true
@@ -111,7 +111,7 @@ func (d *dec) oldResults() ([]SearchItem, bool) {
 			d.err = &Error{Problem: TooManyResults}
 			return nil, false
 		}
-		if d.ws(); d.i >= len(d.b) {
+		if d.skipSpace(); d.i >= len(d.b) {
 			return nil, d.broken()
 		}
 		if d.b[d.i] == '{' {
@@ -123,7 +123,7 @@ func (d *dec) oldResults() ([]SearchItem, bool) {
 		} else if !d.skip() {
 			return nil, false
 		}
-		if d.ws(); d.i >= len(d.b) {
+		if d.skipSpace(); d.i >= len(d.b) {
 			return nil, d.broken()
 		}
 		switch d.b[d.i] {
@@ -145,21 +145,21 @@ func (d *dec) oldItem() (SearchItem, bool) {
 	ok := d.object(func(name []byte) bool {
 		var f *string
 		switch {
-		case is(name, "url"):
+		case nameSelects(name, "url"):
 			f = &it.URL
-		case is(name, "title"):
+		case nameSelects(name, "title"):
 			f = &it.Title
-		case is(name, "snippet"):
+		case nameSelects(name, "snippet"):
 			f = &it.Snippet
-		case is(name, "summary"):
+		case nameSelects(name, "summary"):
 			f = &it.Summary
-		case is(name, "date"):
+		case nameSelects(name, "date"):
 			f = &it.Date
-		case is(name, "site_name"):
+		case nameSelects(name, "site_name"):
 			f = &it.SiteName
-		case is(name, "rerank_score"):
+		case nameSelects(name, "rerank_score"):
 			return d.float(&it.Rerank, &it.HasRerank)
-		case is(name, "authority"):
+		case nameSelects(name, "authority"):
 			return d.float(&it.Authority, &it.HasAuthority)
 		default:
 			return d.skip()
@@ -233,7 +233,7 @@ func TestDecodeSearchUnchanged(t *testing.T) {
 func TestItemNamesApart(t *testing.T) {
 	for i, a := range itemNames {
 		for j, b := range itemNames {
-			require.Equal(t, i == j, is([]byte(a), b), "%q %q", a, b)
+			require.Equal(t, i == j, nameSelects([]byte(a), b), "%q %q", a, b)
 		}
 	}
 }

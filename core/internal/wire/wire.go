@@ -58,23 +58,23 @@ type errorBody struct{ inner, str, message string }
 func decodeError(body []byte) (errorBody, bool) {
 	var e errorBody
 	d := &dec{b: body}
-	if !d.top() {
+	if !d.bodyIsObject() {
 		return e, false
 	}
 	ok := d.object(func(name []byte) bool {
 		switch {
-		case is(name, "error"):
+		case nameSelects(name, "error"):
 			e.inner, e.str = "", ""
 			if d.b[d.i] == '{' {
 				return d.object(func(name []byte) bool {
-					if is(name, "message") {
+					if nameSelects(name, "message") {
 						return d.stringField(&e.inner, len(d.b))
 					}
 					return d.skip()
 				})
 			}
 			return d.stringField(&e.str, len(d.b))
-		case is(name, "message"):
+		case nameSelects(name, "message"):
 			return d.stringField(&e.message, len(d.b))
 		}
 		return d.skip()
