@@ -117,10 +117,30 @@ $(REGISTRYDIR)/node_modules/.package-lock.json: $(REGISTRYDIR)/package.json $(RE
 test-registry: dist registry-deps hosts-deps js-deps
 	cd $(REGISTRYDIR) && DIST=$(abspath $(DIST)) CODEX_BIN=$(abspath $(HOSTSDIR))/node_modules/.bin/codex node --test --test-concurrency=1
 
+# make bench prints every figure RATIONALE.md and wasm/RATIONALE.md point to, each under a
+# heading the record names. Timings come from BENCHTIME per benchmark, and the benchmarks that
+# build up state (a full page cache, 5,000 operations, worst bodies) run once; the JS
+# benchmarks take smaller samples than their defaults (BENCH_* variables, see tests/js).
+# On 2 busy cores it takes a few minutes; BENCHTIME=1s and the scripts' defaults are steadier.
+BENCHTIME ?= 200ms
+BENCHJS   ?= BENCH_RUNS=5 BENCH_CALLS=100 BENCH_MEM_CALLS=500 BENCH_WARM_CALLS=1000 BENCH_IDLE_RUNS=3
+BENCHGO   := $(GO) test -run='^$$' -benchmem -benchtime=$(BENCHTIME)
+
 bench: build wazero
-	$(GO) test -run='^$$' -bench=. -benchmem ./core/... ./tests/... ./cmd/...
-	GOOS=wasip1 GOARCH=wasm $(GO) test -run='^$$' -bench=. -benchmem -exec "$(CURDIR)/bin/wazero run" ./wasm/
-	cd $(JSDIR) && npm run bench
+	@echo "== module size: plugin/core.wasm"
+	@echo "raw $$(wc -c < $(WASM)) bytes, gzip -9 $$(gzip -9 -c $(WASM) | wc -c) bytes"
+	@echo "== engine, natively: core/, opencode/, wasm/abi/"
+	$(BENCHGO) -bench=. ./core/... ./opencode/ ./wasm/abi/
+	@echo "== inside the module: allocations per step (wasm/, under wazero)"
+	GOOS=wasip1 GOARCH=wasm $(BENCHGO) -bench=. -exec "$(CURDIR)/bin/wazero run" ./wasm/
+	@echo "== the module under wazero: size, start, steps, end to end (tests/)"
+	$(BENCHGO) -bench='ModuleSize|Compile|Instantiate|StepRoundTrip|EndToEnd|PagingCachedPart' ./tests/
+	@echo "== the module under wazero: linear memory (tests/, one run each)"
+	$(GO) test -run='^$$' -benchtime=1x -bench='BenchmarkMemory$$|PagingMemory|WorstBodies' ./tests/
+	@echo "== the MCP server: start, per-call overhead, memory, shutdown (cmd/)"
+	$(BENCHGO) -bench=. ./cmd/...
+	@echo "== the plugin under Node and Bun (tests/js)"
+	cd $(JSDIR) && $(BENCHJS) npm run bench
 	$(MAKE) bench-load
 
 # The MCP server under load, as a child process (tests/load): peak RSS and how every call

@@ -26,8 +26,8 @@ func (h Hit) hasMarker() bool { return h.Rerank != nil || h.Authority != nil || 
 // appendScore is strconv.AppendFloat(b, x, 'f', prec, 64) for prec 1 (a
 // rerank score) or -1 (an authority), with a fast path for usual scores:
 // 0 <= x < 1e6, for prec 1 not within 1e-6 of a tie between two tenths,
-// for prec -1 whole. strconv's general formatting was ~1% of a ten-result
-// search step in WebAssembly. FuzzMarkerNumbers checks it against strconv.
+// for prec -1 whole, since every result's markers go through it.
+// FuzzMarkerNumbers checks it against strconv.
 func appendScore(b []byte, x float64, prec int) []byte {
 	if x >= 0 && x < 1e6 && !math.Signbit(x) {
 		t := x
@@ -119,8 +119,8 @@ func (h Hit) ProviderContent() string {
 
 // AppendProviderContentJSON appends ProviderContent as a JSON string, as
 // jsonlite.AppendString(b, h.ProviderContent()) would, without building the
-// content first: a search step writes ten of them, and the joined strings
-// were a tenth of its allocations.
+// content first: a search step writes ten of them, and joining each would
+// allocate a string per result (BenchmarkProviderContent).
 func (h Hit) AppendProviderContentJSON(b []byte) []byte {
 	b = append(b, '"')
 	if h.hasMarker() {

@@ -74,7 +74,7 @@ func AppendArray[T any](b []byte, list []T, elem func(b []byte, v *T) []byte) []
 
 // AppendStrings appends a JSON array of strings, null for a nil slice. It
 // is AppendArray written out: the strings are every step's hot path, and
-// going through AppendArray's callback cost the module 10 KB.
+// going through AppendArray's callback adds code to the module.
 func AppendStrings(b []byte, list []string) []byte {
 	if list == nil {
 		return append(b, "null"...)
@@ -139,7 +139,7 @@ func allVerbatim(x uint64) bool {
 // as U+FFFD.
 //
 // It is not inlined: inlined at its hundred-odd call sites, its two
-// appends cost the module 10 KB.
+// appends would add code to the module at each.
 //
 //go:noinline
 func AppendString(b []byte, s string) []byte {

@@ -1,7 +1,7 @@
 // Package date reads the few date layouts core meets (DeepSeek's result
 // dates and page ages, Retry-After HTTP-dates) and writes a day as
-// "2006-01-02", without package time, whose initialisation and parser cost
-// the module about 350 KB (see RATIONALE.md).
+// "2006-01-02", without package time, whose initialisation and parser
+// would be linked into the module (see RATIONALE.md).
 //
 // [Parse] takes a layout written as package time writes it and, for every
 // layout core uses, accepts exactly what time.Parse accepted in the module

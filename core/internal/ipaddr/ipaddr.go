@@ -3,7 +3,7 @@
 // does, netip's text form of an address, and prefixes with Contains.
 //
 // It exists because net/netip brings the unique and weak packages and their
-// runtime hooks into the WebAssembly module (about 185 KB of it); see
+// runtime hooks into the WebAssembly module (make bench prints its size); see
 // RATIONALE.md, "Why does the module carry its own JSON, URL and text
 // code?". The tests keep net/netip as the reference: every function here is
 // compared with its netip counterpart in table tests and fuzz targets.

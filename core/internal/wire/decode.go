@@ -408,8 +408,9 @@ func (d *dec) skip() bool { return d.skipIn(nil) }
 // and the rest of those containers, their closers included.
 //
 // It keeps the cursor in a local variable and reads short plain strings
-// inline: under WebAssembly, a load of d.i or a call per token made a
-// 5 MiB list of empty objects cost 80 ms.
+// inline: under WebAssembly, a load of d.i or a call per token adds up on
+// long runs of tiny values such as a 5 MiB list of empty objects
+// (BenchmarkWorstBodies in tests/ prints what such bodies cost).
 func (d *dec) skipIn(stack []byte) bool {
 	b, i := d.b, d.i
 	for {
