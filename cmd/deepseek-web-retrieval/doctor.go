@@ -137,7 +137,9 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	env := mcpEnv()
 	detected := mcphosts.Detect(env)
 	binary, _ := binaryPath("")
-	for _, h := range mcphosts.All {
+	// OpenCode's gateway entry (init --remote) is checked like an MCP
+	// host's, and shown only when there is one.
+	for _, h := range append(slices.Clone(mcphosts.All), mcphosts.OpenCode) {
 		for _, sc := range []install.Scope{install.ScopeGlobal, install.ScopeProject} {
 			req := mcphosts.Request{Env: env, Host: h, Scope: sc, Dir: dir}
 			if sc == install.ScopeProject {
@@ -152,7 +154,7 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			if !c.Installed && len(c.Problems) == 0 && (sc == install.ScopeProject || !slices.Contains(detected, h)) {
 				continue
 			}
-			if c.Installed {
+			if c.Installed && c.TokenEnv == "" {
 				addKey(c.KeyEnv)
 			}
 			section(fmt.Sprintf("%s (%s)", c.Host, sc), c.Lines, c.Traps, c.Problems)

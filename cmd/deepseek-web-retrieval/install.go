@@ -56,11 +56,13 @@ func mcpEnv() mcphosts.Env {
 	wd, _ := os.Getwd()
 	return mcphosts.Env{
 		Home: home, WorkDir: wd,
-		XDGStateHome:    os.Getenv("XDG_STATE_HOME"),
-		CodexHome:       os.Getenv("CODEX_HOME"),
-		ClaudeConfigDir: os.Getenv("CLAUDE_CONFIG_DIR"),
-		PiAgentDir:      os.Getenv("PI_CODING_AGENT_DIR"),
-		LookPath:        exec.LookPath,
+		XDGStateHome:      os.Getenv("XDG_STATE_HOME"),
+		CodexHome:         os.Getenv("CODEX_HOME"),
+		ClaudeConfigDir:   os.Getenv("CLAUDE_CONFIG_DIR"),
+		PiAgentDir:        os.Getenv("PI_CODING_AGENT_DIR"),
+		XDGConfigHome:     os.Getenv("XDG_CONFIG_HOME"),
+		OpencodeConfigDir: os.Getenv("OPENCODE_CONFIG_DIR"),
+		LookPath:          exec.LookPath,
 	}
 }
 
@@ -359,14 +361,28 @@ func runInit(_ context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitFailed
 	}
 	return runPlans("init", hosts, yes, stdout, stderr, func(h hostTarget) (string, func() (*install.Plan, error)) {
-		if mh, ok := mcphosts.ParseHost(h.name); ok {
+		mh, ok := mcphosts.ParseHost(h.name)
+		if remote != nil {
+			mh, ok = mcphosts.RemoteHost(h.name)
+		}
+		if ok {
 			req := mcphosts.Request{Env: mcpEnv(), Host: mh, Scope: sc, Dir: dir, Options: o, Binary: binary, Version: versionString(), Remote: remote}
 			lock, _ := mcphosts.MainFile(req)
-			return filepath.Dir(lock), func() (*install.Plan, error) { return mcphosts.PlanInit(req) }
+			return filepath.Dir(lock), func() (*install.Plan, error) {
+				if mh == mcphosts.OpenCode && opencode.HasInstall(osEnv(), sc, dir) {
+					return nil, install.Refuse("the OpenCode plugin is installed in this config, and a gateway entry beside it would offer every tool twice",
+						"run `deepseek-web-retrieval uninstall --host opencode` first, then init --remote again")
+				}
+				return mcphosts.PlanInit(req)
+			}
 		}
 		hh, _ := opencode.ParseHost(h.name)
 		lock, _ := opencode.ConfigDir(osEnv(), sc, dir)
 		return lock, func() (*install.Plan, error) {
+			if mcphosts.HasInstall(mcphosts.Request{Env: mcpEnv(), Host: mcphosts.OpenCode, Scope: sc, Dir: dir}) {
+				return nil, install.Refuse("this OpenCode config has a gateway entry (init --remote), and the plugin beside it would offer every tool twice",
+					"run `deepseek-web-retrieval uninstall --host opencode` first, then init again")
+			}
 			return opencode.PlanInit(opencode.Request{
 				Env: osEnv(), Scope: sc, Dir: dir, Host: hh, Options: o, Plugin: pluginFiles(), Package: spec, Version: versionString(), Found: h.found,
 			})
@@ -379,7 +395,7 @@ func runInit(_ context.Context, args []string, stdout, stderr io.Writer) int {
 func remoteHosts(host string, hosts []hostTarget, stderr io.Writer) ([]hostTarget, error) {
 	var out []hostTarget
 	for _, h := range hosts {
-		if mcphosts.RemoteCapable(h.name) {
+		if _, ok := mcphosts.RemoteHost(h.name); ok {
 			out = append(out, h)
 			continue
 		}
@@ -444,15 +460,22 @@ func runUninstall(_ context.Context, args []string, stdout, stderr io.Writer) in
 	if host == "auto" {
 		// Every host, so nothing of ours is missed; those with nothing
 		// installed are left out of the output.
-		hosts = []hostTarget{{name: "opencode"}}
+		hosts = []hostTarget{{name: "opencode"}, {name: gatewayOpenCode}}
 		for _, h := range mcphosts.All {
 			hosts = append(hosts, hostTarget{name: string(h)})
 		}
 	} else {
 		hosts = []hostTarget{{name: host}}
+		if strings.HasPrefix(host, "opencode") && mcphosts.HasInstall(mcphosts.Request{Env: mcpEnv(), Host: mcphosts.OpenCode, Scope: sc, Dir: dir}) {
+			hosts = []hostTarget{{name: gatewayOpenCode}}
+		}
 	}
 	return runPlans("uninstall", hosts, yes, stdout, stderr, func(h hostTarget) (string, func() (*install.Plan, error)) {
-		if mh, ok := mcphosts.ParseHost(h.name); ok {
+		mh, ok := mcphosts.ParseHost(h.name)
+		if h.name == gatewayOpenCode {
+			mh, ok = mcphosts.OpenCode, true
+		}
+		if ok {
 			req := mcphosts.Request{Env: mcpEnv(), Host: mh, Scope: sc, Dir: dir}
 			lock, _ := mcphosts.MainFile(req)
 			return filepath.Dir(lock), func() (*install.Plan, error) { return mcphosts.PlanUninstall(req) }
@@ -463,6 +486,10 @@ func runUninstall(_ context.Context, args []string, stdout, stderr io.Writer) in
 		}
 	})
 }
+
+// gatewayOpenCode names OpenCode's gateway entry (init --remote) among the
+// hosts uninstall plans for; "opencode" is its plugin.
+const gatewayOpenCode = "opencode (gateway)"
 
 // stateDir is the installer's state directory: the journal of a run that
 // is applying, and the MCP hosts' install records.

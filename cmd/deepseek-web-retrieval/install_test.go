@@ -319,3 +319,41 @@ func TestCLIRemote(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, orig, string(b))
 }
+
+// OpenCode gets a gateway entry under "mcp" with --remote; the plugin and a
+// gateway entry are never both in one config; uninstall --host opencode
+// removes whichever is there.
+func TestCLIRemoteOpenCode(t *testing.T) {
+	cfgDir := setup(t)
+	cfg := filepath.Join(cfgDir, "opencode.jsonc")
+	orig := "{\n  \"theme\": \"opencode\"\n}\n"
+	require.NoError(t, os.WriteFile(cfg, []byte(orig), 0o644))
+
+	code, _, errs := runCLI("init", "--host", "opencode", "--remote", "https://gw.example.com/team", "--yes")
+	require.Equal(t, exitOK, code, errs)
+	b, err := os.ReadFile(cfg)
+	require.NoError(t, err)
+	require.Contains(t, string(b), `"url": "https://gw.example.com/team"`)
+	require.Contains(t, string(b), `"Authorization": "Bearer {env:DEEPSEEK_WEB_RETRIEVAL_TOKEN}"`)
+
+	code, _, errs = runCLI("init", "--host", "opencode", "--binary", "/opt/x/deepseek-web-retrieval", "--yes")
+	require.Equal(t, exitFailed, code)
+	require.Contains(t, errs, "this OpenCode config has a gateway entry (init --remote), and the plugin beside it would offer every tool twice")
+
+	code, _, errs = runCLI("uninstall", "--host", "opencode", "--yes")
+	require.Equal(t, exitOK, code, errs)
+	b, err = os.ReadFile(cfg)
+	require.NoError(t, err)
+	require.Equal(t, orig, string(b))
+
+	code, _, errs = runCLI("init", "--host", "opencode", "--binary", "/opt/x/deepseek-web-retrieval", "--yes")
+	require.Equal(t, exitOK, code, errs)
+	code, _, errs = runCLI("init", "--host", "opencode", "--remote", "https://gw.example.com/team", "--yes")
+	require.Equal(t, exitFailed, code)
+	require.Contains(t, errs, "the OpenCode plugin is installed in this config, and a gateway entry beside it would offer every tool twice")
+	code, _, errs = runCLI("uninstall", "--yes")
+	require.Equal(t, exitOK, code, errs)
+	b, err = os.ReadFile(cfg)
+	require.NoError(t, err)
+	require.Equal(t, orig, string(b))
+}

@@ -27,6 +27,9 @@ type Check struct {
 	Lines, Problems, Traps []string
 	// KeyEnv is the variable the entry passes the key in.
 	KeyEnv string
+	// TokenEnv is the variable a gateway entry sends the member's token
+	// from; empty for an entry that starts the server.
+	TokenEnv string
 	// Probe is what starting the entry's server found (zero when the
 	// entry is absent or unreadable).
 	Probe ProbeResult
@@ -216,14 +219,15 @@ func remoteOf(h Host, entry map[string]any) (gw install.Remote, ok bool) {
 }
 
 // authReference finds the variable in "Bearer ${VAR}", "Bearer ${VAR:-}",
-// "Bearer $VAR" and "Bearer ${env:VAR}".
-var authReference = regexp.MustCompile(`^Bearer \$\{?(?:env:)?([A-Za-z_][A-Za-z0-9_]*)(?::-)?\}?$`)
+// "Bearer $VAR", "Bearer ${env:VAR}" and "Bearer {env:VAR}".
+var authReference = regexp.MustCompile(`^Bearer (?:\$\{?(?:env:)?|\{env:)([A-Za-z_][A-Za-z0-9_]*)(?::-)?\}?$`)
 
 // remote checks an entry that points at a gateway: the record, the token
 // in this shell, a connection as the host makes it, and the entry against
 // what init writes for it.
 func (c *Check) remote(ctx context.Context, rs *resolved, gw install.Remote, rf *RecordFile, entry map[string]any, environ []string) {
 	name := names[rs.Host]
+	c.TokenEnv = gw.TokenEnv
 	c.Lines = append(c.Lines, "connects to the gateway "+gw.URL)
 	parent := EnvMap(environ)
 	token := parent[gw.TokenEnv]

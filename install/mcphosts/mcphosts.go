@@ -57,6 +57,9 @@ type Env struct {
 	ClaudeConfigDir string
 	// PiAgentDir is $PI_CODING_AGENT_DIR (empty: ~/.pi/agent).
 	PiAgentDir string
+	// XDGConfigHome and OpencodeConfigDir are $XDG_CONFIG_HOME and
+	// $OPENCODE_CONFIG_DIR: where OpenCode's global config is.
+	XDGConfigHome, OpencodeConfigDir string
 	// LookPath finds a program on PATH; nil finds none.
 	LookPath func(string) (string, error)
 }
@@ -291,11 +294,17 @@ func Args(o install.Options) []string {
 	return args
 }
 
-// RemoteCapable reports whether the host named host is an MCP host that
-// connects to a streamable HTTP server (init --remote).
-func RemoteCapable(host string) bool {
-	h, ok := ParseHost(host)
-	return ok && adapters[h].remote
+// RemoteHost returns the host that writes a gateway entry (init --remote)
+// for the host named host: an MCP host that connects to a streamable HTTP
+// server, or OpenCode for "opencode" and "opencode1" (both read the same
+// "mcp" key). ok is false for a host that cannot.
+func RemoteHost(host string) (h Host, ok bool) {
+	switch host {
+	case "opencode", "opencode1", "opencode2":
+		return OpenCode, true
+	}
+	h, ok = ParseHost(host)
+	return h, ok && adapters[h].remote
 }
 
 // RemoteOptions refuses options a gateway entry cannot carry: only the

@@ -138,3 +138,13 @@ func jsonEqual(a, b []byte) bool {
 	}
 	return reflect.DeepEqual(x, y)
 }
+
+// HasInstall reports whether an install record exists for the request's
+// host and scope.
+func HasInstall(req Request) bool {
+	rs, err := resolve(req)
+	if err != nil {
+		return false
+	}
+	return exists(rs.recordPath(adapters[req.Host].targets(rs)[0].path))
+}

@@ -40,6 +40,8 @@ func TestRemoteEntries(t *testing.T) {
 			"{\n  \"numStartups\": 3,\n  \"mcpServers\": {\n    \"deepseek-web-retrieval\": {\n      \"type\": \"http\",\n      \"url\": \"https://gw.example.com/mcp\",\n      \"headers\": {\n        \"Authorization\": \"Bearer ${TEAM_TOKEN:-}\"\n      }\n    }\n  }\n}\n"},
 		{Gemini, ".gemini/settings.json", "{\n  \"theme\": \"GitHub\"\n}\n",
 			"{\n  \"theme\": \"GitHub\",\n  \"mcpServers\": {\n    \"deepseek-web-retrieval\": {\n      \"httpUrl\": \"https://gw.example.com/mcp\",\n      \"headers\": {\n        \"Authorization\": \"Bearer ${TEAM_TOKEN}\"\n      }\n    }\n  }\n}\n"},
+		{OpenCode, ".config/opencode/opencode.jsonc", "{\n  // mine\n  \"theme\": \"opencode\"\n}\n",
+			"{\n  // mine\n  \"theme\": \"opencode\",\n  \"mcp\": {\n    \"deepseek-web-retrieval\": {\n      \"type\": \"remote\",\n      \"url\": \"https://gw.example.com/mcp\",\n      \"headers\": {\n        \"Authorization\": \"Bearer {env:TEAM_TOKEN}\"\n      },\n      \"oauth\": false,\n      \"enabled\": true\n    }\n  }\n}\n"},
 		{Cursor, ".cursor/mcp.json", "{\n  \"mcpServers\": {}\n}\n",
 			"{\n  \"mcpServers\": {\n    \"deepseek-web-retrieval\": {\n      \"url\": \"https://gw.example.com/mcp\",\n      \"headers\": {\n        \"Authorization\": \"Bearer ${env:TEAM_TOKEN}\"\n      }\n    }\n  }\n}\n"},
 	}
@@ -130,7 +132,7 @@ func gatewayStub(t *testing.T, token string) *httptest.Server {
 func TestDoctorRemote(t *testing.T) {
 	const token = "dwr_Zq8Xv3Lp0Rt7Yw2Mn5Bc9Kd4Fg6Hj1S"
 	srv := gatewayStub(t, token)
-	for _, h := range []Host{Codex, Claude, Gemini, Cursor} {
+	for _, h := range []Host{Codex, Claude, Gemini, Cursor, OpenCode} {
 		t.Run(string(h), func(t *testing.T) {
 			f := newFixture(t)
 			req := f.req(h, install.ScopeGlobal, install.Options{})

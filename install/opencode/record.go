@@ -167,3 +167,10 @@ func validate(r *Record, dir string) error {
 	}
 	return nil
 }
+
+// HasInstall reports whether the config directory for scope holds an
+// install record of this installer (the plugin's).
+func HasInstall(env Env, scope install.Scope, dir string) bool {
+	d, err := ConfigDir(env, scope, dir)
+	return err == nil && install.Exists(filepath.Join(d, filepath.FromSlash(recordFile)))
+}
