@@ -15,7 +15,7 @@ import (
 
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/httpdriver"
-	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/wasm/abi"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/tool"
 )
 
 // Exit codes of search and fetch.
@@ -174,9 +174,9 @@ func retrieve(ctx context.Context, name string, args []string, usage func(io.Wri
 	var text string
 	var structured any
 	if r := step.Result.Search; r != nil {
-		text, structured = r.Text(), abi.FromSearch(r)
+		text, structured = r.Text(), tool.FromSearch(r)
 	} else {
-		text, structured = step.Result.Fetch.Text, abi.FromFetch(step.Result.Fetch)
+		text, structured = step.Result.Fetch.Text, tool.FromFetch(step.Result.Fetch)
 	}
 	if asJSON {
 		enc := json.NewEncoder(stdout)
