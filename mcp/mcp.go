@@ -206,16 +206,7 @@ func (h *handler) call(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Call
 	if step.Err != nil {
 		return failure(step.Err.Message), nil
 	}
-	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: Text(step.Result)}}}, nil
-}
-
-// Text is the text a result shows the model: exactly what the CLI's search
-// and fetch print (SPEC §6), without the final newline.
-func Text(r *core.Result) string {
-	if r.Search != nil {
-		return r.Search.Text()
-	}
-	return r.Fetch.Text
+	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: tool.Text(step.Result)}}}, nil
 }
 
 // unexpanded reports whether a key is a host's config reference that reached

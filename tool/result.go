@@ -117,12 +117,23 @@ type SearchMetadata struct {
 	Cached bool `json:"cached"`
 }
 
-// OutputOf maps an operation's result onto a call's output.
+// Text is the text a result shows the model: exactly what the CLI's search
+// and fetch print (SPEC §6), without the final newline. Every host gives
+// the model this text.
+func Text(r *core.Result) string {
+	if r.Search != nil {
+		return r.Search.Text()
+	}
+	return r.Fetch.Text
+}
+
+// OutputOf maps an operation's result onto a call's output; its content is
+// [Text].
 func OutputOf(r *core.Result) Output {
 	if f := r.Fetch; f != nil {
-		return Output{Content: f.Text, Title: Title(FetchName, f.URL), Metadata: FetchMetadata{URL: f.URL, Title: f.Title, Chars: f.Chars, ContentTruncated: f.Truncated,
+		return Output{Content: Text(r), Title: Title(FetchName, f.URL), Metadata: FetchMetadata{URL: f.URL, Title: f.Title, Chars: f.Chars, ContentTruncated: f.Truncated,
 			Offset: f.Offset, NextOffset: f.NextOffset, TotalChars: f.TotalChars, Cached: f.Cached}}
 	}
 	s := r.Search
-	return Output{Content: s.Text(), Title: Title(SearchName, s.Query), Metadata: SearchMetadata{Query: s.Query, Results: len(s.Hits), Usage: s.Usage, Cached: s.Cached}}
+	return Output{Content: Text(r), Title: Title(SearchName, s.Query), Metadata: SearchMetadata{Query: s.Query, Results: len(s.Hits), Usage: s.Usage, Cached: s.Cached}}
 }

@@ -26,7 +26,7 @@ func Parse(name string, args []byte, cfg *core.Config) (core.Operation, error) {
 	if !ok {
 		return core.Operation{}, errors.New(name + ": the input must be a JSON object")
 	}
-	str := func(arg int, required bool) (string, error) {
+	stringArg := func(arg int, required bool) (string, error) {
 		field, v := argNames[arg], fields[arg]
 		if v == nil || string(v) == "null" {
 			if required {
@@ -42,11 +42,11 @@ func Parse(name string, args []byte, cfg *core.Config) (core.Operation, error) {
 	}
 	switch name {
 	case FetchName:
-		u, err := str(argURL, true)
+		u, err := stringArg(argURL, true)
 		if err != nil {
 			return core.Operation{}, err
 		}
-		f, err := str(argFormat, false)
+		f, err := stringArg(argFormat, false)
 		if err != nil {
 			return core.Operation{}, err
 		}
@@ -56,7 +56,7 @@ func Parse(name string, args []byte, cfg *core.Config) (core.Operation, error) {
 		}
 		return core.Operation{Kind: core.KindFetch, URL: u, Format: f, Offset: off, Config: cfg}, nil
 	case SearchName:
-		q, err := str(argQuery, true)
+		q, err := stringArg(argQuery, true)
 		if err != nil {
 			return core.Operation{}, err
 		}
