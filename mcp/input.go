@@ -9,11 +9,11 @@ import (
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/tool"
 )
 
-// decode turns a tool's raw arguments into the operation they ask for, with
+// parseArgs turns a tool's raw arguments into the operation they ask for, with
 // [tool.Parse]'s validation and messages; deepseek_search also takes the
 // optional question. Missing arguments count as an empty object, so the
 // message names the missing field.
-func decode(name string, args json.RawMessage, cfg *core.Config) (core.Operation, error) {
+func parseArgs(name string, args json.RawMessage, cfg *core.Config) (core.Operation, error) {
 	if len(bytes.TrimSpace(args)) == 0 || string(bytes.TrimSpace(args)) == "null" {
 		args = json.RawMessage(`{}`)
 	}

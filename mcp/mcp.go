@@ -193,7 +193,7 @@ func (h *handler) call(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Call
 		defer cancel()
 		defer context.AfterFunc(h.lifetime, cancel)()
 	}
-	op, err := decode(req.Params.Name, req.Params.Arguments, h.cfg)
+	op, err := parseArgs(req.Params.Name, req.Params.Arguments, h.cfg)
 	if err != nil {
 		return failure(err.Error()), nil
 	}

@@ -151,7 +151,7 @@ const CodeABI = "abi"
 func (w *Request) Set(r *core.Request) {
 	w.DelayMs, w.Method, w.URL, w.Redirect = r.DelayMs, r.Method, r.URL, "manual"
 	w.TimeoutMs, w.MaxBytes, w.Attempt = r.TimeoutMs, r.MaxBytes, r.Attempt
-	w.Body = view(r.Body)
+	w.Body = stringView(r.Body)
 	w.Headers = w.Headers[:0]
 	for _, f := range r.Header {
 		w.Headers = append(w.Headers, [2]string{f.Name, f.Value})
