@@ -10,7 +10,7 @@ import (
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
 )
 
-func TestDecode(t *testing.T) {
+func TestParseArgs(t *testing.T) {
 	cfg, _, err := core.NewConfig(core.Options{})
 	require.NoError(t, err)
 	tests := []struct {
@@ -32,7 +32,7 @@ func TestDecode(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			op, err := decode(tc.tool, json.RawMessage(tc.args), cfg)
+			op, err := parseArgs(tc.tool, json.RawMessage(tc.args), cfg)
 			if tc.err != "" {
 				require.EqualError(t, err, tc.err)
 				return
@@ -44,9 +44,9 @@ func TestDecode(t *testing.T) {
 	}
 }
 
-// FuzzDecode feeds arbitrary arguments to both tools: decoding never panics, a failure is
+// FuzzParseArgs feeds arbitrary arguments to both tools: decoding never panics, a failure is
 // one of the validation sentences, and a success carries exactly the strings of the input.
-func FuzzDecode(f *testing.F) {
+func FuzzParseArgs(f *testing.F) {
 	for _, seed := range []string{
 		`{"query":"go"}`, `{"query":"go","question":"q"}`, `{"url":"https://go.dev/","format":"markdown"}`,
 		``, `null`, `[]`, `{"query":1}`, `{"query":"\u0000","question":{"a":1}}`, `{"url":null}`, `{`, `"s"`,
@@ -63,7 +63,7 @@ func FuzzDecode(f *testing.F) {
 		if tool != SearchTool && tool != FetchTool {
 			tool = SearchTool
 		}
-		op, err := decode(tool, json.RawMessage(args), cfg)
+		op, err := parseArgs(tool, json.RawMessage(args), cfg)
 		if err != nil {
 			msg := err.Error()
 			if !strings.HasPrefix(msg, tool+": ") {

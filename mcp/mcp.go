@@ -4,8 +4,9 @@
 // plugin: the same options and tiers, the same tool descriptions and input
 // validation, and exactly the text the CLI prints.
 //
-// It is a host adapter beside package opencode: it maps MCP tool calls onto
-// [core.Operation]s and drives them with [httpdriver]. The protocol itself is
+// It is a host adapter beside package opencode: it offers package tool's two
+// tools, maps MCP tool calls onto [core.Operation]s with [tool.Parse] and
+// drives them with [httpdriver]. The protocol itself is
 // the official Go SDK's (github.com/modelcontextprotocol/go-sdk).
 //
 //	srv := mcp.NewServer(mcp.Options{Config: cfg})
@@ -38,7 +39,7 @@ import (
 
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/httpdriver"
-	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/opencode"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/tool"
 )
 
 // Name is the server name reported in the initialize result.
@@ -46,8 +47,8 @@ const Name = "deepseek-web-retrieval"
 
 // Tool names, the same as on OpenCode.
 const (
-	SearchTool = opencode.SearchTool
-	FetchTool  = opencode.FetchTool
+	SearchTool = tool.SearchName
+	FetchTool  = tool.FetchName
 )
 
 // What the preferred and forced tiers tell the model to avoid: MCP hosts name
@@ -123,8 +124,8 @@ func Tools(cfg *core.Config) []*sdk.Tool {
 		tools = append(tools, &sdk.Tool{
 			Name:        SearchTool,
 			Title:       "DeepSeek Search",
-			Description: opencode.SearchDescription(cfg, builtinSearch),
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"query":` + opencode.SearchQueryProperty(cfg) +
+			Description: tool.SearchDescription(cfg, builtinSearch),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"query":` + tool.SearchQueryProperty(cfg) +
 				`,"question":` + questionProperty + `},"required":["query"],"additionalProperties":false}`),
 			Annotations: &sdk.ToolAnnotations{Title: "DeepSeek Search", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &yes},
 		})
@@ -133,8 +134,8 @@ func Tools(cfg *core.Config) []*sdk.Tool {
 		tools = append(tools, &sdk.Tool{
 			Name:        FetchTool,
 			Title:       "DeepSeek Fetch",
-			Description: opencode.FetchDescription(cfg, builtinFetch),
-			InputSchema: opencode.FetchInput(),
+			Description: tool.FetchDescription(cfg, builtinFetch),
+			InputSchema: tool.FetchSchema(),
 			Annotations: &sdk.ToolAnnotations{Title: "DeepSeek Fetch", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &yes},
 		})
 	}
@@ -192,7 +193,7 @@ func (h *handler) call(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Call
 		defer cancel()
 		defer context.AfterFunc(h.lifetime, cancel)()
 	}
-	op, err := decode(req.Params.Name, req.Params.Arguments, h.cfg)
+	op, err := parseArgs(req.Params.Name, req.Params.Arguments, h.cfg)
 	if err != nil {
 		return failure(err.Error()), nil
 	}
@@ -205,16 +206,7 @@ func (h *handler) call(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Call
 	if step.Err != nil {
 		return failure(step.Err.Message), nil
 	}
-	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: Text(step.Result)}}}, nil
-}
-
-// Text is the text a result shows the model: exactly what the CLI's search
-// and fetch print (SPEC §6), without the final newline.
-func Text(r *core.Result) string {
-	if r.Search != nil {
-		return r.Search.Text()
-	}
-	return r.Fetch.Text
+	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: tool.Text(step.Result)}}}, nil
 }
 
 // unexpanded reports whether a key is a host's config reference that reached

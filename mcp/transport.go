@@ -288,7 +288,7 @@ func filterLines(in io.Reader, out *io.PipeWriter, errw io.Writer) {
 	for {
 		line, tooLong, err := readLine(br)
 		if t := bytes.TrimSpace(line); len(t) > 0 || tooLong {
-			if code, msg := check(t, tooLong); code != 0 {
+			if code, msg := rejectLine(t, tooLong); code != 0 {
 				if _, werr := errw.Write(errorResponse(t, code, msg)); werr != nil {
 					out.CloseWithError(werr)
 					return
@@ -323,8 +323,8 @@ func readLine(br *bufio.Reader) (line []byte, tooLong bool, err error) {
 	}
 }
 
-// check says why line is not one JSON-RPC message, or returns code 0.
-func check(line []byte, tooLong bool) (int, string) {
+// rejectLine says why line is not one JSON-RPC message, or returns code 0.
+func rejectLine(line []byte, tooLong bool) (int, string) {
 	switch {
 	case tooLong:
 		return codeInvalidRequest, "invalid request: the line is longer than 16 MiB"

@@ -7,10 +7,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
-// FuzzCheck feeds arbitrary lines to the stdio filter: it never panics, it passes on only
+// FuzzRejectLine feeds arbitrary lines to the stdio filter: it never panics, it passes on only
 // what the SDK decodes as one message, and every error it answers with is a JSON-RPC error
 // response.
-func FuzzCheck(f *testing.F) {
+func FuzzRejectLine(f *testing.F) {
 	for _, seed := range []string{
 		`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, `{"jsonrpc":"2.0","method":"notifications/initialized"}`,
 		`garbage`, `[]`, `[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, `{"id":"x"}`, `{"id":{"a":1}}`, `null`, `1`,
@@ -25,7 +25,7 @@ func FuzzCheck(f *testing.F) {
 		if len(line) == 0 {
 			return
 		}
-		code, msg := check([]byte(line), false)
+		code, msg := rejectLine([]byte(line), false)
 		if code == 0 {
 			m, err := jsonrpc.DecodeMessage([]byte(line))
 			if err != nil {

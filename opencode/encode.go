@@ -52,53 +52,6 @@ func AppendWebsearchJSON(b []byte, r *core.SearchResult) []byte {
 	return append(b, "]}"...)
 }
 
-// AppendJSON appends r as JSON. Metadata must be nil, a FetchMetadata or a
-// SearchMetadata (what ResultFor sets); anything else panics.
-func (r *ToolResult) AppendJSON(b []byte) []byte {
-	b = append(b, `{"content":`...)
-	b = jsonlite.AppendString(b, r.Content)
-	b = append(b, `,"title":`...)
-	b = jsonlite.AppendString(b, r.Title)
-	switch m := r.Metadata.(type) {
-	case nil:
-	case FetchMetadata:
-		b = append(b, `,"metadata":{"url":`...)
-		b = jsonlite.AppendString(b, m.URL)
-		b = append(b, `,"title":`...)
-		b = jsonlite.AppendString(b, m.Title)
-		b = append(b, `,"chars":`...)
-		b = strconv.AppendInt(b, int64(m.Chars), 10)
-		b = append(b, `,"contentTruncated":`...)
-		b = jsonlite.AppendBool(b, m.ContentTruncated)
-		b = append(b, `,"offset":`...)
-		b = strconv.AppendInt(b, int64(m.Offset), 10)
-		if m.NextOffset != 0 {
-			b = append(b, `,"nextOffset":`...)
-			b = strconv.AppendInt(b, int64(m.NextOffset), 10)
-		}
-		b = append(b, `,"totalChars":`...)
-		b = strconv.AppendInt(b, int64(m.TotalChars), 10)
-		b = append(b, `,"cached":`...)
-		b = jsonlite.AppendBool(b, m.Cached)
-		b = append(b, '}')
-	case SearchMetadata:
-		b = append(b, `,"metadata":{"query":`...)
-		b = jsonlite.AppendString(b, m.Query)
-		b = append(b, `,"results":`...)
-		b = strconv.AppendInt(b, int64(m.Results), 10)
-		if m.Usage != nil {
-			b = append(b, `,"usage":`...)
-			b = m.Usage.AppendJSON(b)
-		}
-		b = append(b, `,"cached":`...)
-		b = jsonlite.AppendBool(b, m.Cached)
-		b = append(b, '}')
-	default:
-		panic("opencode: ToolResult.AppendJSON: unsupported metadata")
-	}
-	return append(b, '}')
-}
-
 // AppendJSON appends the plan as JSON. Tool options must be bools or
 // strings (nativeTool's); anything else panics.
 func (p *Plan) AppendJSON(b []byte) []byte {

@@ -2,12 +2,12 @@ package opencode
 
 import (
 	"encoding/json"
-	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/tool"
 )
 
 func config(t testing.TB, options string) *core.Config {
@@ -41,21 +41,21 @@ func TestPlanJSON(t *testing.T) {
 						if plan.Websearch != nil {
 							tools = append(tools, *plan.Websearch.Fallback)
 						}
-						for _, tool := range tools {
+						for _, reg := range tools {
 							switch {
-							case tool.Name == FetchTool && host == HostV2:
-								require.Equal(t, string(refFetchInput()), string(tool.Input))
-							case tool.Name == FetchTool:
-								require.Equal(t, string(refFetchArgs()), string(tool.Args))
+							case reg.Name == FetchTool && host == HostV2:
+								require.Equal(t, string(refFetchInput()), string(reg.Input))
+							case reg.Name == FetchTool:
+								require.Equal(t, string(refFetchArgs()), string(reg.Args))
 							case host == HostV2:
-								require.Equal(t, string(refSearchInput(cfg)), string(tool.Input))
+								require.Equal(t, string(refSearchInput(cfg)), string(reg.Input))
 							default:
-								require.Equal(t, string(refSearchArgs(cfg)), string(tool.Args))
+								require.Equal(t, string(refSearchArgs(cfg)), string(reg.Args))
 							}
-							if tool.Name == FetchTool {
-								require.Equal(t, refFetchDescription(cfg, BuiltinFetch), tool.Description)
+							if reg.Name == FetchTool {
+								require.Equal(t, tool.FetchDescription(cfg, BuiltinFetch), reg.Description)
 							} else {
-								require.Equal(t, refSearchDescription(cfg, BuiltinSearch), tool.Description)
+								require.Equal(t, tool.SearchDescription(cfg, BuiltinSearch), reg.Description)
 							}
 						}
 					})
@@ -63,7 +63,6 @@ func TestPlanJSON(t *testing.T) {
 			}
 		}
 	}
-	require.Equal(t, string(refFetchInput()), string(FetchInput()))
 }
 
 func FuzzPlanJSON(f *testing.F) {
@@ -75,11 +74,11 @@ func FuzzPlanJSON(f *testing.F) {
 		if host != HostV2 && host != HostV1 {
 			require.EqualError(t, err, refUnknownHost(host).Error())
 		}
-		tool := Tool{Name: name, Description: message, Input: FetchInput(), Options: map[string]any{"codemode": false, key: warning, id: full}}
+		reg := Tool{Name: name, Description: message, Input: tool.FetchSchema(), Options: map[string]any{"codemode": false, key: warning, id: full}}
 		p := Plan{Host: host, KeyEnv: keyEnv}
 		if full {
-			p.Websearch = &Provider{ID: id, Name: name, Default: len(key)%2 == 0, Fallback: &tool}
-			p.Tools = []Tool{tool, {Name: key, Description: warning, Args: []byte(`{"query":` + QueryProperty + `}`)}}
+			p.Websearch = &Provider{ID: id, Name: name, Default: len(key)%2 == 0, Fallback: &reg}
+			p.Tools = []Tool{reg, {Name: key, Description: warning, Args: []byte(`{"query":` + tool.QueryProperty + `}`)}}
 			p.RemoveTools = []string{key, id}
 			p.DisableTools = []string{warning}
 			p.NotExclusive = map[string]string{key: message, id: name, "search": warning}
@@ -93,52 +92,6 @@ func FuzzPlanJSON(f *testing.F) {
 		want, err := json.Marshal(&p)
 		require.NoError(t, err)
 		require.Equal(t, string(want), string(p.AppendJSON(nil)))
-	})
-}
-
-func FuzzToolResultJSON(f *testing.F) {
-	f.Add("# page <&>\n\u2028", "deepseek_fetch example.com", "https://e.x/?a&b", "Title", 16000, 32000, int64(7), 0)
-	f.Add("", "", "", "", 0, 0, int64(0), 3)
-	f.Fuzz(func(t *testing.T, content, title, url, pageTitle string, chars, next int, tokens int64, shape int) {
-		r := ToolResult{Content: content, Title: title}
-		switch shape % 4 {
-		case 1, -1:
-			r.Metadata = FetchMetadata{URL: url, Title: pageTitle, Chars: chars, ContentTruncated: next > 0, Offset: chars - next, NextOffset: next, TotalChars: chars + next, Cached: tokens%2 == 0}
-		case 2, -2:
-			r.Metadata = SearchMetadata{Query: url, Results: chars, Cached: next%2 == 0}
-		case 3, -3:
-			r.Metadata = SearchMetadata{Query: pageTitle, Results: next, Usage: &core.Usage{InputTokens: tokens, OutputTokens: int64(chars), Requests: next}}
-		}
-		want, err := json.Marshal(r)
-		require.NoError(t, err)
-		require.Equal(t, string(want), string(r.AppendJSON(nil)))
-	})
-}
-
-func FuzzToolCall(f *testing.F) {
-	for _, args := range []string{
-		`{"url":"https://e.x/"}`, ` {"url":"https://e.x/","format":"markdown","offset":32000} `, `{"url":"u","offset":"16000"}`,
-		`{"url":"u","offset":" 1e3 "}`, `{"url":"u","offset":1.5}`, `{"url":"u","offset":-1}`, `{"url":"u","offset":null}`,
-		`{"url":"u","offset":"abc"}`, `{"url":"u","offset":[1]}`, `{"url":"u","offset":"` + strconv.Itoa(1<<31) + `"}`,
-		`{"url":1}`, `{"url":null}`, `{}`, `[]`, `null`, ``, `{"query":"q","query":"r"}`, `{"query":"a\u00e9\ud800"}`,
-		`{"Query":"q"}`, "{\"query\":\"\xff\"}", `{"query":"q"} x`, `{"query":"q",}`, `{"url":"u","format":7}`, `{"url":"u","offset":"\u0031"}`,
-		`{"url":"u","offset":"0x1p4"}`, `{"url":"u","offset":"0x1_0p0"}`, `{"url":"u","offset":"010"}`,
-	} {
-		f.Add(uint8(0), []byte(args))
-		f.Add(uint8(1), []byte(args))
-	}
-	f.Add(uint8(2), []byte(`{}`))
-	cfg := &core.Config{}
-	f.Fuzz(func(t *testing.T, which uint8, args []byte) {
-		tool := []string{FetchTool, SearchTool, "deepseek_other"}[int(which)%3]
-		want, wantErr := refToolCall(tool, args, cfg)
-		got, err := ToolCall(tool, args, cfg)
-		if wantErr != nil {
-			require.EqualError(t, err, wantErr.Error(), "%q", args)
-			return
-		}
-		require.NoError(t, err, "%q", args)
-		require.Equal(t, want, got, "%q", args)
 	})
 }
 
@@ -174,4 +127,29 @@ func FuzzAppendWebsearchJSON(f *testing.F) {
 		require.NoError(t, err)
 		require.Equal(t, string(want), string(AppendWebsearchJSON(nil, r)))
 	})
+}
+
+// ToolCall is tool.Parse for our two tools and names any other tool as
+// OpenCode's adapter.
+func TestToolCall(t *testing.T) {
+	cfg := config(t, `{}`)
+	for _, tt := range []struct{ name, tool, args, err string }{
+		{"search", SearchTool, `{"query":"go"}`, ""},
+		{"fetch", FetchTool, `{"url":"https://go.dev/","offset":"7"}`, ""},
+		{"bad input", FetchTool, `{"url":1}`, `deepseek_fetch: "url" must be a string`},
+		{"unknown tool", "webfetch", `{"url":"https://go.dev/"}`, `opencode: unknown tool "webfetch"`},
+		{"unknown tool, bad input", "deepseek_other", `[]`, `opencode: unknown tool "deepseek_other"`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := ToolCall(tt.tool, []byte(tt.args), cfg)
+			if tt.err != "" {
+				require.EqualError(t, err, tt.err)
+				return
+			}
+			require.NoError(t, err)
+			want, err := tool.Parse(tt.tool, []byte(tt.args), cfg)
+			require.NoError(t, err)
+			require.Equal(t, want, got)
+		})
+	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/tool"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/wasm/abi"
 )
 
@@ -64,7 +65,7 @@ func TestFetch(t *testing.T) {
 			if tt.max != 0 {
 				opts = e.opts("fetchMaxChars", tt.max)
 			}
-			res := result[abi.FetchResult](t, e.fetch(page, opts))
+			res := result[tool.FetchResult](t, e.fetch(page, opts))
 			require.Equal(t, tt.want, res.Text)
 			require.Equal(t, len([]rune(tt.want)), res.Chars)
 			require.Equal(t, tt.truncated, res.Truncated)
@@ -85,7 +86,7 @@ func TestFetch(t *testing.T) {
 func TestFetchGolden(t *testing.T) {
 	e := newEnv(t, reply(200, fetchJSON(t, "Example Domain", "This domain is for use in illustrative examples in documents.\n\n[More information...](https://www.iana.org/domains/example)")))
 	s := e.fetch("https://example.com/", nil)
-	res := result[abi.FetchResult](t, s)
+	res := result[tool.FetchResult](t, s)
 	golden(t, "fetch", "A fetch through the module (fetch_test.go).", [][2]string{{"result.json", indent(t, s.Result)}, {"text", res.Text}})
 }
 
@@ -154,11 +155,11 @@ func TestFetchRefused(t *testing.T) {
 	}
 	t.Run("allowed subdomain passes", func(t *testing.T) {
 		e := newEnv(t, reply(200, fetchJSON(t, "T", "c")))
-		result[abi.FetchResult](t, e.fetch("https://docs.example.com/x", e.opts("allowedDomains", []string{"example.com"})))
+		result[tool.FetchResult](t, e.fetch("https://docs.example.com/x", e.opts("allowedDomains", []string{"example.com"})))
 	})
 	t.Run("markdown format passes", func(t *testing.T) {
 		e := newEnv(t, reply(200, fetchJSON(t, "T", "c")))
 		steps := e.run(e.start(abi.KindFetch, abi.FetchInput{URL: "https://example.com/", Format: "markdown"}, nil))
-		result[abi.FetchResult](t, steps[len(steps)-1].Step)
+		result[tool.FetchResult](t, steps[len(steps)-1].Step)
 	})
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/opencode"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/tool"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/wasm/abi"
 )
 
@@ -52,7 +53,7 @@ func maskedRequest(t testing.TB, r received) string {
 func TestMessagesSearchThroughModule(t *testing.T) {
 	e := newEnv(t, reply(200, messagesFixture(t, "multi.json")))
 	s := e.search("  WASI preview 2 status ", e.messagesOpts())
-	res := result[abi.SearchResult](t, s)
+	res := result[tool.SearchResult](t, s)
 
 	require.Equal(t, "WASI preview 2 status", res.Query)
 	require.Len(t, res.Results, 4)
@@ -125,7 +126,7 @@ func TestMessagesPauseAndRetryThroughModule(t *testing.T) {
 		reply(200, messagesFixture(t, "pause-2.json")),
 	))
 	s := e.search("opencode websearch", e.messagesOpts())
-	res := result[abi.SearchResult](t, s)
+	res := result[tool.SearchResult](t, s)
 	require.Equal(t, 2, res.Usage.Requests)
 	require.Equal(t, []string{"https://opencode.ai/docs/plugins/", "https://github.com/anomalyco/opencode"},
 		[]string{res.Results[0].URL, res.Results[1].URL})

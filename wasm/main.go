@@ -9,6 +9,7 @@ import (
 
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/opencode"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/tool"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/wasm/abi"
 )
 
@@ -292,13 +293,13 @@ func resultFor(kind string, r *core.Result) ([]byte, error) {
 	case kind == abi.KindWebsearch:
 		b = opencode.AppendWebsearchJSON(b, r.Search)
 	case kind == abi.KindTool:
-		res := opencode.ResultFor(r)
+		res := tool.OutputOf(r)
 		b = res.AppendJSON(b)
 	case r.Fetch != nil:
-		res := abi.FromFetch(r.Fetch)
+		res := tool.FromFetch(r.Fetch)
 		b = res.AppendJSON(b)
 	default:
-		res := abi.FromSearch(r.Search)
+		res := tool.FromSearch(r.Search)
 		b, err = res.AppendJSON(b)
 	}
 	if cap(b) <= reuseMax {

@@ -15,7 +15,7 @@ import (
 
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/httpdriver"
-	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/wasm/abi"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/tool"
 )
 
 // Exit codes of search and fetch.
@@ -171,14 +171,13 @@ func retrieve(ctx context.Context, name string, args []string, usage func(io.Wri
 		fmt.Fprintf(stderr, "deepseek-web-retrieval %s: %s\n", name, step.Err.Message)
 		return exitCode(step.Err)
 	}
-	var text string
-	var structured any
-	if r := step.Result.Search; r != nil {
-		text, structured = r.Text(), abi.FromSearch(r)
-	} else {
-		text, structured = step.Result.Fetch.Text, abi.FromFetch(step.Result.Fetch)
-	}
 	if asJSON {
+		var structured any
+		if r := step.Result.Search; r != nil {
+			structured = tool.FromSearch(r)
+		} else {
+			structured = tool.FromFetch(step.Result.Fetch)
+		}
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		enc.SetEscapeHTML(false)
@@ -188,7 +187,7 @@ func retrieve(ctx context.Context, name string, args []string, usage func(io.Wri
 		}
 		return exitOK
 	}
-	fmt.Fprintln(stdout, text)
+	fmt.Fprintln(stdout, tool.Text(step.Result))
 	return exitOK
 }
 

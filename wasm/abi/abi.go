@@ -1,6 +1,8 @@
 // Package abi holds the JSON envelopes that cross the WebAssembly boundary
 // between the module in wasm/ and its hosts (the JavaScript shim in plugin/,
-// the Go tests in tests/). wasm/doc.go describes the exports that carry them.
+// the Go tests in tests/): the operation kinds, their inputs, the steps, and
+// their codec. The results a step carries are package tool's and package
+// opencode's. wasm/doc.go describes the exports that carry them.
 //
 // Fields are only ever added (with omitempty), never renamed; Version changes
 // only for an incompatible change.
@@ -16,13 +18,14 @@ import (
 // envelope carries it as "v".
 const Version = 1
 
-// Operation kinds accepted by the start export.
+// Operation kinds accepted by the start export, with the type of their
+// result (package tool or package opencode).
 const (
-	KindSearch    = "search"             // input: SearchInput; result: SearchResult
-	KindFetch     = "fetch"              // input: FetchInput; result: FetchResult
+	KindSearch    = "search"             // input: SearchInput; result: tool.SearchResult
+	KindFetch     = "fetch"              // input: FetchInput; result: tool.FetchResult
 	KindPlan      = "opencode.plan"      // input: PlanInput; result: opencode.Plan (done at once)
-	KindWebsearch = "opencode.websearch" // input: WebsearchInput; result: WebsearchResult
-	KindTool      = "opencode.tool"      // input: ToolInput; result: ToolResult
+	KindWebsearch = "opencode.websearch" // input: WebsearchInput; result: opencode.WebsearchResult
+	KindTool      = "opencode.tool"      // input: ToolInput; result: tool.Output
 )
 
 // Start is the envelope passed to the start export. Options and Input hold
@@ -141,77 +144,6 @@ type Error struct {
 // invalid JSON, unknown kind or version.
 const CodeABI = "abi"
 
-// SearchResult is the result of KindSearch.
-type SearchResult struct {
-	Query   string `json:"query"`
-	Results []Hit  `json:"results"`
-	// Text is the rendering of SPEC §6 for tool-based hosts.
-	Text string `json:"text"`
-	// Cached is true when the answer came from the engine's cache.
-	Cached bool `json:"cached"`
-	// The Messages backend adds DeepSeek's summary (messagesSummary), how
-	// many results maxResults left out, notes on an incomplete turn, and
-	// what the call cost.
-	Summary string      `json:"summary,omitempty"`
-	Dropped int         `json:"dropped,omitempty"`
-	Notes   []string    `json:"notes,omitempty"`
-	Usage   *core.Usage `json:"usage,omitempty"`
-}
-
-// Hit is one search result.
-type Hit struct {
-	URL       string   `json:"url"`
-	Title     string   `json:"title"`
-	Text      string   `json:"text"`
-	Rerank    *float64 `json:"rerank,omitempty"`
-	Authority *float64 `json:"authority,omitempty"`
-	Site      string   `json:"site,omitempty"`
-	Date      string   `json:"date,omitempty"`
-	// Published is the date as Unix epoch milliseconds, when it parses.
-	Published *int64 `json:"published,omitempty"`
-	// Marker is the quality marker of SPEC §2.6, "" when there is none.
-	Marker string `json:"marker,omitempty"`
-}
-
-// FetchResult is the result of KindFetch.
-type FetchResult struct {
-	URL       string `json:"url"`
-	Title     string `json:"title"`
-	Text      string `json:"text"`
-	Chars     int    `json:"chars"`
-	Truncated bool   `json:"truncated"`
-	// Offset is where this part starts, NextOffset where the next one does
-	// (absent for the last part), TotalChars the page's length; all in code
-	// points.
-	Offset     int `json:"offset"`
-	NextOffset int `json:"nextOffset,omitempty"`
-	TotalChars int `json:"totalChars"`
-	// Cached is true when the page came from the engine's cache.
-	Cached bool `json:"cached"`
-}
-
-// FromSearch converts a core search result to its wire form.
-func FromSearch(s *core.SearchResult) SearchResult {
-	res := SearchResult{Query: s.Query, Results: make([]Hit, len(s.Hits)), Text: s.Text(), Cached: s.Cached,
-		Summary: s.Summary, Dropped: s.Dropped, Notes: s.Notes, Usage: s.Usage}
-	for i, h := range s.Hits {
-		res.Results[i] = Hit{
-			URL: h.URL, Title: h.Title, Text: h.Text, Rerank: h.Rerank, Authority: h.Authority,
-			Site: h.Site, Date: h.Date, Marker: h.Marker(),
-		}
-		if ms, ok := h.PublishedMs(); ok {
-			res.Results[i].Published = &ms
-		}
-	}
-	return res
-}
-
-// FromFetch converts a core fetch result to its wire form.
-func FromFetch(f *core.FetchResult) FetchResult {
-	return FetchResult{URL: f.URL, Title: f.Title, Text: f.Text, Chars: f.Chars, Truncated: f.Truncated,
-		Offset: f.Offset, NextOffset: f.NextOffset, TotalChars: f.TotalChars, Cached: f.Cached}
-}
-
 // Set makes w the wire form of r, reusing w's header list. w.Body views
 // r.Body rather than copying it, so w is valid while r.Body is unchanged:
 // the module writes one request per "http" step this way, without the
@@ -219,7 +151,7 @@ func FromFetch(f *core.FetchResult) FetchResult {
 func (w *Request) Set(r *core.Request) {
 	w.DelayMs, w.Method, w.URL, w.Redirect = r.DelayMs, r.Method, r.URL, "manual"
 	w.TimeoutMs, w.MaxBytes, w.Attempt = r.TimeoutMs, r.MaxBytes, r.Attempt
-	w.Body = view(r.Body)
+	w.Body = stringView(r.Body)
 	w.Headers = w.Headers[:0]
 	for _, f := range r.Header {
 		w.Headers = append(w.Headers, [2]string{f.Name, f.Value})

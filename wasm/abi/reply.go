@@ -46,11 +46,11 @@ func DecodeCoreReply(data, body []byte) (v int, r core.Reply, err error) {
 				// search stays short.
 				for i := range r.Header {
 					if r.Header[i].Name == string(name) {
-						r.Header[i].Value = view(value)
+						r.Header[i].Value = stringView(value)
 						return nil
 					}
 				}
-				r.Header = append(r.Header, core.HeaderField{Name: view(name), Value: view(value)})
+				r.Header = append(r.Header, core.HeaderField{Name: stringView(name), Value: stringView(value)})
 				return nil
 			})
 		}
@@ -69,13 +69,13 @@ func DecodeCoreReply(data, body []byte) (v int, r core.Reply, err error) {
 	for i := range r.Header {
 		h := &r.Header[i]
 		all = append(all, h.Name...)
-		h.Name = view(all[len(all)-len(h.Name):])
+		h.Name = stringView(all[len(all)-len(h.Name):])
 		all = append(all, h.Value...)
-		h.Value = view(all[len(all)-len(h.Value):])
+		h.Value = stringView(all[len(all)-len(h.Value):])
 	}
 	return v, r, nil
 }
 
-// view is b as a string, without a copy: b must not change while the
+// stringView is b as a string, without a copy: b must not change while the
 // string is in use.
-func view(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
+func stringView(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }

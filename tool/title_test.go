@@ -1,4 +1,4 @@
-package opencode_test
+package tool_test
 
 import (
 	"strings"
@@ -8,10 +8,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/opencode"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/tool"
 )
 
-func TestToolTitle(t *testing.T) {
+func TestTitle(t *testing.T) {
 	long := strings.Repeat("a", 100)
 	for _, tt := range []struct{ name, tool, subject, want string }{
 		{"fetch https", "deepseek_fetch", "https://go.dev/doc/go1.26", "deepseek_fetch go.dev/doc/go1.26"},
@@ -26,23 +26,23 @@ func TestToolTitle(t *testing.T) {
 		{"empty subject", "deepseek_fetch", "", "deepseek_fetch"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			require.Equal(t, tt.want, opencode.ToolTitle(tt.tool, tt.subject))
+			require.Equal(t, tt.want, tool.Title(tt.tool, tt.subject))
 		})
 	}
 }
 
-func FuzzToolTitle(f *testing.F) {
+func FuzzTitle(f *testing.F) {
 	for _, s := range []string{"https://go.dev/doc/go1.26", "HTTP://x/", "go\n\tgenerics", strings.Repeat("é", 90), "\xff\xfe", ""} {
 		f.Add("deepseek_fetch", s)
 		f.Add("deepseek_search", s)
 	}
-	f.Fuzz(func(t *testing.T, tool, subject string) {
-		if tool != opencode.FetchTool && tool != opencode.SearchTool {
+	f.Fuzz(func(t *testing.T, name, subject string) {
+		if name != tool.FetchName && name != tool.SearchName {
 			return
 		}
-		got := opencode.ToolTitle(tool, subject)
-		require.True(t, got == tool || strings.HasPrefix(got, tool+" "), got)
-		rest := strings.TrimPrefix(strings.TrimPrefix(got, tool), " ")
+		got := tool.Title(name, subject)
+		require.True(t, got == name || strings.HasPrefix(got, name+" "), got)
+		rest := strings.TrimPrefix(strings.TrimPrefix(got, name), " ")
 		require.LessOrEqual(t, utf8.RuneCountInString(rest), 80)
 		require.True(t, utf8.ValidString(got))
 		for _, r := range rest {

@@ -1,4 +1,4 @@
-package opencode
+package tool
 
 import (
 	"strings"
@@ -8,14 +8,14 @@ import (
 // titleMax is the most code points of a tool title's subject.
 const titleMax = 80
 
-// ToolTitle is the title a host shows for a finished call: the tool's name
+// Title is the title a host shows for a finished call: the tool's name
 // and what it worked on, e.g. "deepseek_fetch go.dev/doc/go1.26" or
 // "deepseek_search wasi preview 2 status". A URL loses its scheme and a
 // lone trailing slash; control characters and runs of white space become
 // one space, invalid UTF-8 becomes U+FFFD; a long subject is cut at
 // titleMax code points with "…".
-func ToolTitle(tool, subject string) string {
-	if tool == FetchTool {
+func Title(name, subject string) string {
+	if name == FetchName {
 		for _, scheme := range []string{"https://", "http://"} {
 			if len(subject) >= len(scheme) && strings.EqualFold(subject[:len(scheme)], scheme) {
 				subject = subject[len(scheme):]
@@ -31,7 +31,7 @@ func ToolTitle(tool, subject string) string {
 		subject = string(r[:titleMax-1]) + "…"
 	}
 	if subject == "" {
-		return tool
+		return name
 	}
-	return tool + " " + subject
+	return name + " " + subject
 }

@@ -1,0 +1,139 @@
+package tool
+
+import (
+	"encoding/json"
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
+)
+
+func config(t testing.TB, options string) *core.Config {
+	o, _, err := core.ParseOptions([]byte(options))
+	require.NoError(t, err, options)
+	cfg, _, err := core.NewConfig(o)
+	require.NoError(t, err, options)
+	return cfg
+}
+
+// The schemas and descriptions are, for every tier and backend, what the
+// encoding/json and fmt code wrote.
+func TestSchemasAndDescriptions(t *testing.T) {
+	tiers := []string{"off", "optional", "preferred", "forced"}
+	extras := []string{``, `,"cacheTTL":0`, `,"maxResults":5,"fetchMaxChars":5000,"cacheTTL":7`,
+		`,"searchBackend":"messages","messagesMaxUses":3`}
+	require.Equal(t, string(refFetchSchema()), string(FetchSchema()))
+	for _, search := range tiers {
+		for _, fetch := range tiers {
+			for _, extra := range extras {
+				options := `{"search":"` + search + `","fetch":"` + fetch + `"` + extra + `}`
+				t.Run(options, func(t *testing.T) {
+					cfg := config(t, options)
+					require.Equal(t, string(refSearchSchema(cfg)), string(SearchSchema(cfg)))
+					for _, builtin := range []string{"websearch", "the host's built-in web search tool"} {
+						require.Equal(t, refSearchDescription(cfg, builtin), SearchDescription(cfg, builtin))
+						require.Equal(t, refFetchDescription(cfg, builtin), FetchDescription(cfg, builtin))
+					}
+				})
+			}
+		}
+	}
+}
+
+func TestOutputOf(t *testing.T) {
+	usage := &core.Usage{InputTokens: 7, Requests: 1}
+	for _, tt := range []struct {
+		name   string
+		result core.Result
+		want   Output
+	}{
+		{"fetch, cut", core.Result{Fetch: &core.FetchResult{URL: "https://go.dev/", Title: "Go", Text: "# Go", Chars: 4, Truncated: true, Offset: 0, NextOffset: 4, TotalChars: 9}},
+			Output{Content: "# Go", Title: "deepseek_fetch go.dev", Metadata: FetchMetadata{URL: "https://go.dev/", Title: "Go", Chars: 4, ContentTruncated: true, NextOffset: 4, TotalChars: 9}}},
+		{"fetch, cached last part", core.Result{Fetch: &core.FetchResult{URL: "http://a.example/x", Text: "b", Chars: 1, Offset: 8, TotalChars: 9, Cached: true}},
+			Output{Content: "b", Title: "deepseek_fetch a.example/x", Metadata: FetchMetadata{URL: "http://a.example/x", Chars: 1, Offset: 8, TotalChars: 9, Cached: true}}},
+		{"search, no hits", core.Result{Search: &core.SearchResult{Query: "golang", Hits: []core.Hit{}, Usage: usage}},
+			Output{Content: (&core.SearchResult{Query: "golang"}).Text(), Title: "deepseek_search golang", Metadata: SearchMetadata{Query: "golang", Usage: usage}}},
+		{"search, two hits", core.Result{Search: &core.SearchResult{Query: "go\ngenerics", Hits: []core.Hit{{URL: "https://a/", Title: "A"}, {URL: "https://b/"}}, Cached: true}},
+			Output{Content: (&core.SearchResult{Query: "go\ngenerics", Hits: []core.Hit{{URL: "https://a/", Title: "A"}, {URL: "https://b/"}}}).Text(), Title: "deepseek_search go generics",
+				Metadata: SearchMetadata{Query: "go\ngenerics", Results: 2, Cached: true}}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			require.Equal(t, tt.want, OutputOf(&tt.result))
+		})
+	}
+}
+
+func FuzzAppendSearchResult(f *testing.F) {
+	f.Add("golang <&>", "https://go.dev/?a=1&b=2", "Go \u2028 title", "text\x00\xff", 2.4, 1e-7, int64(1705276800000), "example.com", "2024-01-15", "[rerank 2.4]", 3, "summary", "note", uint8(0xff))
+	f.Add("", "", "", "", 0.0, math.Inf(1), int64(0), "", "", "", 0, "", "", uint8(0))
+	f.Add("q", "u", "t", "x", math.NaN(), 1e21, int64(-1), "s", "d", "m", -2, "", "n", uint8(0x55))
+	f.Fuzz(func(t *testing.T, query, url, title, text string, rerank, authority float64, published int64, site, date, marker string, dropped int, summary, note string, mask uint8) {
+		hit := Hit{URL: url, Title: title, Text: text, Site: site, Date: date, Marker: marker}
+		if mask&1 != 0 {
+			hit.Rerank = &rerank
+		}
+		if mask&2 != 0 {
+			hit.Authority = &authority
+		}
+		if mask&4 != 0 {
+			hit.Published = &published
+		}
+		r := SearchResult{Query: query, Text: text + query, Cached: mask&8 != 0, Summary: summary, Dropped: dropped}
+		switch mask >> 4 & 3 {
+		case 1:
+			r.Results = []Hit{}
+		case 2:
+			r.Results = []Hit{hit}
+		case 3:
+			r.Results = []Hit{hit, {URL: title}, hit}
+		}
+		if mask&64 != 0 {
+			r.Notes = []string{note, summary}
+		}
+		if mask&128 != 0 {
+			r.Usage = &core.Usage{InputTokens: published, OutputTokens: int64(dropped), ServerToolUse: core.ServerToolUse{WebSearchRequests: 2}, Requests: 1}
+		}
+		want, wantErr := json.Marshal(r)
+		got, err := r.AppendJSON(nil)
+		if wantErr != nil {
+			var uv *json.UnsupportedValueError
+			require.ErrorAs(t, wantErr, &uv)
+			require.EqualError(t, err, wantErr.Error())
+			return
+		}
+		require.NoError(t, err)
+		require.Equal(t, string(want), string(got))
+	})
+}
+
+func FuzzAppendFetchResult(f *testing.F) {
+	f.Add("https://e.x/<a>", "Title & more", "# text\n\u2029\xff", 16000, true, 0, 16000, 40000, false)
+	f.Add("", "", "", 0, false, 0, 0, 0, true)
+	f.Fuzz(func(t *testing.T, url, title, text string, chars int, truncated bool, offset, next, total int, cached bool) {
+		r := FetchResult{URL: url, Title: title, Text: text, Chars: chars, Truncated: truncated, Offset: offset, NextOffset: next, TotalChars: total, Cached: cached}
+		want, err := json.Marshal(r)
+		require.NoError(t, err)
+		require.Equal(t, string(want), string(r.AppendJSON(nil)))
+	})
+}
+
+func FuzzOutputJSON(f *testing.F) {
+	f.Add("# page <&>\n\u2028", "deepseek_fetch example.com", "https://e.x/?a&b", "Title", 16000, 32000, int64(7), 0)
+	f.Add("", "", "", "", 0, 0, int64(0), 3)
+	f.Fuzz(func(t *testing.T, content, title, url, pageTitle string, chars, next int, tokens int64, shape int) {
+		r := Output{Content: content, Title: title}
+		switch shape % 4 {
+		case 1, -1:
+			r.Metadata = FetchMetadata{URL: url, Title: pageTitle, Chars: chars, ContentTruncated: next > 0, Offset: chars - next, NextOffset: next, TotalChars: chars + next, Cached: tokens%2 == 0}
+		case 2, -2:
+			r.Metadata = SearchMetadata{Query: url, Results: chars, Cached: next%2 == 0}
+		case 3, -3:
+			r.Metadata = SearchMetadata{Query: pageTitle, Results: next, Usage: &core.Usage{InputTokens: tokens, OutputTokens: int64(chars), Requests: next}}
+		}
+		want, err := json.Marshal(r)
+		require.NoError(t, err)
+		require.Equal(t, string(want), string(r.AppendJSON(nil)))
+	})
+}
