@@ -188,6 +188,23 @@ type WorkKey struct {
 	hint     string
 }
 
+// Identity is the key as bytes that are the same in every process: what a
+// cache shared between processes (a team gateway's Redis) keys an answer
+// by. It covers every option that changes the answer and never holds the
+// API key; unlike the key itself it does not tell two credentials apart,
+// so a cache shared between different keys must add its own notion of
+// whose answer it is.
+func (k WorkKey) Identity() []byte {
+	b := make([]byte, 0, len(k.cache.text)+32+len(k.hint))
+	b = append(b, k.cache.text...)
+	b = append(b, "\x00offset="...)
+	b = strconv.AppendInt(b, int64(k.offset), 10)
+	b = append(b, " maxChars="...)
+	b = strconv.AppendInt(b, int64(k.maxChars), 10)
+	b = append(b, " hint="...)
+	return append(b, k.hint...)
+}
+
 // WorkKey returns op's key, and false when op would fail before any
 // request (bad input, no key): such calls are not worth sharing.
 func (e *Engine) WorkKey(op Operation) (WorkKey, bool) {

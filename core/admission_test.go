@@ -182,3 +182,37 @@ func TestWorkKey(t *testing.T) {
 	require.False(t, ok, "no key")
 	require.NotContains(t, fmt.Sprintf("%v %+v", key(fetch), key(fetch)), testKey)
 }
+
+// A WorkKey's Identity is the same in another engine (another process) and
+// differs wherever the key does, except for the credential; it never holds
+// the key.
+func TestWorkKeyIdentity(t *testing.T) {
+	cfg := mustConfig(t, core.Options{})
+	fetch := core.Operation{Kind: core.KindFetch, URL: "https://go.dev/doc", Config: cfg, APIKey: testKey}
+	search := core.Operation{Kind: core.KindSearch, Query: "go", Config: cfg, APIKey: testKey}
+	id := func(e *core.Engine, op core.Operation) string {
+		k, ok := e.WorkKey(op)
+		require.True(t, ok)
+		return string(k.Identity())
+	}
+	a, b := core.NewEngine(testEnv()), core.NewEngine(testEnv())
+	for _, op := range []core.Operation{fetch, search} {
+		require.Equal(t, id(a, op), id(b, op))
+		require.NotContains(t, id(a, op), testKey)
+	}
+	seen := map[string]bool{id(a, fetch): true, id(a, search): true}
+	for _, change := range []func(*core.Operation){
+		func(o *core.Operation) { o.Offset = 100 },
+		func(o *core.Operation) { o.Config = mustConfig(t, core.Options{FetchMaxChars: 500}) },
+		func(o *core.Operation) { o.ContinueHint = "more at {offset}" },
+		func(o *core.Operation) { o.URL = "https://go.dev/other" },
+	} {
+		other := fetch
+		change(&other)
+		require.False(t, seen[id(a, other)])
+		seen[id(a, other)] = true
+	}
+	other := fetch
+	other.APIKey = testKey + "0"
+	require.Equal(t, id(a, fetch), id(a, other), "the credential is the caller's to add")
+}

@@ -78,6 +78,36 @@ type Options struct {
 	Env core.Env
 	// Version is the serverInfo version. Empty means core.Version.
 	Version string
+	// Around, when set, wraps every tool call: a team gateway's quotas,
+	// shared cache, audit and metrics. run performs the call (or returns
+	// the failure its arguments earned); what Around returns is what the
+	// client gets.
+	Around func(ctx context.Context, c *Call, run func(context.Context) Outcome) Outcome
+}
+
+// Call is one tool call as Options.Around sees it.
+type Call struct {
+	// Tool is the tool's name, as the client sent it.
+	Tool string
+	// Op is the operation the arguments asked for; Valid is false when
+	// they were refused (run then returns that failure without a request).
+	Op    core.Operation
+	Valid bool
+	// Identity keys the answer across processes (core.WorkKey.Identity):
+	// nil when the call is not worth sharing (it fails before any request).
+	Identity []byte
+	// Extra is the SDK's: the HTTP request's header and the verified
+	// bearer token's info over streamable HTTP, nil over stdio.
+	Extra *sdk.RequestExtra
+}
+
+// Outcome is what a call gives the client: Text, as an error result when
+// IsError. Step is the engine's last step (zero when Around answered
+// without running the call, from a cache say).
+type Outcome struct {
+	Text    string
+	IsError bool
+	Step    core.Step
 }
 
 // NewServer returns an MCP server with the tools cfg's tiers ask for. Run it
@@ -155,10 +185,11 @@ type handler struct {
 	// lifetime, when set, cancels every call when it ends (the SDK waits
 	// for calls in flight before it closes a session).
 	lifetime context.Context
+	around   func(context.Context, *Call, func(context.Context) Outcome) Outcome
 }
 
 func newHandler(o Options) *handler {
-	h := &handler{cfg: o.Config, getenv: o.Getenv, client: o.Client}
+	h := &handler{cfg: o.Config, getenv: o.Getenv, client: o.Client, around: o.Around}
 	if h.cfg == nil {
 		cfg, _, err := core.NewConfig(core.Options{})
 		if err != nil {
@@ -193,20 +224,41 @@ func (h *handler) call(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Call
 		defer cancel()
 		defer context.AfterFunc(h.lifetime, cancel)()
 	}
+	c := &Call{Tool: req.Params.Name, Extra: req.Extra}
 	op, err := parseArgs(req.Params.Name, req.Params.Arguments, h.cfg)
-	if err != nil {
-		return failure(err.Error()), nil
+	if err == nil {
+		op.APIKey = h.cfg.ResolveKey(h.getenv)
+		if unexpanded(op.APIKey) {
+			err = fmt.Errorf("DeepSeek API key not found: the MCP host passed %s as an unexpanded reference, not a key; set the %s environment variable where the host starts",
+				h.cfg.APIKeyEnv, h.cfg.APIKeyEnv)
+		}
 	}
-	op.APIKey = h.cfg.ResolveKey(h.getenv)
-	if unexpanded(op.APIKey) {
-		return failure(fmt.Sprintf("DeepSeek API key not found: the MCP host passed %s as an unexpanded reference, not a key; set the %s environment variable where the host starts",
-			h.cfg.APIKeyEnv, h.cfg.APIKeyEnv)), nil
+	if err == nil {
+		c.Op, c.Valid = op, true
+		if k, ok := h.eng.WorkKey(op); ok {
+			c.Identity = k.Identity()
+		}
 	}
-	step := h.run(ctx, op, h.progress(ctx, req))
-	if step.Err != nil {
-		return failure(step.Err.Message), nil
+	run := func(ctx context.Context) Outcome {
+		if err != nil {
+			return Outcome{Text: err.Error(), IsError: true}
+		}
+		step := h.run(ctx, op, h.progress(ctx, req))
+		if step.Err != nil {
+			return Outcome{Text: step.Err.Message, IsError: true, Step: step}
+		}
+		return Outcome{Text: tool.Text(step.Result), Step: step}
 	}
-	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: tool.Text(step.Result)}}}, nil
+	var out Outcome
+	if h.around != nil {
+		out = h.around(ctx, c, run)
+	} else {
+		out = run(ctx)
+	}
+	if out.IsError {
+		return failure(out.Text), nil
+	}
+	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: out.Text}}}, nil
 }
 
 // unexpanded reports whether a key is a host's config reference that reached

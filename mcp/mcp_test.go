@@ -103,6 +103,12 @@ func (s *syncBuffer) String() string {
 // connects a client to it in memory.
 func connect(t *testing.T, d *deepseektest.Server, options string) *harness {
 	t.Helper()
+	return connectWith(t, d, options, nil)
+}
+
+// connectWith is connect with the server's Options adjusted by adjust.
+func connectWith(t *testing.T, d *deepseektest.Server, options string, adjust func(*mcp.Options)) *harness {
+	t.Helper()
 	var o core.Options
 	if options != "" {
 		require.NoError(t, json.Unmarshal([]byte(options), &o))
@@ -113,7 +119,11 @@ func connect(t *testing.T, d *deepseektest.Server, options string) *harness {
 	cfg, _, err := core.NewConfig(o)
 	require.NoError(t, err)
 	h := &harness{env: &env{vars: map[string]string{"DEEPSEEK_API_KEY": testKey}}, wire: &syncBuffer{}}
-	srv := mcp.NewServer(mcp.Options{Config: cfg, Getenv: h.env.get})
+	mo := mcp.Options{Config: cfg, Getenv: h.env.get}
+	if adjust != nil {
+		adjust(&mo)
+	}
+	srv := mcp.NewServer(mo)
 	st, ct := sdk.NewInMemoryTransports()
 	ctx, cancel := context.WithCancel(context.Background())
 	ss, err := srv.Connect(ctx, st, nil)
@@ -550,4 +560,49 @@ func TestProgressDuringRetries(t *testing.T) {
 	require.False(t, res.IsError)
 	require.Equal(t, 3, calls)
 	require.Empty(t, h.progress)
+}
+
+// Around sees every call (its tool, whether its arguments held, the
+// identity its answer is shared by) and decides what the client gets: it
+// can answer without running the call, as a shared cache does.
+func TestAround(t *testing.T) {
+	d := newDeepSeek(t)
+	d.Search = deepseektest.Answer(200, searchAnswer)
+	var mu sync.Mutex
+	var calls []mcp.Call
+	cached := map[string]string{}
+	h := connectWith(t, d, `{"maxResults":5}`, func(o *mcp.Options) {
+		o.Around = func(ctx context.Context, c *mcp.Call, run func(context.Context) mcp.Outcome) mcp.Outcome {
+			mu.Lock()
+			calls = append(calls, *c)
+			text, hit := cached[string(c.Identity)]
+			mu.Unlock()
+			if hit {
+				return mcp.Outcome{Text: text}
+			}
+			out := run(ctx)
+			if !out.IsError && c.Identity != nil {
+				mu.Lock()
+				cached[string(c.Identity)] = out.Text
+				mu.Unlock()
+			}
+			return out
+		}
+	})
+	for range 3 {
+		res := h.call(t, "deepseek_search", map[string]any{"query": "go idioms"})
+		require.False(t, res.IsError)
+		require.Equal(t, searchText, text(t, res))
+	}
+	require.Len(t, d.Requests(), 1, "the second and third came from Around's cache")
+	res := h.call(t, "deepseek_search", map[string]any{"query": 1})
+	require.True(t, res.IsError)
+	require.Len(t, calls, 4)
+	require.True(t, calls[0].Valid)
+	require.Equal(t, "deepseek_search", calls[0].Tool)
+	require.Equal(t, "go idioms", calls[0].Op.Query)
+	require.NotEmpty(t, calls[0].Identity)
+	require.NotContains(t, string(calls[0].Identity), testKey)
+	require.False(t, calls[3].Valid)
+	require.Nil(t, calls[3].Identity)
 }
