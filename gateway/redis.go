@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/redis/go-redis/v9/logging"
 	"github.com/redis/go-redis/v9/maintnotifications"
 )
 
@@ -39,9 +41,13 @@ type RedisOptions struct {
 // repeats the URL, which may carry a password.
 var ErrRedisURL = errors.New("redis URL: want redis://[user:password@]host[:port][/db] or rediss://… (TLS) or unix:///path")
 
+var quietRedis sync.Once
+
 // OpenRedis returns a RedisStore for rawURL (redis://, rediss:// or
 // unix://). It does not connect: the first command does, and [RedisStore.Ping]
-// checks the server at start.
+// checks the server at start. It silences go-redis's own process-wide
+// logger, whose lines (one per failed dial) would flood the log during an
+// outage that [Fallback] reports once.
 func OpenRedis(rawURL string, opts RedisOptions) (*RedisStore, error) {
 	o, err := redis.ParseURL(rawURL)
 	if err != nil {
@@ -54,6 +60,10 @@ func OpenRedis(rawURL string, opts RedisOptions) (*RedisStore, error) {
 		opts.Timeout = 250 * time.Millisecond
 	}
 	o.DialTimeout = opts.Timeout
+	// A failed dial is retried once, 10 ms later: a Redis that is down
+	// costs a call about one dial, not go-redis's five 100 ms retries.
+	o.DialerRetries = 1
+	o.DialerRetryTimeout = 10 * time.Millisecond
 	o.ReadTimeout = opts.Timeout
 	o.WriteTimeout = opts.Timeout
 	o.PoolTimeout = opts.Timeout
@@ -63,6 +73,9 @@ func OpenRedis(rawURL string, opts RedisOptions) (*RedisStore, error) {
 	o.MaxRetries = 1
 	o.DisableIdentity = true
 	o.MaintNotificationsConfig = &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}
+	// go-redis logs every failed dial through a process-wide logger;
+	// [Fallback] reports an outage once instead.
+	quietRedis.Do(func() { redis.SetLogger(&logging.VoidLogger{}) })
 	return &RedisStore{c: redis.NewClient(o), prefix: opts.Prefix}, nil
 }
 
