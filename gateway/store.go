@@ -78,8 +78,8 @@ type memCounter struct {
 // MemStoreOptions configures a [MemStore]. The zero value is ready to use.
 type MemStoreOptions struct {
 	// MaxBytes bounds the bytes of values (cached answers and locks) held;
-	// when a Set would pass it, the values closest to expiry go first.
-	// Zero means 256 MiB.
+	// when a Set passes it, the values closest to expiry go first until
+	// 7/8 of it is used. Zero means 256 MiB.
 	MaxBytes int64
 	// Now is the clock; nil means time.Now. Tests set it.
 	Now func() time.Time
@@ -167,8 +167,10 @@ func (m *MemStore) put(key string, value []byte, expires time.Time) {
 		}
 	}
 	sort.Slice(all, func(i, j int) bool { return all[i].exp.Before(all[j].exp) })
+	// Evict down to 7/8 of the budget, so the sort is paid once per
+	// eighth of the budget written, not on every Set past it.
 	for _, e := range all {
-		if m.bytes <= m.maxBytes {
+		if m.bytes <= m.maxBytes-m.maxBytes/8 {
 			break
 		}
 		m.bytes -= int64(len(e.k) + len(m.values[e.k].v))
