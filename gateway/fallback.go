@@ -17,6 +17,11 @@ import (
 // for RetryAfter, so calls during an outage do not each wait for a dial
 // timeout.
 //
+// During an outage each replica counts alone: quotas, calls in flight and
+// the team rate hold per replica, and answers are cached per replica,
+// until Redis answers again (its counters then resume where Redis left
+// them).
+//
 // Errors the caller caused (its context cancelled or past its deadline)
 // are returned, not hidden behind the local store.
 type Fallback struct {
