@@ -96,6 +96,18 @@ func (d Decision) Text() string {
 	return ""
 }
 
+// Outcome is the decision as an outcome for audit lines and the
+// dwr_calls_total label: "ok", "quota" or "busy".
+func (d Decision) Outcome() string {
+	switch d.Reason {
+	case QuotaSpent:
+		return "quota"
+	case MemberBusy, TeamBusy:
+		return "busy"
+	}
+	return "ok"
+}
+
 // Err returns the refusal as a *LimitError, or nil when allowed.
 func (d Decision) Err() error {
 	if d.OK() {

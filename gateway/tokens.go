@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
@@ -10,7 +11,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -19,6 +22,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
 )
 
 // TokenPrefix starts every member token, so secret scanners and people can
@@ -182,6 +187,10 @@ func parseTokensFile(path string, data []byte) (*tokensFile, error) {
 		var syn *json.SyntaxError
 		var typ *json.UnmarshalTypeError
 		switch {
+		case errors.Is(err, io.EOF):
+			return nil, fmt.Errorf("tokens file %s: the file is empty; want {\"version\": 1, \"members\": [...]}", path)
+		case errors.Is(err, io.ErrUnexpectedEOF):
+			return nil, fmt.Errorf("tokens file %s: line %d: the JSON ends early", path, lineOf(data, int64(len(data))))
 		case errors.As(err, &syn):
 			return nil, fmt.Errorf("tokens file %s: line %d: %v", path, lineOf(data, syn.Offset), err)
 		case errors.As(err, &typ):
@@ -359,9 +368,8 @@ func (t *Tokens) refresh() {
 }
 
 // Authenticate returns the member whose token the Authorization header
-// value carries ("Bearer <token>", scheme in any case). It compares the
-// token's hash with every member's in constant time, so the time taken
-// does not depend on which member (if any) matched.
+// value carries ("Bearer <token>", scheme in any case); see
+// [Tokens.AuthenticateToken].
 func (t *Tokens) Authenticate(authorization string) (string, error) {
 	if authorization == "" {
 		return "", ErrNoToken
@@ -370,6 +378,16 @@ func (t *Tokens) Authenticate(authorization string) (string, error) {
 	token = strings.TrimSpace(token)
 	if !ok || !strings.EqualFold(scheme, "Bearer") || token == "" {
 		return "", ErrNotBearer
+	}
+	return t.AuthenticateToken(token)
+}
+
+// AuthenticateToken returns the member whose token this is. It compares
+// the token's hash with every member's in constant time, so the time
+// taken does not depend on which member (if any) matched.
+func (t *Tokens) AuthenticateToken(token string) (string, error) {
+	if token == "" {
+		return "", ErrNoToken
 	}
 	h := hashToken(token)
 	t.mu.Lock()
@@ -389,4 +407,28 @@ func (t *Tokens) Authenticate(authorization string) (string, error) {
 		return "", ErrUnknownToken
 	}
 	return members[found].name, nil
+}
+
+// Verifier adapts t to the MCP Go SDK's bearer-token middleware:
+//
+//	handler = auth.RequireBearerToken(tokens.Verifier(logf), nil)(mcpHandler)
+//
+// A member's request carries auth.TokenInfo with UserID set to the
+// member's name (tool handlers read it from req.Extra.TokenInfo; the SDK
+// also uses it to keep one member from using another's session). Every
+// refusal is auth.ErrInvalidToken, so the 401 says "invalid token" and
+// nothing more; logf (nil: none) gets the reason, never the token.
+// Members' tokens do not expire: TokenInfo.Expiration is an hour from
+// the request, re-checked on every request.
+func (t *Tokens) Verifier(logf func(format string, args ...any)) auth.TokenVerifier {
+	return func(_ context.Context, token string, r *http.Request) (*auth.TokenInfo, error) {
+		member, err := t.AuthenticateToken(token)
+		if err != nil {
+			if logf != nil {
+				logf("gateway: 401 for %s: %v", r.RemoteAddr, err)
+			}
+			return nil, auth.ErrInvalidToken
+		}
+		return &auth.TokenInfo{UserID: member, Expiration: time.Now().Add(time.Hour)}, nil
+	}
 }
