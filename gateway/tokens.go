@@ -109,6 +109,11 @@ func AddToken(path, name string, now time.Time) (string, error) {
 	if err := CheckMemberName(name); err != nil {
 		return "", err
 	}
+	unlock, err := lockTokensFile(path)
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
 	f, err := readTokensFile(path, true)
 	if err != nil {
 		return "", err
@@ -130,6 +135,11 @@ func AddToken(path, name string, now time.Time) (string, error) {
 // RevokeToken removes name's token from the tokens file at path; gateways
 // reading the file refuse the token from their next request on.
 func RevokeToken(path, name string) error {
+	unlock, err := lockTokensFile(path)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	f, err := readTokensFile(path, false)
 	if err != nil {
 		return err
@@ -162,6 +172,33 @@ func ListTokens(path string) ([]Member, error) {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil
+}
+
+// lockTokensFile serialises AddToken and RevokeToken on one file, across
+// processes too: it creates path+".lock" exclusively, waiting up to 5 s
+// for another holder, and takes over a lock file older than 30 s (its
+// holder died). It returns the function that releases the lock.
+func lockTokensFile(path string) (unlock func(), err error) {
+	lock := path + ".lock"
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		f, err := os.OpenFile(lock, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+		if err == nil {
+			f.Close()
+			return func() { os.Remove(lock) }, nil
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return nil, fmt.Errorf("tokens file %s: lock: %w", path, err)
+		}
+		if info, serr := os.Stat(lock); serr == nil && time.Since(info.ModTime()) > 30*time.Second {
+			os.Remove(lock)
+			continue
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("tokens file %s: %s has been held for 5 s by another token command; remove it if none is running", path, lock)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 // readTokensFile reads and checks the file; a missing file is empty when

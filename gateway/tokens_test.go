@@ -2,6 +2,7 @@ package gateway_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -9,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -236,4 +238,37 @@ func TestVerifier(t *testing.T) {
 	require.Contains(t, logs.String(), "unknown or revoked token")
 	require.Contains(t, logs.String(), "tokens file "+path+": line 1: the JSON ends early")
 	require.NotContains(t, logs.String(), "dwr_")
+}
+
+// TestAddTokenConcurrent: token commands run at once lose no member (the
+// read-modify-write of the file is locked).
+func TestAddTokenConcurrent(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "tokens.json")
+	var wg sync.WaitGroup
+	for i := range 10 {
+		wg.Go(func() {
+			_, err := gateway.AddToken(path, fmt.Sprint("m", i), created)
+			require.NoError(t, err)
+		})
+	}
+	wg.Wait()
+	ms, err := gateway.ListTokens(path)
+	require.NoError(t, err)
+	require.Len(t, ms, 10)
+	_, err = os.Stat(path + ".lock")
+	require.ErrorIs(t, err, os.ErrNotExist, "the lock file was left behind")
+}
+
+func TestTokensLockHeld(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "tokens.json")
+	require.NoError(t, os.WriteFile(path+".lock", nil, 0o600))
+	start := time.Now()
+	_, err := gateway.AddToken(path, "alice", created)
+	require.EqualError(t, err, "tokens file "+path+": "+path+".lock has been held for 5 s by another token command; remove it if none is running")
+	require.GreaterOrEqual(t, time.Since(start), 5*time.Second)
+	// A lock file left by a command that died long ago is taken over.
+	old := time.Now().Add(-time.Minute)
+	require.NoError(t, os.Chtimes(path+".lock", old, old))
+	_, err = gateway.AddToken(path, "alice", created)
+	require.NoError(t, err)
 }
