@@ -125,3 +125,10 @@ func TestFallbackReleasesBoth(t *testing.T) {
 	_, ok, _ = local.AcquireSlot(ctx, "slots", "other", 1, time.Hour)
 	require.True(t, ok, "local slot not released")
 }
+
+func (f *flakyStore) TakeRate(ctx context.Context, key string, limit int, window time.Duration) (bool, time.Duration, error) {
+	if err := f.fail(); err != nil {
+		return false, 0, err
+	}
+	return f.MemStore.TakeRate(ctx, key, limit, window)
+}

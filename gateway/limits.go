@@ -21,7 +21,7 @@ const (
 
 // Limits are the quotas and rate limits the gateway enforces. The zero
 // value is ready to use: no daily quota, 8 calls in flight per member,
-// 80 Search and 20 Fetch requests per second for the team.
+// 80 Search and 20 Fetch requests per second for the team, one replica.
 type Limits struct {
 	// PerDay is the number of calls a member may make per day. Zero
 	// means no daily quota.
@@ -41,6 +41,11 @@ type Limits struct {
 	// and 25 Fetch requests per second, so members see "busy" from the
 	// gateway instead of DeepSeek's 429s.
 	SearchPerSecond, FetchPerSecond int
+	// Replicas is the number of gateway replicas sharing one Redis.
+	// While Redis is down (the store is a [Fallback] standing in
+	// locally) each replica allows its share of the team's rates,
+	// rounded up, so the team stays under DeepSeek's limits. Zero means 1.
+	Replicas int
 	// MaxWait is how long [Limiter.WaitRate] waits for a rate slot before
 	// answering "busy". Zero means 2 s; negative means never wait.
 	MaxWait time.Duration
@@ -186,6 +191,9 @@ func NewLimiter(store Store, lim Limits, opts LimiterOptions) (*Limiter, error) 
 	if lim.FetchPerSecond == 0 {
 		lim.FetchPerSecond = 20
 	}
+	if lim.Replicas <= 0 {
+		lim.Replicas = 1
+	}
 	if lim.MaxWait == 0 {
 		lim.MaxWait = 2 * time.Second
 	}
@@ -262,11 +270,17 @@ func (l *Limiter) QuotaUsed(ctx context.Context, member string) (int64, error) {
 	return n, err
 }
 
+// perSecond is the team's rate for kind, or this replica's share of it
+// while the store stands in for Redis.
 func (l *Limiter) perSecond(kind Kind) int {
+	n := l.lim.SearchPerSecond
 	if kind == Fetch {
-		return l.lim.FetchPerSecond
+		n = l.lim.FetchPerSecond
 	}
-	return l.lim.SearchPerSecond
+	if d, ok := l.store.(interface{ Degraded() bool }); ok && l.lim.Replicas > 1 && d.Degraded() {
+		n = (n + l.lim.Replicas - 1) / l.lim.Replicas
+	}
+	return n
 }
 
 // Rate decides whether the team may send one more DeepSeek request of

@@ -2,6 +2,7 @@ package gateway_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -145,7 +146,7 @@ func TestLimiterTeamRate(t *testing.T) {
 func TestNewLimiter(t *testing.T) {
 	l, err := gateway.NewLimiter(gateway.NewMemStore(gateway.MemStoreOptions{}), gateway.Limits{}, gateway.LimiterOptions{})
 	require.NoError(t, err)
-	require.Equal(t, gateway.Limits{InFlight: 8, InFlightTTL: 5 * time.Minute, SearchPerSecond: 80, FetchPerSecond: 20, MaxWait: 2 * time.Second}, l.Limits())
+	require.Equal(t, gateway.Limits{InFlight: 8, InFlightTTL: 5 * time.Minute, SearchPerSecond: 80, FetchPerSecond: 20, Replicas: 1, MaxWait: 2 * time.Second}, l.Limits())
 	bad := []struct {
 		lim  gateway.Limits
 		want string
@@ -342,4 +343,31 @@ func TestLimiterRedisOutage(t *testing.T) {
 	used, err := l.QuotaUsed(ctx, "alice")
 	require.NoError(t, err)
 	require.Equal(t, int64(1), used, "after the restart the (empty) Redis counts again")
+}
+
+// TestLimiterDegradedShare: while Redis is down, each of three replicas
+// allows a third of the team rate (rounded up), so the team stays under
+// it; when Redis is back the whole rate is shared again.
+func TestLimiterDegradedShare(t *testing.T) {
+	ctx := context.Background()
+	primary := &flakyStore{MemStore: gateway.NewMemStore(gateway.MemStoreOptions{}), err: errors.New("redis: connection refused")}
+	f := gateway.NewFallback(primary, gateway.NewMemStore(gateway.MemStoreOptions{}), gateway.FallbackOptions{Logf: t.Logf, RetryAfter: time.Nanosecond})
+	l, err := gateway.NewLimiter(f, gateway.Limits{SearchPerSecond: 10, Replicas: 3}, gateway.LimiterOptions{Logf: t.Logf})
+	require.NoError(t, err)
+	count := func(kind gateway.Kind, n int) int {
+		allowed := 0
+		for range n {
+			if l.Rate(ctx, kind).OK() {
+				allowed++
+			}
+		}
+		return allowed
+	}
+	require.Equal(t, 10, count(gateway.Search, 15))
+	primary.down.Store(true)
+	_, _, _ = f.Get(ctx, "probe") // the outage begins
+	require.True(t, f.Degraded())
+	require.Equal(t, 4, count(gateway.Search, 15), "a replica alone allows more than its share")
+	d := l.Rate(ctx, gateway.Search)
+	require.Contains(t, d.Text(), "busy: the team is at its limit of 4 Search requests per second; retry in ")
 }
