@@ -103,9 +103,16 @@ func (c *Cache) Get(ctx context.Context, identity []byte) ([]byte, bool) {
 	return v, ok
 }
 
-// Set caches value for identity for ttl. A store error is logged and
+// minTTL is the least time an answer is kept: long enough for the calls
+// waiting on it to read it.
+const minTTL = time.Second
+
+// Set caches value for identity for ttl (at least 1 s). A store error is logged and
 // otherwise ignored: the answer is simply not cached.
 func (c *Cache) Set(ctx context.Context, identity []byte, value []byte, ttl time.Duration) {
+	if ttl < minTTL {
+		ttl = minTTL
+	}
 	if err := c.store.Set(ctx, Key(identity), value, ttl); err != nil {
 		c.opts.Logf("gateway: cache write failed, answer not cached: %v", err)
 	}
@@ -123,7 +130,8 @@ type flight struct {
 
 // Do returns the answer for identity: from the cache, from an identical
 // call in flight (on this replica or, through the store, on another), or
-// by running work and caching a successful result for ttl. Identical
+// by running work and caching a successful result for ttl (at least
+// 1 s, so calls waiting on it can read it). Identical
 // calls on one replica share one run of work; across replicas, one
 // replica holds a lock (SET NX PX) while it works and the others poll
 // for the answer, until the lock is gone (the owner failed or died: one
@@ -134,6 +142,9 @@ type flight struct {
 // callers sharing a run on this replica get its error, replicas waiting
 // on the lock take over the work.
 func (c *Cache) Do(ctx context.Context, identity []byte, ttl time.Duration, work func(context.Context) ([]byte, error)) ([]byte, Source, error) {
+	if ttl < minTTL {
+		ttl = minTTL
+	}
 	key := Key(identity)
 	if v, ok := c.Get(ctx, identity); ok {
 		return v, Hit, nil

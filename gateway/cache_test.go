@@ -262,3 +262,36 @@ func TestCacheRedisOutage(t *testing.T) {
 	}
 	require.True(t, fs[0].Degraded() || fs[1].Degraded())
 }
+
+// TestCacheShortTTL: an answer with no useful ttl is still kept a second,
+// so every kind of store lets waiting replicas read it (Redis would keep
+// a ttl of 0 forever, a MemStore not at all).
+func TestCacheShortTTL(t *testing.T) {
+	srv := redistest.Start(t)
+	type run struct {
+		name string
+		c    *gateway.Cache
+		ttl  time.Duration
+		ds   *deepseek
+	}
+	var runs []run
+	for _, ttl := range []time.Duration{0, -time.Second, time.Millisecond} {
+		for name, st := range map[string]gateway.Store{"mem": gateway.NewMemStore(gateway.MemStoreOptions{}), "redis": openRedis(t, srv)} {
+			runs = append(runs, run{name + " ttl " + ttl.String(), gateway.NewCache(st, gateway.CacheOptions{}), ttl, &deepseek{}})
+		}
+	}
+	ctx := context.Background()
+	for _, want := range []gateway.Source{gateway.Computed, gateway.Hit} {
+		for _, r := range runs {
+			_, src, err := r.c.Do(ctx, []byte(r.name), r.ttl, r.ds.work("a"))
+			require.NoError(t, err)
+			require.Equal(t, want, src, r.name)
+		}
+	}
+	time.Sleep(1100 * time.Millisecond)
+	for _, r := range runs {
+		_, src, err := r.c.Do(ctx, []byte(r.name), r.ttl, r.ds.work("a"))
+		require.NoError(t, err)
+		require.Equal(t, gateway.Computed, src, r.name+": kept past a second")
+	}
+}
