@@ -5,6 +5,8 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
+	"fmt"
 	"log"
 	"sync"
 	"time"
@@ -231,8 +233,19 @@ func (c *Cache) run(ctx context.Context, key string, ttl time.Duration, work fun
 	}
 }
 
+// ErrWorkPanicked wraps a panic in the work of [Cache.Do]: it runs in a
+// goroutine of its own, where a panic would end the process.
+var ErrWorkPanicked = errors.New("cache: work panicked")
+
 func (c *Cache) compute(ctx context.Context, key string, ttl time.Duration, work func(context.Context) ([]byte, error)) ([]byte, Source, error) {
-	v, err := work(ctx)
+	v, err := func() (v []byte, err error) {
+		defer func() {
+			if p := recover(); p != nil {
+				err = fmt.Errorf("%w: %v", ErrWorkPanicked, p)
+			}
+		}()
+		return work(ctx)
+	}()
 	if err != nil {
 		return nil, Computed, err
 	}

@@ -295,3 +295,12 @@ func TestCacheShortTTL(t *testing.T) {
 		require.Equal(t, gateway.Computed, src, r.name+": kept past a second")
 	}
 }
+
+func TestCacheWorkPanics(t *testing.T) {
+	c := gateway.NewCache(gateway.NewMemStore(gateway.MemStoreOptions{}), gateway.CacheOptions{})
+	_, _, err := c.Do(context.Background(), []byte("p"), time.Minute, func(context.Context) ([]byte, error) {
+		panic("decoder bug")
+	})
+	require.ErrorIs(t, err, gateway.ErrWorkPanicked)
+	require.EqualError(t, err, "cache: work panicked: decoder bug")
+}
