@@ -6,6 +6,7 @@ import (
 	"io"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -147,4 +148,49 @@ func BenchmarkAuditLog(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkCoalesceAcrossReplicas: 20 identical calls over two replicas
+// on one Redis, the work taking 200 ms (a DeepSeek request). Reports
+// the DeepSeek requests per round (must be 1) and how much later than
+// the computing call the last call on the other replica got the answer
+// (the cost of polling for it).
+func BenchmarkCoalesceAcrossReplicas(b *testing.B) {
+	srv := redistest.Start(b)
+	var cs [2]*gateway.Cache
+	for i := range cs {
+		cs[i] = gateway.NewCache(openRedis(b, srv), gateway.CacheOptions{})
+	}
+	ds := &deepseek{delay: 200 * time.Millisecond}
+	var extra time.Duration
+	round := 0
+	for b.Loop() {
+		round++
+		id := []byte(strconv.Itoa(round))
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		var computedAt, lastAt time.Time
+		for i := range 20 {
+			wg.Go(func() {
+				_, src, err := cs[i%2].Do(context.Background(), id, time.Minute, ds.work("x"))
+				now := time.Now()
+				if err != nil {
+					b.Error(err)
+					return
+				}
+				mu.Lock()
+				defer mu.Unlock()
+				if src == gateway.Computed {
+					computedAt = now
+				}
+				if now.After(lastAt) {
+					lastAt = now
+				}
+			})
+		}
+		wg.Wait()
+		extra += lastAt.Sub(computedAt)
+	}
+	b.ReportMetric(float64(ds.calls.Load())/float64(round), "deepseek-requests/op")
+	b.ReportMetric(float64(extra.Milliseconds())/float64(round), "extra-ms/op")
 }
