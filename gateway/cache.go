@@ -1,0 +1,278 @@
+package gateway
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log"
+	"sync"
+	"time"
+)
+
+// Cache is the answer cache and the coalescing of identical calls, over a
+// [Store]: with a [RedisStore] every replica shares both.
+//
+// # Identity
+//
+// Callers name an answer by its identity: opaque bytes that must cover
+// every input that changes the answer (the tool, the normalised query or
+// URL, every option that changes the result, the result format's version)
+// and must hold nothing secret (no API key, no member token). The store
+// sees only "c:" + hex(SHA-256(identity)), so keys are fixed-length and
+// reveal nothing of the query either.
+type Cache struct {
+	store Store
+	opts  CacheOptions
+
+	mu      sync.Mutex
+	flights map[string]*flight
+}
+
+// CacheOptions configures [NewCache]. The zero value is ready to use.
+type CacheOptions struct {
+	// LockTTL is how long a replica's claim to compute an answer lasts
+	// unless renewed; the owner renews it every LockTTL/3 while it
+	// works, so a replica that dies frees it within LockTTL. Zero means
+	// 10 s.
+	LockTTL time.Duration
+	// WaitTimeout bounds how long a call waits for another replica's
+	// answer before computing it itself. Zero means 60 s.
+	WaitTimeout time.Duration
+	// Poll is the first interval between checks for another replica's
+	// answer; it grows by half each time up to 8×Poll. Zero means 10 ms.
+	Poll time.Duration
+	// Logf reports store errors; nil means log.Printf.
+	Logf func(format string, args ...any)
+}
+
+// Source says where [Cache.Do] got an answer.
+type Source int
+
+// The sources of an answer.
+const (
+	// Computed: this call ran the work (a DeepSeek request).
+	Computed Source = iota
+	// Hit: the answer was in the cache.
+	Hit
+	// Coalesced: an identical call in flight, on this replica or another,
+	// computed it and this call shared the answer.
+	Coalesced
+)
+
+func (s Source) String() string {
+	switch s {
+	case Hit:
+		return "hit"
+	case Coalesced:
+		return "coalesced"
+	}
+	return "computed"
+}
+
+// NewCache returns a Cache over store.
+func NewCache(store Store, opts CacheOptions) *Cache {
+	if opts.LockTTL <= 0 {
+		opts.LockTTL = 10 * time.Second
+	}
+	if opts.WaitTimeout <= 0 {
+		opts.WaitTimeout = 60 * time.Second
+	}
+	if opts.Poll <= 0 {
+		opts.Poll = 10 * time.Millisecond
+	}
+	if opts.Logf == nil {
+		opts.Logf = log.Printf
+	}
+	return &Cache{store: store, opts: opts, flights: map[string]*flight{}}
+}
+
+// Key returns the store key of an identity: "c:" and the hex SHA-256.
+func Key(identity []byte) string {
+	sum := sha256.Sum256(identity)
+	return "c:" + hex.EncodeToString(sum[:])
+}
+
+// Get returns the cached answer for identity. A store error is a miss.
+func (c *Cache) Get(ctx context.Context, identity []byte) ([]byte, bool) {
+	v, ok, err := c.store.Get(ctx, Key(identity))
+	if err != nil {
+		c.opts.Logf("gateway: cache read failed, treated as a miss: %v", err)
+		return nil, false
+	}
+	return v, ok
+}
+
+// minTTL is the least time an answer is kept: long enough for the calls
+// waiting on it to read it.
+const minTTL = time.Second
+
+// Set caches value for identity for ttl (at least 1 s). A store error is logged and
+// otherwise ignored: the answer is simply not cached.
+func (c *Cache) Set(ctx context.Context, identity []byte, value []byte, ttl time.Duration) {
+	if ttl < minTTL {
+		ttl = minTTL
+	}
+	if err := c.store.Set(ctx, Key(identity), value, ttl); err != nil {
+		c.opts.Logf("gateway: cache write failed, answer not cached: %v", err)
+	}
+}
+
+// flight is one computation on this replica that identical calls share.
+type flight struct {
+	done    chan struct{}
+	cancel  context.CancelFunc
+	waiters int
+	val     []byte
+	src     Source
+	err     error
+}
+
+// Do returns the answer for identity: from the cache, from an identical
+// call in flight (on this replica or, through the store, on another), or
+// by running work and caching a successful result for ttl (at least
+// 1 s, so calls waiting on it can read it). Identical
+// calls on one replica share one run of work; across replicas, one
+// replica holds a lock (SET NX PX) while it works and the others poll
+// for the answer, until the lock is gone (the owner failed or died: one
+// of them takes over) or WaitTimeout passes (they run work themselves).
+//
+// work runs in a context that ends when every caller waiting for it has
+// gone; a caller whose ctx ends gets ctx's error. Errors are not cached:
+// callers sharing a run on this replica get its error, replicas waiting
+// on the lock take over the work.
+func (c *Cache) Do(ctx context.Context, identity []byte, ttl time.Duration, work func(context.Context) ([]byte, error)) ([]byte, Source, error) {
+	if ttl < minTTL {
+		ttl = minTTL
+	}
+	key := Key(identity)
+	if v, ok := c.Get(ctx, identity); ok {
+		return v, Hit, nil
+	}
+	c.mu.Lock()
+	f, shared := c.flights[key]
+	if !shared {
+		fctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+		f = &flight{done: make(chan struct{}), cancel: cancel}
+		c.flights[key] = f
+		go func() {
+			f.val, f.src, f.err = c.run(fctx, key, ttl, work)
+			c.mu.Lock()
+			delete(c.flights, key)
+			c.mu.Unlock()
+			cancel()
+			close(f.done)
+		}()
+	}
+	f.waiters++
+	c.mu.Unlock()
+
+	select {
+	case <-f.done:
+		src := f.src
+		if shared {
+			src = Coalesced
+		}
+		return f.val, src, f.err
+	case <-ctx.Done():
+		c.mu.Lock()
+		f.waiters--
+		if f.waiters == 0 {
+			f.cancel()
+		}
+		c.mu.Unlock()
+		return nil, Computed, ctx.Err()
+	}
+}
+
+// run computes key once across replicas; see [Cache.Do].
+func (c *Cache) run(ctx context.Context, key string, ttl time.Duration, work func(context.Context) ([]byte, error)) ([]byte, Source, error) {
+	lockKey := "l:" + key[len("c:"):]
+	var owner [16]byte
+	_, _ = rand.Read(owner[:])
+	deadline := time.Now().Add(c.opts.WaitTimeout)
+	poll := c.opts.Poll
+	for {
+		won, err := c.store.SetNX(ctx, lockKey, owner[:], c.opts.LockTTL)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, Computed, ctx.Err()
+			}
+			c.opts.Logf("gateway: coalescing lock failed, computing alone: %v", err)
+			return c.compute(ctx, key, ttl, work)
+		}
+		if won {
+			defer c.store.DelIf(context.WithoutCancel(ctx), lockKey, owner[:])
+			// The owner before us may have stored the answer and let go
+			// between our miss and our lock.
+			if v, ok, err := c.store.Get(ctx, key); err == nil && ok {
+				return v, Coalesced, nil
+			}
+			stop := c.renew(ctx, lockKey, owner[:])
+			defer stop()
+			return c.compute(ctx, key, ttl, work)
+		}
+		if !time.Now().Before(deadline) {
+			return c.compute(ctx, key, ttl, work)
+		}
+		t := time.NewTimer(poll)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, Computed, ctx.Err()
+		case <-t.C:
+		}
+		if poll < 8*c.opts.Poll {
+			poll += poll / 2
+		}
+		if v, ok, err := c.store.Get(ctx, key); err == nil && ok {
+			return v, Coalesced, nil
+		}
+	}
+}
+
+// ErrWorkPanicked wraps a panic in the work of [Cache.Do]: it runs in a
+// goroutine of its own, where a panic would end the process.
+var ErrWorkPanicked = errors.New("cache: work panicked")
+
+func (c *Cache) compute(ctx context.Context, key string, ttl time.Duration, work func(context.Context) ([]byte, error)) ([]byte, Source, error) {
+	v, err := func() (v []byte, err error) {
+		defer func() {
+			if p := recover(); p != nil {
+				err = fmt.Errorf("%w: %v", ErrWorkPanicked, p)
+			}
+		}()
+		return work(ctx)
+	}()
+	if err != nil {
+		return nil, Computed, err
+	}
+	if err := c.store.Set(context.WithoutCancel(ctx), key, v, ttl); err != nil {
+		c.opts.Logf("gateway: cache write failed, answer not cached: %v", err)
+	}
+	return v, Computed, nil
+}
+
+// renew extends the lock every LockTTL/3 until stop is called.
+func (c *Cache) renew(ctx context.Context, lockKey string, owner []byte) (stop func()) {
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(c.opts.LockTTL / 3)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				if _, err := c.store.ExpireIf(ctx, lockKey, owner, c.opts.LockTTL); err != nil {
+					c.opts.Logf("gateway: coalescing lock not renewed: %v", err)
+				}
+			}
+		}
+	}()
+	return func() { close(done) }
+}
