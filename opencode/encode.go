@@ -115,21 +115,21 @@ func (p *Plan) AppendJSON(b []byte) []byte {
 		b = jsonlite.AppendString(b, w.Name)
 		b = append(b, `,"default":`...)
 		b = jsonlite.AppendBool(b, w.Default)
-		if w.Fallback != nil {
-			b = append(b, `,"fallback":`...)
-			b = w.Fallback.appendJSON(b)
-		}
 		b = append(b, '}')
 	}
 	b = append(b, `,"tools":`...)
 	b = jsonlite.AppendArray(b, p.Tools, func(b []byte, t *Tool) []byte { return t.appendJSON(b) })
+	if p.NoWebsearchAPI != nil {
+		b = append(b, `,"noWebsearchAPI":`...)
+		b = p.NoWebsearchAPI.appendJSON(b)
+	}
 	if len(p.RemoveTools) > 0 {
 		b = append(b, `,"removeTools":`...)
 		b = jsonlite.AppendStrings(b, p.RemoveTools)
 	}
-	if len(p.DisableTools) > 0 {
-		b = append(b, `,"disableTools":`...)
-		b = jsonlite.AppendStrings(b, p.DisableTools)
+	if len(p.ConfigEdits) > 0 {
+		b = append(b, `,"configEdits":`...)
+		b = jsonlite.AppendArray(b, p.ConfigEdits, func(b []byte, e *ConfigEdit) []byte { return e.appendJSON(b) })
 	}
 	if len(p.NotExclusive) > 0 {
 		b = append(b, `,"notExclusive":{`...)

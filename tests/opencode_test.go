@@ -88,7 +88,7 @@ func checkPlan(t *testing.T, p *opencode.Plan, host, search, fetch string) {
 			require.Empty(t, ft.Input)
 		}
 	}
-	_, fetchNotExclusive := p.NotExclusive["fetch"]
+	_, fetchNotExclusive := p.NotExclusive["webfetch"]
 	require.Equal(t, fetch == "forced", fetchNotExclusive)
 
 	// Search: 2.x gets a websearch provider (and, forced, a deepseek_search
@@ -107,8 +107,14 @@ func checkPlan(t *testing.T, p *opencode.Plan, host, search, fetch string) {
 			require.Equal(t, "deepseek", p.Websearch.ID)
 			require.Equal(t, "DeepSeek", p.Websearch.Name)
 			require.Equal(t, preferred(search), p.Websearch.Default)
-			fb := p.Websearch.Fallback
-			require.NotNil(t, fb, "the tool to register when the host has no websearch provider API")
+			require.NotNil(t, p.NoWebsearchAPI, "what to register when the host has no websearch provider API")
+			var fb *opencode.Tool
+			for i := range p.NoWebsearchAPI.Tools {
+				if p.NoWebsearchAPI.Tools[i].Name == "deepseek_search" {
+					fb = &p.NoWebsearchAPI.Tools[i]
+				}
+			}
+			require.NotNil(t, fb, "deepseek_search among the tools registered without the provider API")
 			require.Equal(t, "deepseek_search", fb.Name)
 			require.Equal(t, native, fb.Options)
 			require.JSONEq(t, `{"type":"object","properties":{"query":{"type":"string","description":"What to search for, with optional operators."}},"required":["query"],"additionalProperties":false}`, string(fb.Input))
@@ -127,7 +133,7 @@ func checkPlan(t *testing.T, p *opencode.Plan, host, search, fetch string) {
 			want = append(want, "webfetch")
 		}
 		require.Equal(t, want, p.RemoveTools)
-		require.Empty(t, p.DisableTools)
+		require.Empty(t, p.ConfigEdits)
 	} else {
 		require.Nil(t, p.Websearch, "1.x has no websearch provider API")
 		if ft != nil {
@@ -150,10 +156,20 @@ func checkPlan(t *testing.T, p *opencode.Plan, host, search, fetch string) {
 		if fetch == "forced" {
 			want = append(want, "webfetch")
 		}
-		require.Equal(t, want, p.DisableTools)
+		if want == nil {
+			require.Empty(t, p.ConfigEdits)
+		} else {
+			require.Len(t, p.ConfigEdits, 3)
+			for _, e := range p.ConfigEdits {
+				require.Len(t, e.Set, len(want))
+				for _, name := range want {
+					require.Contains(t, e.Set, name)
+				}
+			}
+		}
 		require.Empty(t, p.RemoveTools)
 	}
-	_, searchNotExclusive := p.NotExclusive["search"]
+	_, searchNotExclusive := p.NotExclusive["websearch"]
 	require.Equal(t, search == "forced", searchNotExclusive)
 	for _, msg := range p.NotExclusive {
 		require.True(t, strings.HasPrefix(msg, "deepseek-web-retrieval: "), msg)
