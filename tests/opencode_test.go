@@ -107,14 +107,17 @@ func checkPlan(t *testing.T, p *opencode.Plan, host, search, fetch string) {
 			require.Equal(t, "deepseek", p.Websearch.ID)
 			require.Equal(t, "DeepSeek", p.Websearch.Name)
 			require.Equal(t, preferred(search), p.Websearch.Default)
+			// Without the websearch provider API, search is a tool: the
+			// plan's own (forced) or the one the fallback adds.
 			require.NotNil(t, p.NoWebsearchAPI, "what to register when the host has no websearch provider API")
-			var fb *opencode.Tool
-			for i := range p.NoWebsearchAPI.Tools {
-				if p.NoWebsearchAPI.Tools[i].Name == "deepseek_search" {
-					fb = &p.NoWebsearchAPI.Tools[i]
-				}
+			fb := st
+			if search != "forced" {
+				require.Len(t, p.NoWebsearchAPI.Tools, 1)
+				fb = &p.NoWebsearchAPI.Tools[0]
+			} else {
+				require.Empty(t, p.NoWebsearchAPI.Tools, "forced search is a tool already")
 			}
-			require.NotNil(t, fb, "deepseek_search among the tools registered without the provider API")
+			require.NotNil(t, fb, "deepseek_search registered without the provider API")
 			require.Equal(t, "deepseek_search", fb.Name)
 			require.Equal(t, native, fb.Options)
 			require.JSONEq(t, `{"type":"object","properties":{"query":{"type":"string","description":"What to search for, with optional operators."}},"required":["query"],"additionalProperties":false}`, string(fb.Input))
@@ -232,10 +235,12 @@ func TestPlanGolden(t *testing.T) {
 	_, v2 := e.plan("opencode2", nil)
 	_, v1 := e.plan("opencode1", nil)
 	_, forced := e.plan("opencode2", json.RawMessage(`{"search":"forced","fetch":"forced"}`))
-	golden(t, "plan", "Plans through the module (opencode_test.go): defaults on both hosts, and forced on 2.x.", [][2]string{
+	_, forced1 := e.plan("opencode1", json.RawMessage(`{"search":"forced","fetch":"forced"}`))
+	golden(t, "plan", "Plans through the module (opencode_test.go): defaults on both hosts, and forced on both.", [][2]string{
 		{"opencode2.json", indent(t, v2.Result)},
 		{"opencode1.json", indent(t, v1.Result)},
 		{"opencode2-forced.json", indent(t, forced.Result)},
+		{"opencode1-forced.json", indent(t, forced1.Result)},
 	})
 }
 
