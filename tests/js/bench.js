@@ -138,6 +138,9 @@ async function loadGC() {
 async function inProcess() {
   const { startMockDeepSeek } = await import("./lib/mock-deepseek.js")
   const { createFakeHostV2 } = await import("./lib/fake-host-v2.js")
+  // What the module does, observed from outside plugin/ (installed before its instance exists).
+  const { moduleStats, probeRuntime } = await import("./lib/module-probe.js")
+  const probe = probeRuntime((await import(new URL("runtime.js", SERVER).href)).Runtime)
   const plugin = (await import(SERVER)).default
   const key = "sk-bench" + Math.random().toString(16).slice(2)
   const envName = "DSWR_BENCH_KEY"
@@ -146,7 +149,7 @@ async function inProcess() {
   // The cache is off here: these figures are the cost of calls that reach DeepSeek.
   const host = createFakeHostV2({ options: { baseURL: ds.baseURL, apiKeyEnv: envName, cacheTTL: 0 } })
   await host.load(plugin)
-  const rt = (await import(new URL("runtime.js", SERVER).href)).lastRuntime
+  const rt = probe.last()
   const provider = host.websearch.get("deepseek")
   const tool = host.tools.get("deepseek_fetch")
   const toolCtx = () => {
@@ -243,7 +246,7 @@ async function inProcess() {
   await new Promise((r) => setTimeout(r, 50))
   gcNow()
   const heap0 = process.memoryUsage().heapUsed
-  const stats0 = rt.stats()
+  const stats0 = moduleStats()
   for (let i = 0; i < MEM_CALLS; i++) {
     await mix(i)
     if (i % 200 === 199) ds.reset()
@@ -252,7 +255,7 @@ async function inProcess() {
   await new Promise((r) => setTimeout(r, 50))
   gcNow()
   const heap1 = process.memoryUsage().heapUsed
-  const stats1 = rt.stats()
+  const stats1 = moduleStats()
 
   // Paging: the same module instance, a host with the cache on (the default).
   const cachedHost = createFakeHostV2({ options: { baseURL: ds.baseURL, apiKeyEnv: envName } })
@@ -278,7 +281,7 @@ async function inProcess() {
     if (r.metadata.cached) throw new Error("paging: fill")
   }
   ds.reset()
-  const statsFull = rt.stats()
+  const statsFull = moduleStats()
 
   await ds.close()
   return {
