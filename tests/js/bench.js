@@ -246,7 +246,7 @@ async function inProcess() {
   await new Promise((r) => setTimeout(r, 50))
   gcNow()
   const heap0 = process.memoryUsage().heapUsed
-  const stats0 = moduleStats()
+  const stats0 = moduleStats(rt)
   for (let i = 0; i < MEM_CALLS; i++) {
     await mix(i)
     if (i % 200 === 199) ds.reset()
@@ -255,7 +255,7 @@ async function inProcess() {
   await new Promise((r) => setTimeout(r, 50))
   gcNow()
   const heap1 = process.memoryUsage().heapUsed
-  const stats1 = moduleStats()
+  const stats1 = moduleStats(rt)
 
   // Paging: the same module instance, a host with the cache on (the default).
   const cachedHost = createFakeHostV2({ options: { baseURL: ds.baseURL, apiKeyEnv: envName } })
@@ -281,7 +281,7 @@ async function inProcess() {
     if (r.metadata.cached) throw new Error("paging: fill")
   }
   ds.reset()
-  const statsFull = moduleStats()
+  const statsFull = moduleStats(rt)
 
   await ds.close()
   return {

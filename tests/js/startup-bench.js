@@ -250,9 +250,9 @@ async function childSteps(dir, options) {
   await one(0)
   // The warm-up runs beside these calls; "in flight afterwards" must not count its own.
   await probe.warmed()
-  const before = moduleStats().memoryBytes
+  const before = moduleStats(probe.last()).memoryBytes
   for (let i = 1; i <= 1000; i++) await one(i)
-  const after = moduleStats()
+  const after = moduleStats(probe.last())
   return { searchUs, fetchUs, searchSteady, fetchSteady, searchAfterWork, controlAfterWork, memBefore: before, memAfter: after.memoryBytes, inFlight: after.inFlight }
 }
 

@@ -10,19 +10,25 @@
 //   const probe = probeRuntime((await import(".../runtime.js")).Runtime)
 //   probe.last()              // the Runtime created last by that copy (null before)
 //   await probe.warmed()      // every warm-up started so far has finished
-//   moduleStats()             // {generation, inFlight, memoryBytes, busyMs, idles}
+//   moduleStats(rt)           // {generation, inFlight, memoryBytes, busyMs, idles} of rt's module
 //   trapDuring(() => rt.start({}))   // the core traps for real inside that call
 
 const state = (globalThis[Symbol.for("dwr.moduleProbe")] ??= install())
 
+// Each core instance belongs to the Runtime that made it or called into it first (state.active
+// is the Runtime whose start, resume or cancel is running: see probeRuntime); a Runtime's
+// record holds its instance, the instances it made after its first and its idle signals.
 function install() {
-  const s = { generation: 0, current: null, busyMs: 0, idles: 0, trap: false }
+  const s = { current: null, busyMs: 0, trap: false, active: null, owner: new WeakMap(), records: new WeakMap() }
   const Real = WebAssembly.Instance
   function Probed(module, imports) {
     const real = new Real(module, imports)
     if (typeof real.exports.in_flight !== "function") return real
-    s.generation++
     s.current = real
+    if (s.active) {
+      bind(s, real, s.active)
+      record(s, s.active).generation++
+    }
     const exports = {}
     for (const [name, value] of Object.entries(real.exports)) exports[name] = typeof value === "function" ? wrap(s, real, name, value) : value
     return { exports: Object.freeze(exports) }
@@ -32,32 +38,49 @@ function install() {
   return s
 }
 
+function record(s, rt) {
+  let r = s.records.get(rt)
+  if (!r) s.records.set(rt, (r = { instance: null, generation: 0, idles: 0, busyMs: 0 }))
+  return r
+}
+
+function bind(s, real, rt) {
+  s.owner.set(real, rt)
+  record(s, rt).instance = real
+}
+
 // wrap times fn and counts idle calls; an armed trap (trapDuring) runs the instance's
 // _initialize a second time first, which a Go reactor answers with a real trap.
 function wrap(s, real, name, fn) {
   return (...args) => {
+    if (s.active && !s.owner.has(real)) bind(s, real, s.active)
+    const rt = s.owner.get(real)
     const t = performance.now()
     try {
       if (s.trap && name !== "_initialize") {
         s.trap = false
         real.exports._initialize()
       }
-      if (name === "idle") s.idles++
+      if (name === "idle" && rt) record(s, rt).idles++
       return fn(...args)
     } finally {
-      s.busyMs += performance.now() - t
+      const ms = performance.now() - t
+      s.busyMs += ms
+      if (rt) record(s, rt).busyMs += ms
     }
   }
 }
 
 /**
- * The core instance created last in this process: instances created so far (generation),
- * its operations in flight, its linear memory, the milliseconds spent in every instance's
- * exports, and how often the runtime told an instance it is idle.
+ * What the module of rt (a Runtime probeRuntime follows; without one, the core instance
+ * created last in this process) shows: the instances rt made after its first (generation),
+ * the operations in flight, the linear memory, the milliseconds spent in the exports (of
+ * every instance, without rt) and how often rt told its module it is idle.
  */
-export function moduleStats() {
-  const x = state.current?.exports
-  return { generation: state.generation, inFlight: x ? x.in_flight() : 0, memoryBytes: x ? x.memory.buffer.byteLength : 0, busyMs: state.busyMs, idles: state.idles }
+export function moduleStats(rt) {
+  const r = rt ? record(state, rt) : { instance: state.current, generation: 0, idles: 0, busyMs: state.busyMs }
+  const x = (r.instance ?? state.current)?.exports
+  return { generation: r.generation, inFlight: x ? x.in_flight() : 0, memoryBytes: x ? x.memory.buffer.byteLength : 0, busyMs: r.busyMs, idles: r.idles }
 }
 
 /** Runs fn with a trap armed: the first call into the core during it traps for real. */
@@ -89,6 +112,18 @@ export function probeRuntime(Runtime) {
     const done = warmUp.apply(this, args)
     warming = Promise.all([warming, done]).then(() => {})
     return done
+  }
+  for (const name of ["start", "resume", "cancel"]) {
+    const fn = Runtime.prototype[name]
+    Runtime.prototype[name] = function (...args) {
+      const saved = state.active
+      state.active = this
+      try {
+        return fn.apply(this, args)
+      } finally {
+        state.active = saved
+      }
+    }
   }
   p = { last: () => last, warmed: () => warming }
   probes.set(Runtime, p)

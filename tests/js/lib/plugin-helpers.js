@@ -44,8 +44,8 @@ export function runtime() {
     resume: (handle, reply, body) => rt.resume(handle, reply, body),
     cancel: (handle) => rt.cancel(handle),
     run: (envelope, signal) => rt.run(envelope, signal),
-    stats: moduleStats,
-    inFlight: () => moduleStats().inFlight,
+    stats: () => moduleStats(rt),
+    inFlight: () => moduleStats(rt).inFlight,
     trapForTest: () => trapDuring(() => rt.start({})),
   }
 }
