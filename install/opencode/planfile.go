@@ -36,8 +36,8 @@ type StoredPlan struct {
 	Host string `json:"host"`
 	// ModuleSHA256 is the hex SHA-256 of the core.wasm installed beside it.
 	ModuleSHA256 string `json:"moduleSHA256"`
-	// OptionsSHA256 is the hex SHA-256 of the options' canonical JSON
-	// (see [OptionsDigest]).
+	// OptionsSHA256 is the hex SHA-256 of the options' JSON text as the
+	// plugin sends it to the module (see [OptionsDigest]).
 	OptionsSHA256 string `json:"optionsSHA256"`
 	// Plan is the registration plan.
 	Plan *opencode.Plan `json:"plan"`
