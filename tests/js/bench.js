@@ -46,11 +46,12 @@ const mib = (b) => `${(b / 1048576).toFixed(2)} MiB`
 
 async function childSetup() {
   const { createFakeHostV2 } = await import("./lib/fake-host-v2.js")
-  const host = createFakeHostV2({ options: { baseURL: "http://127.0.0.1:9" } })
+  const host = createFakeHostV2()
+  const options = { baseURL: "http://127.0.0.1:9" }
   const t0 = performance.now()
   const plugin = (await import(SERVER)).default
   const tImported = performance.now()
-  await host.load(plugin)
+  await host.load(plugin, options)
   const t1 = performance.now()
   if (!host.websearch.list().includes("deepseek")) throw new Error("setup registered no provider")
   console.log(JSON.stringify({ total: t1 - t0, import: tImported - t0, setup: t1 - tImported }))
@@ -60,12 +61,13 @@ async function childSetup() {
 // while it loads config and other plugins): how long does setup() itself take then?
 async function childSetupGap() {
   const { createFakeHostV2 } = await import("./lib/fake-host-v2.js")
-  const host = createFakeHostV2({ options: { baseURL: "http://127.0.0.1:9" } })
+  const host = createFakeHostV2()
+  const options = { baseURL: "http://127.0.0.1:9" }
   const plugin = (await import(SERVER)).default
   const t = performance.now()
   while (performance.now() - t < 50) {}
   const t0 = performance.now()
-  await host.load(plugin)
+  await host.load(plugin, options)
   console.log(JSON.stringify({ setup: performance.now() - t0 }))
 }
 
@@ -147,8 +149,9 @@ async function inProcess() {
   process.env[envName] = key
   const ds = await startMockDeepSeek({ apiKey: key })
   // The cache is off here: these figures are the cost of calls that reach DeepSeek.
-  const host = createFakeHostV2({ options: { baseURL: ds.baseURL, apiKeyEnv: envName, cacheTTL: 0 } })
-  await host.load(plugin)
+  const host = createFakeHostV2()
+  const options = { baseURL: ds.baseURL, apiKeyEnv: envName, cacheTTL: 0 }
+  await host.load(plugin, options)
   const rt = probe.last()
   const provider = host.websearch.get("deepseek")
   const tool = host.tools.get("deepseek_fetch")
@@ -224,7 +227,6 @@ async function inProcess() {
 
   // Module-only cost of one search: start + resume through the ABI, no network.
   const body = new TextEncoder().encode(JSON.stringify((await import("./lib/mock-deepseek.js")).defaultSearch()))
-  const options = { baseURL: ds.baseURL, apiKeyEnv: envName, cacheTTL: 0 }
   const abi = []
   for (let i = 0; i < 50 + CALLS; i++) {
     const t = performance.now()
@@ -258,8 +260,8 @@ async function inProcess() {
   const stats1 = moduleStats(rt)
 
   // Paging: the same module instance, a host with the cache on (the default).
-  const cachedHost = createFakeHostV2({ options: { baseURL: ds.baseURL, apiKeyEnv: envName } })
-  await cachedHost.load(plugin)
+  const cachedHost = createFakeHostV2()
+  await cachedHost.load(plugin, { baseURL: ds.baseURL, apiKeyEnv: envName })
   const cachedTool = cachedHost.tools.get("deepseek_fetch")
   const mibPage = (i) => ({ json: { title: `Big ${i}`, content: "0123456789abcdef ".repeat(61681) } }) // 1 MiB
   ds.enqueue("fetch", mibPage(0))
