@@ -160,23 +160,8 @@ func (t *Tool) appendJSON(b []byte) []byte {
 		b = append(b, t.Input...)
 	}
 	if len(t.Options) > 0 {
-		b = append(b, `,"options":{`...)
-		for i, k := range sortedKeys(t.Options) {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = jsonlite.AppendString(b, k)
-			b = append(b, ':')
-			switch v := t.Options[k].(type) {
-			case bool:
-				b = jsonlite.AppendBool(b, v)
-			case string:
-				b = jsonlite.AppendString(b, v)
-			default:
-				panic("opencode: Tool.Options holds a value that is not a bool or a string")
-			}
-		}
-		b = append(b, '}')
+		b = append(b, `,"options":`...)
+		b = appendScalars(b, t.Options, "Tool.Options")
 	}
 	if len(t.Args) > 0 {
 		b = append(b, `,"args":`...)
