@@ -23,7 +23,7 @@ const DIRECT_MAX = 16 << 10
 
 // envelopeJSON is the JSON text of { v: ABI_VERSION, ...fields } (fields' own "v", if
 // any, wins there and here alike: the module reads the last of repeated names). It splices
-// the version into the text rather than copying the object, which every call would pay.
+// the version into the text: copying the object to add it would cost every call.
 function envelopeJSON(fields) {
   const json = JSON.stringify(fields)
   if (typeof json !== "string" || json.length <= 2 || json[0] !== "{") return JSON.stringify({ v: ABI_VERSION, ...fields })
