@@ -68,21 +68,21 @@ func (p *Plan) AppendJSON(b []byte) []byte {
 		b = jsonlite.AppendString(b, w.Name)
 		b = append(b, `,"default":`...)
 		b = jsonlite.AppendBool(b, w.Default)
-		if w.Fallback != nil {
-			b = append(b, `,"fallback":`...)
-			b = w.Fallback.appendJSON(b)
-		}
 		b = append(b, '}')
 	}
 	b = append(b, `,"tools":`...)
 	b = jsonlite.AppendArray(b, p.Tools, func(b []byte, t *Tool) []byte { return t.appendJSON(b) })
+	if p.NoWebsearchAPI != nil {
+		b = append(b, `,"noWebsearchAPI":`...)
+		b = p.NoWebsearchAPI.appendJSON(b)
+	}
 	if len(p.RemoveTools) > 0 {
 		b = append(b, `,"removeTools":`...)
 		b = jsonlite.AppendStrings(b, p.RemoveTools)
 	}
-	if len(p.DisableTools) > 0 {
-		b = append(b, `,"disableTools":`...)
-		b = jsonlite.AppendStrings(b, p.DisableTools)
+	if len(p.ConfigEdits) > 0 {
+		b = append(b, `,"configEdits":`...)
+		b = jsonlite.AppendArray(b, p.ConfigEdits, func(b []byte, e *ConfigEdit) []byte { return e.appendJSON(b) })
 	}
 	if len(p.NotExclusive) > 0 {
 		b = append(b, `,"notExclusive":{`...)
@@ -113,23 +113,8 @@ func (t *Tool) appendJSON(b []byte) []byte {
 		b = append(b, t.Input...)
 	}
 	if len(t.Options) > 0 {
-		b = append(b, `,"options":{`...)
-		for i, k := range sortedKeys(t.Options) {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = jsonlite.AppendString(b, k)
-			b = append(b, ':')
-			switch v := t.Options[k].(type) {
-			case bool:
-				b = jsonlite.AppendBool(b, v)
-			case string:
-				b = jsonlite.AppendString(b, v)
-			default:
-				panic("opencode: Tool.Options holds a value that is not a bool or a string")
-			}
-		}
-		b = append(b, '}')
+		b = append(b, `,"options":`...)
+		b = appendScalars(b, t.Options, "Tool.Options")
 	}
 	if len(t.Args) > 0 {
 		b = append(b, `,"args":`...)

@@ -38,8 +38,8 @@ func TestPlanJSON(t *testing.T) {
 						require.NoError(t, err)
 						require.Equal(t, string(want), string(plan.AppendJSON(nil)))
 						tools := plan.Tools
-						if plan.Websearch != nil {
-							tools = append(tools, *plan.Websearch.Fallback)
+						if plan.NoWebsearchAPI != nil {
+							tools = append(tools, plan.NoWebsearchAPI.Tools...)
 						}
 						for _, reg := range tools {
 							switch {
@@ -77,15 +77,18 @@ func FuzzPlanJSON(f *testing.F) {
 		reg := Tool{Name: name, Description: message, Input: tool.FetchSchema(), Options: map[string]any{"codemode": false, key: warning, id: full}}
 		p := Plan{Host: host, KeyEnv: keyEnv}
 		if full {
-			p.Websearch = &Provider{ID: id, Name: name, Default: len(key)%2 == 0, Fallback: &reg}
+			p.Websearch = &Provider{ID: id, Name: name, Default: len(key)%2 == 0}
 			p.Tools = []Tool{reg, {Name: key, Description: warning, Args: []byte(`{"query":` + tool.QueryProperty + `}`)}}
+			p.NoWebsearchAPI = &Fallback{Tools: []Tool{reg}, Warning: message}
 			p.RemoveTools = []string{key, id}
-			p.DisableTools = []string{warning}
+			p.ConfigEdits = []ConfigEdit{{Path: []string{key, "*", id}, Set: map[string]any{key: false, id: warning}, Scalar: name, Existing: true}, {Path: []string{}, Set: map[string]any{}}}
 			p.NotExclusive = map[string]string{key: message, id: name, "search": warning}
 			p.Warnings = []string{warning, message}
 		} else if len(key)%2 == 0 {
 			p.Tools = []Tool{}
 			p.Websearch = &Provider{ID: id, Name: name}
+			p.NoWebsearchAPI = &Fallback{}
+			p.ConfigEdits = []ConfigEdit{{}}
 			p.NotExclusive = map[string]string{}
 			p.Warnings = []string{}
 		}

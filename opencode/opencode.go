@@ -47,14 +47,17 @@ type Plan struct {
 	Websearch *Provider `json:"websearch,omitempty"`
 	// Tools are the tools to add.
 	Tools []Tool `json:"tools"`
+	// NoWebsearchAPI replaces Websearch and Tools on a 2.x host without the
+	// websearch provider API; nil when there is no provider to replace.
+	NoWebsearchAPI *Fallback `json:"noWebsearchAPI,omitempty"`
 	// RemoveTools are built-in tools to remove with the tool editor (2.x,
 	// forced tiers). Setup must fail with NotExclusive when one stays.
 	RemoveTools []string `json:"removeTools,omitempty"`
-	// DisableTools are built-in tools to switch off in the host's config (1.x,
-	// forced): the shim denies them, {"permission": {"webfetch": "deny"}}.
-	DisableTools []string `json:"disableTools,omitempty"`
-	// NotExclusive maps a forced capability ("search", "fetch") to the
-	// message setup fails with when the host cannot make it exclusive.
+	// ConfigEdits switch built-in tools off in the host's config (1.x,
+	// forced), in order: see disableBuiltins.
+	ConfigEdits []ConfigEdit `json:"configEdits,omitempty"`
+	// NotExclusive maps a built-in tool of RemoveTools ("websearch",
+	// "webfetch") to the message setup fails with when it stays.
 	NotExclusive map[string]string `json:"notExclusive,omitempty"`
 	// Warnings are for the user's log: unknown options, dropped values.
 	Warnings []string `json:"warnings,omitempty"`
@@ -67,9 +70,6 @@ type Provider struct {
 	// Default asks for default.set(ID). A "websearch" setting in the user's
 	// OpenCode config is applied after every plugin and wins over it.
 	Default bool `json:"default"`
-	// Fallback is the deepseek_search tool to register instead when the
-	// host has a tool editor but no websearch provider API.
-	Fallback *Tool `json:"fallback,omitempty"`
 }
 
 // Tool is a tool registration.
@@ -101,10 +101,9 @@ func NewPlan(host string, cfg *core.Config, warnings []string) (*Plan, error) {
 		// tool is removed, which the tool editor proves at once.
 		if cfg.Search != core.TierOff {
 			p.Websearch = &Provider{
-				ID:       ProviderID,
-				Name:     ProviderName,
-				Default:  cfg.Search == core.TierPreferred || cfg.Search == core.TierForced,
-				Fallback: ptr(searchTool(cfg, host)),
+				ID:      ProviderID,
+				Name:    ProviderName,
+				Default: cfg.Search == core.TierPreferred || cfg.Search == core.TierForced,
 			}
 		}
 		if cfg.Search == core.TierForced {
@@ -117,6 +116,9 @@ func NewPlan(host string, cfg *core.Config, warnings []string) (*Plan, error) {
 		if cfg.Fetch == core.TierForced {
 			p.RemoveTools = append(p.RemoveTools, BuiltinFetch)
 		}
+		if p.Websearch != nil {
+			p.NoWebsearchAPI = noWebsearchAPI(p.Tools, searchTool(cfg, host))
+		}
 	case HostV1:
 		if cfg.Search != core.TierOff {
 			p.Tools = append(p.Tools, searchTool(cfg, host))
@@ -124,12 +126,14 @@ func NewPlan(host string, cfg *core.Config, warnings []string) (*Plan, error) {
 		if cfg.Fetch != core.TierOff {
 			p.Tools = append(p.Tools, fetchTool(cfg, host))
 		}
+		var disable []string
 		if cfg.Search == core.TierForced {
-			p.DisableTools = append(p.DisableTools, BuiltinSearch)
+			disable = append(disable, BuiltinSearch)
 		}
 		if cfg.Fetch == core.TierForced {
-			p.DisableTools = append(p.DisableTools, BuiltinFetch)
+			disable = append(disable, BuiltinFetch)
 		}
+		p.ConfigEdits = disableBuiltins(disable)
 	default:
 		return nil, errors.New("opencode: unknown host " + strconv.Quote(host) + " (want " + strconv.Quote(HostV2) + " or " + strconv.Quote(HostV1) + ")")
 	}
@@ -137,10 +141,10 @@ func NewPlan(host string, cfg *core.Config, warnings []string) (*Plan, error) {
 		p.NotExclusive = map[string]string{}
 	}
 	if cfg.Search == core.TierForced {
-		p.NotExclusive["search"] = `deepseek-web-retrieval: search is "forced", but this OpenCode does not let a plugin remove its built-in websearch tool. Set search to "preferred" to run beside it, or disable websearch in the OpenCode config.`
+		p.NotExclusive[BuiltinSearch] = `deepseek-web-retrieval: search is "forced", but this OpenCode does not let a plugin remove its built-in websearch tool. Set search to "preferred" to run beside it, or disable websearch in the OpenCode config.`
 	}
 	if cfg.Fetch == core.TierForced {
-		p.NotExclusive["fetch"] = `deepseek-web-retrieval: fetch is "forced", but this OpenCode does not let a plugin remove its built-in webfetch tool. Set fetch to "preferred" to run beside it, or disable webfetch in the OpenCode config.`
+		p.NotExclusive[BuiltinFetch] = `deepseek-web-retrieval: fetch is "forced", but this OpenCode does not let a plugin remove its built-in webfetch tool. Set fetch to "preferred" to run beside it, or disable webfetch in the OpenCode config.`
 	}
 	return p, nil
 }
@@ -171,8 +175,6 @@ func searchTool(cfg *core.Config, host string) Tool {
 // model's native tool list (Code Mode hides every other plugin tool behind
 // its execute tool).
 func nativeTool() map[string]any { return map[string]any{"codemode": false} }
-
-func ptr[T any](v T) *T { return &v }
 
 // ToolCall is [tool.Parse] for the module's "opencode.tool" kind: it
 // validates a call's raw input (OpenCode does not validate raw JSON Schema

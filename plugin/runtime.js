@@ -23,8 +23,7 @@ const DIRECT_MAX = 16 << 10
 
 // envelopeJSON is the JSON text of { v: ABI_VERSION, ...fields } (fields' own "v", if
 // any, wins there and here alike: the module reads the last of repeated names). It splices
-// the version in rather than copying the object: about 0.1 µs less per envelope under
-// Node 20 (none under Bun).
+// the version into the text: copying the object to add it would cost every call.
 function envelopeJSON(fields) {
   const json = JSON.stringify(fields)
   if (typeof json !== "string" || json.length <= 2 || json[0] !== "{") return JSON.stringify({ v: ABI_VERSION, ...fields })
@@ -45,9 +44,6 @@ export function compileCore() {
 // nextTask resolves in a later macrotask, so the host's own work (and its timers) runs
 // between the pieces of a lazy start.
 const nextTask = typeof setImmediate === "function" ? () => new Promise((r) => setImmediate(r)) : () => new Promise((r) => setTimeout(r, 0))
-
-/** Test and benchmark hook: the Runtime created last in this process. */
-export let lastRuntime = null
 
 /** A ModuleTrap means the instance died under a call; it has been replaced. */
 export class ModuleTrap extends Error {}
@@ -80,7 +76,6 @@ export class Runtime {
     } else {
       rt.#instantiate()
     }
-    lastRuntime = rt
     rt.warmUp(warmUp)
     return rt
   }
@@ -90,10 +85,6 @@ export class Runtime {
   #exports = null
   #wasi = null
   #generation = 0
-  // #busy is the milliseconds spent inside exports (stats).
-  #busy = 0
-  // #warming settles once every warm-up started so far has finished.
-  #warming = Promise.resolve()
   // #abandon aborts the requests of the current instance's operations when
   // it traps: their handles died with it.
   #abandon = new AbortController()
@@ -126,17 +117,10 @@ export class Runtime {
    * Runs each warm-up in a macrotask of its own. A warm-up is a start envelope and the
    * body of the 200 its HTTP step is answered with (default `{}`), in the next macrotask;
    * nothing is sent. An operation that still wants more is cancelled. Failures are ignored
-   * (a real call meets them and reports them).
+   * (a real call meets them and reports them). The promise settles when they are done.
    */
   warmUp(warmUps) {
-    const done = this.#warm(warmUps)
-    this.#warming = Promise.all([this.#warming, done]).then(() => {})
-    return done
-  }
-
-  /** Test and benchmark hook: settles once every warm-up started so far has finished. */
-  warmed() {
-    return this.#warming
+    return this.#warm(warmUps)
   }
 
   async #warm(warmUps) {
@@ -166,7 +150,6 @@ export class Runtime {
   // have passed with no call running (#armIdle, when the last one ends); the timer never
   // keeps a process up.
   #idle() {
-    this.#idles++
     try {
       if (this.#exports?.idle) this.#call(() => this.#exports.idle())
     } catch {
@@ -175,7 +158,6 @@ export class Runtime {
   }
 
   #idleTimer = null
-  #idles = 0
   #running = 0
   #armIdle() {
     clearTimeout(this.#idleTimer)
@@ -183,29 +165,9 @@ export class Runtime {
     this.#idleTimer.unref?.()
   }
 
-  /** Operations not yet done inside the module (0 when idle). */
-  inFlight() {
-    return this.#call(() => this.#exports.in_flight())
-  }
-
-  /**
-   * Test and benchmark hook: instance generation, operations in flight, linear memory
-   * bytes, the milliseconds spent inside the module's exports so far, and how often the
-   * module was told it is idle.
-   */
-  stats() {
-    return { generation: this.#generation, inFlight: this.inFlight(), memoryBytes: this.#exports.memory.buffer.byteLength, busyMs: this.#busy, idles: this.#idles }
-  }
-
-  /** Test hook: makes the instance trap for real (a reactor's _initialize may run only once). */
-  trapForTest() {
-    return this.#call(() => this.#exports._initialize())
-  }
-
   // #call runs one export; a trap replaces the instance and throws ModuleTrap.
   #call(fn) {
     if (!this.#exports) throw new ModuleTrap("deepseek-web-retrieval: the module is being restarted; try again")
-    const t = performance.now()
     try {
       return fn()
     } catch (err) {
@@ -220,8 +182,6 @@ export class Runtime {
         this.#log("error", `core.wasm restart failed: ${e?.message ?? e}`)
       }
       throw new ModuleTrap(`deepseek-web-retrieval: the module failed (instance ${gen}) and was restarted; the call was abandoned`)
-    } finally {
-      this.#busy += performance.now() - t
     }
   }
 
@@ -240,9 +200,7 @@ export class Runtime {
 
   // #writeText writes text as UTF-8 into a buffer of the module and returns [ptr, len].
   // A short text is encoded straight into the module's memory (encodeInto, into a buffer
-  // of the largest size it can take) instead of into a new array that is then copied:
-  // with envelopeJSON, an envelope costs 0.6–0.7 µs instead of 1.2–1.5 under Node 20 and
-  // 0.25 instead of 0.3–0.5 under Bun.
+  // of the largest size it can take) instead of into a new array that is then copied.
   #writeText(text) {
     if (text.length > DIRECT_MAX) {
       const bytes = encoder.encode(text)

@@ -16,7 +16,7 @@ import { homedir } from "node:os"
 import { join } from "node:path"
 import { ID, clientLogger, fileLogger } from "./log.js"
 
-const PLAN_FORMAT = 1
+const PLAN_FORMAT = 2
 
 let shared = null
 let sharedLog = null
@@ -68,14 +68,11 @@ function warmUp(host, options, plan) {
   ]
 }
 
-// WARM_SEARCHES is how many searches the warm-up runs, each in macrotasks of its own (a
-// millisecond or two apiece). One compiles the search's code, but the engines optimize it
-// only once it has run many times: with one, the module's part of the first real search
-// after 1 s idle was 8.3 ms in Node 20 and 2.3 ms in Bun (medians of 9 processes), with 16
-// it is 1.4 and 1.3 ms; 32 and 64 gave no more. What remains over a warm search is mostly
-// the processor's (startup-bench.js, "after 10 ms of other work"). They leave 16 of the
-// cache's 32 search entries filled with what no real call can be answered from; the least
-// recently used go first, so a real answer never makes room for them.
+// WARM_SEARCHES is how many searches the warm-up runs, each in macrotasks of its own. One
+// compiles the search's code, but the engines optimize it only once it has run many times;
+// more than 16 made the first real search no faster (startup-bench.js measures it). They
+// leave 16 of the cache's 32 search entries filled with what no real call can be answered
+// from; the least recently used go first, so a real answer never makes room for them.
 const WARM_SEARCHES = 16
 
 // WARM_KEY stands in for the key: the module refuses a query that contains the key, so it
@@ -113,25 +110,13 @@ function fileSHA256(url) {
   }
 }
 
-// canonical is JSON with object keys sorted: the text whose hash stamps a stored plan
-// (install/opencode OptionsDigest writes the same for the same options).
-function canonical(v) {
-  if (Array.isArray(v)) return `[${v.map(canonical).join(",")}]`
-  if (v !== null && typeof v === "object") {
-    return `{${Object.keys(v)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`)
-      .join(",")}}`
-  }
-  return JSON.stringify(v)
-}
-
 let moduleHash = null
 
 /**
  * The stamp a stored plan must carry to be used here: the format, the host, the hash of
- * the core.wasm shipped beside this file and of the options exactly as given. `init`
- * writes it into plan.json (opencode/install StoredPlan), this file into the plan cache.
+ * the core.wasm shipped beside this file and of the options' JSON text exactly as the
+ * module is sent it. `init` writes it into plan.json (install/opencode StoredPlan and
+ * OptionsDigest), this file into the plan cache.
  */
 function stampFor(host, options) {
   try {
@@ -139,7 +124,7 @@ function stampFor(host, options) {
   } catch {
     return null // no core.wasm to hash: the module's own load says why
   }
-  return { format: PLAN_FORMAT, host, moduleSHA256: moduleHash, optionsSHA256: sha256(canonical(options ?? {})) }
+  return { format: PLAN_FORMAT, host, moduleSHA256: moduleHash, optionsSHA256: sha256(JSON.stringify(options ?? {})) }
 }
 
 /**
@@ -260,9 +245,13 @@ async function setup(ctx) {
   }
   for (const w of plan.warnings ?? []) log("warn", w)
 
-  const tools = [...plan.tools]
+  // A 2.x without the websearch provider API registers what the plan says instead.
+  const hasWebsearchAPI = typeof ctx.websearch?.transform === "function"
+  const fallback = hasWebsearchAPI ? null : plan.noWebsearchAPI
+  if (fallback) log("warn", fallback.warning)
+  const tools = [...plan.tools, ...(fallback?.tools ?? [])]
   const p = plan.websearch
-  if (p && typeof ctx.websearch?.transform === "function") {
+  if (p && hasWebsearchAPI) {
     await ctx.websearch.transform((editor) => {
       editor.add({
         id: p.id,
@@ -278,10 +267,6 @@ async function setup(ctx) {
       })
       if (p.default) editor.default.set(p.id)
     })
-  } else if (p) {
-    // A 2.x without the websearch provider API: search as a tool of our own.
-    if (!tools.some((t) => t.name === p.fallback.name)) tools.push(p.fallback)
-    log("warn", `this OpenCode has no websearch provider API, so DeepSeek search is offered to the model as the ${p.fallback.name} tool instead; update OpenCode to have DeepSeek behind its websearch tool, or set search to "off" to not offer it`)
   }
 
   const remove = plan.removeTools ?? []
@@ -303,7 +288,7 @@ async function setup(ctx) {
     }
   })
   for (const name of kept) {
-    const msg = plan.notExclusive?.[name === "websearch" ? "search" : "fetch"] ?? `deepseek-web-retrieval: could not remove ${name}`
+    const msg = plan.notExclusive?.[name] ?? `deepseek-web-retrieval: could not remove ${name}`
     log("error", msg)
     throw new Error(msg)
   }
@@ -350,36 +335,36 @@ async function server(input, options) {
       },
     }
   }
-  if (plan.disableTools?.length) {
-    // Forced tiers: switch the built-in tools off in the loaded config.
-    // OpenCode 1.18.33 turns `tools: {x: false}` into permission rules while
-    // it loads the config, before any plugin runs, and later filters the
-    // tools it offers by permission only: a tool whose last matching rule is
-    // `deny` for "*" is not offered. So deny it, last, in the global rules
-    // and in every configured agent's (agent rules are merged after them).
+  if (plan.configEdits?.length) {
+    // Forced tiers: the plan's edits switch the built-in tools off in the loaded config.
     hooks.config = async (config) => {
-      config.tools = { ...(config.tools ?? {}) }
-      for (const name of plan.disableTools) config.tools[name] = false
-      config.permission = denyLast(config.permission, plan.disableTools)
-      for (const agent of Object.values(config.agent ?? {})) {
-        if (agent && typeof agent === "object" && agent.permission !== undefined) {
-          agent.permission = denyLast(agent.permission, plan.disableTools)
-        }
-      }
+      for (const edit of plan.configEdits) applyEdit(config, edit.path, edit)
     }
   }
   return hooks
 }
 
-// denyLast returns permission config rules with `name: "deny"` as the last
-// entry for each name (a later rule wins in OpenCode 1.x).
-function denyLast(permission, names) {
-  const rules = typeof permission === "string" ? { "*": permission } : { ...(permission ?? {}) }
-  for (const name of names) {
-    delete rules[name]
-    rules[name] = "deny"
+/**
+ * Applies one config edit of the plan (opencode.ConfigEdit) below obj: the value `path`
+ * names becomes a copy of itself (a string s: {[edit.scalar]: s}; absent: {}, or left alone
+ * with edit.existing) with each member of edit.set last; "*" in path is every member.
+ */
+function applyEdit(obj, path, edit) {
+  if (obj === null || typeof obj !== "object") return
+  const [key, ...rest] = path
+  if (key === "*") {
+    for (const v of Object.values(obj)) applyEdit(v, rest, edit)
+    return
   }
-  return rules
+  if (rest.length > 0) return applyEdit(obj[key], rest, edit)
+  const v = obj[key]
+  if (v === undefined && edit.existing) return
+  const next = typeof v === "string" && edit.scalar ? { [edit.scalar]: v } : { ...(v ?? {}) }
+  for (const [name, value] of Object.entries(edit.set)) {
+    delete next[name]
+    next[name] = value
+  }
+  obj[key] = next
 }
 
 export default { id: ID, setup, server }

@@ -88,7 +88,7 @@ func checkPlan(t *testing.T, p *opencode.Plan, host, search, fetch string) {
 			require.Empty(t, ft.Input)
 		}
 	}
-	_, fetchNotExclusive := p.NotExclusive["fetch"]
+	_, fetchNotExclusive := p.NotExclusive["webfetch"]
 	require.Equal(t, fetch == "forced", fetchNotExclusive)
 
 	// Search: 2.x gets a websearch provider (and, forced, a deepseek_search
@@ -107,8 +107,17 @@ func checkPlan(t *testing.T, p *opencode.Plan, host, search, fetch string) {
 			require.Equal(t, "deepseek", p.Websearch.ID)
 			require.Equal(t, "DeepSeek", p.Websearch.Name)
 			require.Equal(t, preferred(search), p.Websearch.Default)
-			fb := p.Websearch.Fallback
-			require.NotNil(t, fb, "the tool to register when the host has no websearch provider API")
+			// Without the websearch provider API, search is a tool: the
+			// plan's own (forced) or the one the fallback adds.
+			require.NotNil(t, p.NoWebsearchAPI, "what to register when the host has no websearch provider API")
+			fb := st
+			if search != "forced" {
+				require.Len(t, p.NoWebsearchAPI.Tools, 1)
+				fb = &p.NoWebsearchAPI.Tools[0]
+			} else {
+				require.Empty(t, p.NoWebsearchAPI.Tools, "forced search is a tool already")
+			}
+			require.NotNil(t, fb, "deepseek_search registered without the provider API")
 			require.Equal(t, "deepseek_search", fb.Name)
 			require.Equal(t, native, fb.Options)
 			require.JSONEq(t, `{"type":"object","properties":{"query":{"type":"string","description":"What to search for, with optional operators."}},"required":["query"],"additionalProperties":false}`, string(fb.Input))
@@ -127,7 +136,7 @@ func checkPlan(t *testing.T, p *opencode.Plan, host, search, fetch string) {
 			want = append(want, "webfetch")
 		}
 		require.Equal(t, want, p.RemoveTools)
-		require.Empty(t, p.DisableTools)
+		require.Empty(t, p.ConfigEdits)
 	} else {
 		require.Nil(t, p.Websearch, "1.x has no websearch provider API")
 		if ft != nil {
@@ -150,10 +159,20 @@ func checkPlan(t *testing.T, p *opencode.Plan, host, search, fetch string) {
 		if fetch == "forced" {
 			want = append(want, "webfetch")
 		}
-		require.Equal(t, want, p.DisableTools)
+		if want == nil {
+			require.Empty(t, p.ConfigEdits)
+		} else {
+			require.Len(t, p.ConfigEdits, 3)
+			for _, e := range p.ConfigEdits {
+				require.Len(t, e.Set, len(want))
+				for _, name := range want {
+					require.Contains(t, e.Set, name)
+				}
+			}
+		}
 		require.Empty(t, p.RemoveTools)
 	}
-	_, searchNotExclusive := p.NotExclusive["search"]
+	_, searchNotExclusive := p.NotExclusive["websearch"]
 	require.Equal(t, search == "forced", searchNotExclusive)
 	for _, msg := range p.NotExclusive {
 		require.True(t, strings.HasPrefix(msg, "deepseek-web-retrieval: "), msg)
@@ -216,10 +235,12 @@ func TestPlanGolden(t *testing.T) {
 	_, v2 := e.plan("opencode2", nil)
 	_, v1 := e.plan("opencode1", nil)
 	_, forced := e.plan("opencode2", json.RawMessage(`{"search":"forced","fetch":"forced"}`))
-	golden(t, "plan", "Plans through the module (opencode_test.go): defaults on both hosts, and forced on 2.x.", [][2]string{
+	_, forced1 := e.plan("opencode1", json.RawMessage(`{"search":"forced","fetch":"forced"}`))
+	golden(t, "plan", "Plans through the module (opencode_test.go): defaults on both hosts, and forced on both.", [][2]string{
 		{"opencode2.json", indent(t, v2.Result)},
 		{"opencode1.json", indent(t, v1.Result)},
 		{"opencode2-forced.json", indent(t, forced.Result)},
+		{"opencode1-forced.json", indent(t, forced1.Result)},
 	})
 }
 

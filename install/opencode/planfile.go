@@ -20,8 +20,9 @@ import (
 // touching core.wasm; see plugin/README.md, "Startup".
 const PlanFile = "plan.json"
 
-// PlanFormat is the version of the stored plan's format.
-const PlanFormat = 1
+// PlanFormat is the version of the stored plan's format (2: the options
+// digest is of the options' text as the plugin sends it, see OptionsDigest).
+const PlanFormat = 2
 
 // StoredPlan is the content of PlanFile: the plan the module would answer
 // to {"kind": "opencode.plan"} for these options on this host, and the
@@ -35,31 +36,26 @@ type StoredPlan struct {
 	Host string `json:"host"`
 	// ModuleSHA256 is the hex SHA-256 of the core.wasm installed beside it.
 	ModuleSHA256 string `json:"moduleSHA256"`
-	// OptionsSHA256 is the hex SHA-256 of the options' canonical JSON
-	// (see [OptionsDigest]).
+	// OptionsSHA256 is the hex SHA-256 of the options' JSON text as the
+	// plugin sends it to the module (see [OptionsDigest]).
 	OptionsSHA256 string `json:"optionsSHA256"`
 	// Plan is the registration plan.
 	Plan *opencode.Plan `json:"plan"`
 }
 
-// OptionsDigest returns the hex SHA-256 of the canonical JSON of an options
-// value: objects with their keys sorted by code unit, no whitespace, numbers
-// and strings as JavaScript's JSON.stringify writes them (the plugin hashes
-// the options the host hands it the same way). Values where the two
-// languages' JSON differs (a U+2028 in a string, say) only make the digests
-// differ, and the plugin then falls back to asking the module.
+// OptionsDigest returns the hex SHA-256 of an options value's JSON text as
+// the plugin sends it to the module: JavaScript's JSON.stringify of the
+// object the host parsed from the config entry, which keeps the members in
+// the order written and has no whitespace. The plugin hashes those bytes
+// and compares; it re-implements nothing. Options written in another order,
+// or values the two languages write differently (a U+2028 in a string,
+// say), only make the digests differ, and the plugin then asks the module.
 func OptionsDigest(raw []byte) (string, error) {
-	var v any
-	if err := json.Unmarshal(raw, &v); err != nil {
-		return "", err
-	}
 	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	if err := json.Compact(&buf, raw); err != nil {
 		return "", err
 	}
-	sum := sha256.Sum256(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+	sum := sha256.Sum256(buf.Bytes())
 	return hex.EncodeToString(sum[:]), nil
 }
 

@@ -15,13 +15,14 @@ import (
 )
 
 func TestOptionsDigest(t *testing.T) {
-	// The canonical text is what the plugin's JSON.stringify of the sorted
-	// object writes; tests/js/plugin-stored-plan.test.js hashes the same vectors.
+	// The text is what the plugin's JSON.stringify of the options object
+	// the host parsed writes: members in the order written, no whitespace;
+	// tests/js/plugin-stored-plan.test.js hashes the same vectors.
 	for _, tc := range []struct{ in, canonical string }{
 		{`{}`, `{}`},
-		{`{"search":"preferred","fetch":"optional"}`, `{"fetch":"optional","search":"preferred"}`},
-		{`{ "b": [3, 1.5, true, null], "a": {"y": "<&>", "x": "é\n"} }`, `{"a":{"x":"é\n","y":"<&>"},"b":[3,1.5,true,null]}`},
-		{`{"maxResults": 10.0, "minRerank": 0.1}`, `{"maxResults":10,"minRerank":0.1}`},
+		{`{"search":"preferred","fetch":"optional"}`, `{"search":"preferred","fetch":"optional"}`},
+		{`{ "b": [3, 1.5, true, null], "a": {"y": "<&>", "x": "é\n"} }`, `{"b":[3,1.5,true,null],"a":{"y":"<&>","x":"é\n"}}`},
+		{"{\n  \"fetch\": \"forced\",\n  \"maxResults\": 7\n}", `{"fetch":"forced","maxResults":7}`},
 	} {
 		got, err := OptionsDigest([]byte(tc.in))
 		require.NoError(t, err, tc.in)
@@ -126,7 +127,7 @@ func TestStoredPlanFollowsOptionsAndModule(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(second), &b))
 	require.NotEqual(t, a.OptionsSHA256, b.OptionsSHA256)
 	require.Equal(t, a.ModuleSHA256, b.ModuleSHA256)
-	require.Contains(t, b.Plan.Websearch.Fallback.Description, "Returns up to 4 results")
+	require.Contains(t, string(b.Plan.AppendJSON(nil)), "Returns up to 4 results")
 
 	// A new core.wasm: the module hash follows it.
 	req := f.request(install.Options{MaxResults: intp(4)})

@@ -47,10 +47,11 @@ const mib = (b) => `${(b / 1048576).toFixed(2)} MiB`
 async function childSetup() {
   const { createFakeHostV2 } = await import("./lib/fake-host-v2.js")
   const host = createFakeHostV2()
+  const options = { baseURL: "http://127.0.0.1:9" }
   const t0 = performance.now()
   const plugin = (await import(SERVER)).default
   const tImported = performance.now()
-  await host.load(plugin, { baseURL: "http://127.0.0.1:9" })
+  await host.load(plugin, options)
   const t1 = performance.now()
   if (!host.websearch.list().includes("deepseek")) throw new Error("setup registered no provider")
   console.log(JSON.stringify({ total: t1 - t0, import: tImported - t0, setup: t1 - tImported }))
@@ -61,11 +62,12 @@ async function childSetup() {
 async function childSetupGap() {
   const { createFakeHostV2 } = await import("./lib/fake-host-v2.js")
   const host = createFakeHostV2()
+  const options = { baseURL: "http://127.0.0.1:9" }
   const plugin = (await import(SERVER)).default
   const t = performance.now()
   while (performance.now() - t < 50) {}
   const t0 = performance.now()
-  await host.load(plugin, { baseURL: "http://127.0.0.1:9" })
+  await host.load(plugin, options)
   console.log(JSON.stringify({ setup: performance.now() - t0 }))
 }
 
@@ -138,6 +140,9 @@ async function loadGC() {
 async function inProcess() {
   const { startMockDeepSeek } = await import("./lib/mock-deepseek.js")
   const { createFakeHostV2 } = await import("./lib/fake-host-v2.js")
+  // What the module does, observed from outside plugin/ (installed before its instance exists).
+  const { moduleStats, probeRuntime } = await import("./lib/module-probe.js")
+  const probe = probeRuntime((await import(new URL("runtime.js", SERVER).href)).Runtime)
   const plugin = (await import(SERVER)).default
   const key = "sk-bench" + Math.random().toString(16).slice(2)
   const envName = "DSWR_BENCH_KEY"
@@ -145,8 +150,9 @@ async function inProcess() {
   const ds = await startMockDeepSeek({ apiKey: key })
   // The cache is off here: these figures are the cost of calls that reach DeepSeek.
   const host = createFakeHostV2()
-  await host.load(plugin, { baseURL: ds.baseURL, apiKeyEnv: envName, cacheTTL: 0 })
-  const rt = (await import(new URL("runtime.js", SERVER).href)).lastRuntime
+  const options = { baseURL: ds.baseURL, apiKeyEnv: envName, cacheTTL: 0 }
+  await host.load(plugin, options)
+  const rt = probe.last()
   const provider = host.websearch.get("deepseek")
   const tool = host.tools.get("deepseek_fetch")
   const toolCtx = () => {
@@ -221,7 +227,6 @@ async function inProcess() {
 
   // Module-only cost of one search: start + resume through the ABI, no network.
   const body = new TextEncoder().encode(JSON.stringify((await import("./lib/mock-deepseek.js")).defaultSearch()))
-  const options = { baseURL: ds.baseURL, apiKeyEnv: envName, cacheTTL: 0 }
   const abi = []
   for (let i = 0; i < 50 + CALLS; i++) {
     const t = performance.now()
@@ -243,7 +248,7 @@ async function inProcess() {
   await new Promise((r) => setTimeout(r, 50))
   gcNow()
   const heap0 = process.memoryUsage().heapUsed
-  const stats0 = rt.stats()
+  const stats0 = moduleStats(rt)
   for (let i = 0; i < MEM_CALLS; i++) {
     await mix(i)
     if (i % 200 === 199) ds.reset()
@@ -252,7 +257,7 @@ async function inProcess() {
   await new Promise((r) => setTimeout(r, 50))
   gcNow()
   const heap1 = process.memoryUsage().heapUsed
-  const stats1 = rt.stats()
+  const stats1 = moduleStats(rt)
 
   // Paging: the same module instance, a host with the cache on (the default).
   const cachedHost = createFakeHostV2()
@@ -278,7 +283,7 @@ async function inProcess() {
     if (r.metadata.cached) throw new Error("paging: fill")
   }
   ds.reset()
-  const statsFull = rt.stats()
+  const statsFull = moduleStats(rt)
 
   await ds.close()
   return {

@@ -158,7 +158,7 @@ for (const [name, spoil, wantExtra] of [
   ["a different module hash in the stamp", (p) => ({ ...p, moduleSHA256: sha256("another module") })],
   ["a different options hash in the stamp", (p) => ({ ...p, optionsSHA256: sha256("{}") })],
   ["another host in the stamp", (p) => ({ ...p, host: p.host === "opencode2" ? "opencode1" : "opencode2" })],
-  ["another format", (p) => ({ ...p, format: 2 })],
+  ["another format", (p) => ({ ...p, format: p.format + 1 })],
   ["no plan in the file", (p) => ({ ...p, plan: undefined })],
   ["bad JSON", () => '{"format": 1, "host": '],
   ["an empty file", () => ""],
@@ -228,25 +228,28 @@ test("a different core.wasm beside the plan (same plan file): the module makes t
   assert.equal((await host.runTool("deepseek_fetch", { url: "https://go.dev/doc/" })).status, "completed")
 })
 
-test("the options digest: canonical JSON as install/opencode OptionsDigest writes it (same vectors as its Go test)", T, async () => {
-  // The digest is internal to server.js; the vectors check the rule it follows, through a
-  // plan stamped by hand for options with nested values and keys in another order.
+test("the options digest: the SHA-256 of the options' JSON text as the module is sent it (same vectors as install/opencode's Go test)", T, async () => {
+  // The plugin hashes JSON.stringify(options), the text its envelopes carry; init hashes the
+  // options as it wrote them into the config entry, compacted. Neither sorts anything.
   const dir = join(root, "digest")
   mkdirSync(dir)
   const options = init(dir, "opencode", ["--search", "optional", "--fetch", "optional", "--include-domains", "go.dev,example.com", "--min-rerank", "0.5"])
   const v = await vendored(dir)
   const stored = JSON.parse(readFileSync(v.file, "utf8"))
-  const canonical = JSON.stringify(Object.fromEntries(Object.entries(options).sort(([a], [b]) => (a < b ? -1 : 1))))
-  assert.equal(stored.optionsSHA256, sha256(canonical))
-  // The same options in another key order still match.
-  const reversed = Object.fromEntries(Object.entries(options).reverse())
+  assert.equal(stored.optionsSHA256, sha256(JSON.stringify(options)))
   const plans = v.counter.read()
-  await registrationsV2(v.plugin, reversed)
-  assert.equal(v.counter.read(), plans)
+  await registrationsV2(v.plugin, options)
+  assert.equal(v.counter.read(), plans, "the options as init wrote them")
+  // The same options in another order are other text: the module plans, and registers the same.
+  const reversed = Object.fromEntries(Object.entries(options).reverse())
+  env.clearPlanCache()
+  const got = await registrationsV2(v.plugin, reversed)
+  assert.equal(v.counter.read(), plans + 1, "another order asks the module")
+  assert.deepEqual(got, await registrationsV2(reference, options))
   for (const [input, text] of [
     [{}, "{}"],
-    [{ search: "preferred", fetch: "optional" }, '{"fetch":"optional","search":"preferred"}'],
-    [{ b: [3, 1.5, true, null], a: { y: "<&>", x: "é\n" } }, '{"a":{"x":"é\\n","y":"<&>"},"b":[3,1.5,true,null]}'],
+    [{ search: "preferred", fetch: "optional" }, '{"search":"preferred","fetch":"optional"}'],
+    [{ b: [3, 1.5, true, null], a: { y: "<&>", x: "é\n" } }, '{"b":[3,1.5,true,null],"a":{"y":"<&>","x":"é\\n"}}'],
   ]) {
     stored.optionsSHA256 = sha256(text)
     writeFileSync(v.file, JSON.stringify(stored))
@@ -337,7 +340,7 @@ for (const [name, spoil] of [
   ["another module hash", (p) => JSON.stringify({ ...p, moduleSHA256: sha256("another module") })],
   ["another options hash", (p) => JSON.stringify({ ...p, optionsSHA256: sha256("{}") })],
   ["another host", (p) => JSON.stringify({ ...p, host: p.host === "opencode2" ? "opencode1" : "opencode2" })],
-  ["another format", (p) => JSON.stringify({ ...p, format: 2 })],
+  ["another format", (p) => JSON.stringify({ ...p, format: p.format + 1 })],
   ["corrupt JSON", (p) => JSON.stringify(p).slice(0, 100)],
   ["an empty file", () => ""],
 ]) {

@@ -113,7 +113,7 @@ test("2.x: forced search stays exclusive whatever the config's websearch setting
 })
 
 test("2.x: forced search when the built-in websearch tool stays (hypothetical host) → setup fails, logged", async () => {
-  const want = planFor("opencode2", env.options({ search: "forced" })).notExclusive.search
+  const want = planFor("opencode2", env.options({ search: "forced" })).notExclusive.websearch
   assert.equal(want, 'deepseek-web-retrieval: search is "forced", but this OpenCode does not let a plugin remove its built-in websearch tool. Set search to "preferred" to run beside it, or disable websearch in the OpenCode config.')
   env.clearLog()
   await assert.rejects(env.v2({ search: "forced" }, { removeIgnored: ["websearch"] }), (err) => err.message === want)
@@ -144,7 +144,7 @@ for (const [tier, registered, prefers] of [
 }
 
 test("2.x: fetch forced when webfetch stays (hypothetical host) → setup throws the plan's message", async () => {
-  const want = planFor("opencode2", env.options({ fetch: "forced" })).notExclusive.fetch
+  const want = planFor("opencode2", env.options({ fetch: "forced" })).notExclusive.webfetch
   assert.match(want, /fetch is "forced"/)
   await assert.rejects(env.v2({ fetch: "forced" }, { removeIgnored: ["webfetch"] }), (err) => err.message === want)
 })
@@ -266,6 +266,42 @@ test("1.x: both forced → one config hook switching both built-ins off", async 
   const config = {}
   await h.hooks.config(config)
   assert.deepEqual(config.tools, { websearch: false, webfetch: false })
+})
+
+test("1.x: forced tiers deny the built-ins last, in the global rules and in each agent's that has rules", async () => {
+  // OpenCode 1.x: a later rule wins, and a string is the rule for "*". The plan's configEdits
+  // say so; the plugin applies them as they are.
+  const h = await env.v1({ search: "forced", fetch: "forced" })
+  const plan = planFor("opencode1", env.options({ search: "forced", fetch: "forced" }))
+  assert.deepEqual(plan.configEdits.map((e) => e.path), [["tools"], ["permission"], ["agent", "*", "permission"]])
+  for (const [config, want] of [
+    [{}, { tools: { websearch: false, webfetch: false }, permission: { webfetch: "deny", websearch: "deny" } }],
+    [
+      { permission: "ask", agent: { build: { permission: "allow" }, plan: { model: "m" }, odd: null, text: "x" } },
+      {
+        tools: { websearch: false, webfetch: false },
+        permission: { "*": "ask", webfetch: "deny", websearch: "deny" },
+        agent: { build: { permission: { "*": "allow", webfetch: "deny", websearch: "deny" } }, plan: { model: "m" }, odd: null, text: "x" },
+      },
+    ],
+    [
+      { tools: { bash: true, webfetch: true }, permission: { websearch: "allow", bash: "ask" }, agent: { build: { permission: { webfetch: "allow", edit: "ask" } } } },
+      {
+        tools: { bash: true, webfetch: false, websearch: false },
+        permission: { bash: "ask", webfetch: "deny", websearch: "deny" },
+        agent: { build: { permission: { edit: "ask", webfetch: "deny", websearch: "deny" } } },
+      },
+    ],
+  ]) {
+    const given = JSON.stringify(config)
+    await h.hooks.config(config)
+    assert.deepEqual(config, want, given)
+    // Last, after every rule of the user's: the order is the point.
+    assert.deepEqual(Object.keys(config.permission).slice(-2), ["webfetch", "websearch"], given)
+    for (const agent of Object.values(config.agent ?? {})) {
+      if (agent?.permission) assert.deepEqual(Object.keys(agent.permission).slice(-2), ["webfetch", "websearch"], given)
+    }
+  }
 })
 
 test("1.x: undefined options (a plain string plugin entry) works", async () => {

@@ -4,7 +4,7 @@ import { test, before, after } from "node:test"
 import assert from "node:assert/strict"
 import { startEnv, runtime, warmed } from "./lib/plugin-helpers.js"
 
-// The plugin's own Runtime: a Runtime.create here would become the lastRuntime other test
+// The plugin's own Runtime: a Runtime.create here would become the Runtime other test
 // files read when Bun runs them all in one process.
 let env, rt
 before(async () => {

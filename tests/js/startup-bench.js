@@ -19,7 +19,7 @@
 //                after setup, and after 1 s idle; warm = median of the 30 searches after that
 //                (every search asks something new, so none is answered from the cache);
 //                "inside the module" is the part of each spent in the module's exports
-//                (Runtime.stats().busyMs): the rest is the host's HTTP stack, whose first
+//                (module-probe.js, busyMs): the rest is the host's HTTP stack, whose first
 //                connection the pure-JS plugin pays as well
 //   slices       the main thread's busy stretches during that 1 s idle: a 1 ms timer chain
 //                runs from the moment setup returns, every gap over 10 ms is printed
@@ -103,6 +103,10 @@ function watch(ms) {
 
 async function childRun(serverURL, options, mode) {
   const { createFakeHostV2 } = await import("./lib/fake-host-v2.js")
+  // busy: ms inside the module's exports during one search (module-probe.js, installed
+  // before the plugin's instance exists; the pure-JS plugin has no module).
+  const measured = mode !== "first" && !serverURL.includes("pure-js")
+  const probe = measured ? await import("./lib/module-probe.js") : null
   const host = createFakeHostV2()
   const t0 = performance.now()
   const plugin = (await import(serverURL)).default
@@ -111,16 +115,13 @@ async function childRun(serverURL, options, mode) {
   if (status.status !== "loaded") throw new Error(status.error)
   const watching = mode === "idle" ? watch(1000) : null
   const provider = host.websearch.get("deepseek")
-  // busy: ms inside the module's exports during one search (Runtime.stats().busyMs; the
-  // pure-JS plugin has no module).
-  const runtimeOf = async () => (mode === "first" || serverURL.includes("pure-js") ? null : (await import(new URL("runtime.js", serverURL).href)).lastRuntime)
+  const busyMs = () => (probe ? probe.moduleStats().busyMs : NaN)
   const search = async () => {
-    const rt = await runtimeOf()
-    const b = rt?.stats().busyMs ?? NaN
+    const b = busyMs()
     const t = performance.now()
     const r = await provider.execute({ query: `effective go ${Math.random()}` }, { signal: new AbortController().signal })
     if (r.length !== 10) throw new Error(`search returned ${r.length} results`)
-    return { ms: performance.now() - t, busy: (rt?.stats().busyMs ?? NaN) - b }
+    return { ms: performance.now() - t, busy: busyMs() - b }
   }
   if (mode === "first") return { setup, first: (await search()).ms }
   const slices = await watching
@@ -234,6 +235,8 @@ async function childSteps(dir, options) {
 
   // Memory through the plugin itself (its own runtime), 1,000 calls against the server.
   const { createFakeHostV2 } = await import("./lib/fake-host-v2.js")
+  const { moduleStats, probeRuntime } = await import("./lib/module-probe.js")
+  const probe = probeRuntime((await import(new URL("runtime.js", base).href)).Runtime)
   const host = createFakeHostV2()
   await host.load((await import(new URL("server.js", base).href)).default, options)
   const provider = host.websearch.get("deepseek")
@@ -245,12 +248,11 @@ async function childSteps(dir, options) {
     } else if ((await provider.execute({ query: `q${i % 7}` }, { signal: new AbortController().signal })).length !== 10) throw new Error("search failed")
   }
   await one(0)
-  const { lastRuntime } = await import(new URL("runtime.js", base).href)
   // The warm-up runs beside these calls; "in flight afterwards" must not count its own.
-  await lastRuntime.warmed()
-  const before = lastRuntime.stats().memoryBytes
+  await probe.warmed()
+  const before = moduleStats(probe.last()).memoryBytes
   for (let i = 1; i <= 1000; i++) await one(i)
-  const after = lastRuntime.stats()
+  const after = moduleStats(probe.last())
   return { searchUs, fetchUs, searchSteady, fetchSteady, searchAfterWork, controlAfterWork, memBefore: before, memAfter: after.memoryBytes, inFlight: after.inFlight }
 }
 

@@ -11,7 +11,7 @@
 //   env.clearPlanCache()                // the next setup plans in the module (and caches it)
 //   const h1 = await env.v1({ fetch: "preferred" })
 //   const logs = captureLogs()          // console.error/warn/log lines until logs.restore()
-//   runtime()                           // the plugin's Runtime (plugin/runtime.js test hook)
+//   runtime()                           // the plugin's Runtime, with what module-probe.js sees
 //   await env.close()
 import net from "node:net"
 import { randomBytes } from "node:crypto"
@@ -20,16 +20,34 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { logFile } from "../../../plugin/log.js"
 import plugin from "../../../plugin/server.js"
-import * as runtimeModule from "../../../plugin/runtime.js"
+import { Runtime } from "../../../plugin/runtime.js"
+import { moduleStats, probeRuntime, trapDuring } from "./module-probe.js"
 import { createFakeHostV2 } from "./fake-host-v2.js"
 import { loadPluginV1 } from "./fake-host-v1.js"
 import { startMockDeepSeek } from "./mock-deepseek.js"
 
 export { plugin }
 
-/** The Runtime serving the plugin (the last one created in this process). */
+const probe = probeRuntime(Runtime)
+
+/**
+ * The Runtime serving the plugin (the last one plugin/runtime.js created), null before
+ * the first: its operations (start, resume, cancel, run), with what module-probe.js sees of
+ * the module (stats, inFlight) and trapForTest, which makes the module trap for real
+ * inside a call (a reactor's _initialize may run only once).
+ */
 export function runtime() {
-  return runtimeModule.lastRuntime
+  const rt = probe.last()
+  if (!rt) return null
+  return {
+    start: (envelope) => rt.start(envelope),
+    resume: (handle, reply, body) => rt.resume(handle, reply, body),
+    cancel: (handle) => rt.cancel(handle),
+    run: (envelope, signal) => rt.run(envelope, signal),
+    stats: () => moduleStats(rt),
+    inFlight: () => moduleStats(rt).inFlight,
+    trapForTest: () => trapDuring(() => rt.start({})),
+  }
 }
 
 /**
@@ -37,7 +55,7 @@ export function runtime() {
  * macrotask later), so tests that count the operations in flight count only their own.
  */
 export async function warmed() {
-  await runtime()?.warmed()
+  await probe.warmed()
 }
 
 export const newKey = () => "sk-" + randomBytes(16).toString("hex")
