@@ -83,6 +83,10 @@ type Options struct {
 	// the failure its arguments earned); what Around returns is what the
 	// client gets.
 	Around func(ctx context.Context, c *Call, run func(context.Context) Outcome) Outcome
+	// Lifetime, when set, cancels every call in flight when it ends (the
+	// SDK's sessions wait for their calls before they close). [Serve]
+	// sets it to its own context.
+	Lifetime context.Context
 }
 
 // Call is one tool call as Options.Around sees it.
@@ -189,7 +193,7 @@ type handler struct {
 }
 
 func newHandler(o Options) *handler {
-	h := &handler{cfg: o.Config, getenv: o.Getenv, client: o.Client, around: o.Around}
+	h := &handler{cfg: o.Config, getenv: o.Getenv, client: o.Client, around: o.Around, lifetime: o.Lifetime}
 	if h.cfg == nil {
 		cfg, _, err := core.NewConfig(core.Options{})
 		if err != nil {

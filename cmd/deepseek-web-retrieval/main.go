@@ -53,6 +53,7 @@ func commands() []command {
 		{"search", "search the web with DeepSeek Search", runSearch, searchUsage},
 		{"fetch", "fetch a web page as Markdown with DeepSeek Fetch", runFetch, fetchUsage},
 		{"mcp", "serve deepseek_search and deepseek_fetch to MCP hosts over stdio", runMCP, mcpUsage},
+		{"serve", "serve the same tools to a team over HTTP: tokens, quotas, audit, Redis", runServe, serveUsage},
 		{"install", "put this binary in ~/.local/bin, then init with it (prints the plan; --yes applies it)", runInstall, installUsage},
 		{"version", "print the version, commit and Go version", runVersion, nil},
 		{"help", "show help for a command", runHelp, nil},

@@ -1,0 +1,308 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/gateway"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/httpdriver"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/mcp"
+)
+
+func serveUsage(w io.Writer) {
+	fmt.Fprint(w, `Usage: deepseek-web-retrieval serve [flags] [option flags]
+       deepseek-web-retrieval serve token add|revoke|list [NAME] --tokens FILE
+
+Serves deepseek_search and deepseek_fetch to a team over streamable HTTP: the
+MCP server of "mcp" (the same tools, texts and errors) at /mcp, with /healthz
+and /metrics (Prometheus text). The DeepSeek key lives only in this process's
+environment; members authenticate with "Authorization: Bearer <token>" and
+each gets quotas, while the team is held below DeepSeek's rate limits. With
+--redis, any number of replicas share the cache, identical calls in flight,
+the rate limits and the quota counters. It runs until SIGINT or SIGTERM, then
+stops accepting, lets calls in flight finish within --shutdown-timeout,
+cancels the rest and exits 0.
+
+Examples:
+  deepseek-web-retrieval serve token add alice --tokens tokens.json
+  DEEPSEEK_API_KEY=sk-... deepseek-web-retrieval serve --tokens tokens.json
+  deepseek-web-retrieval init --host codex --remote https://gw.example.com --token-env DEEPSEEK_WEB_RETRIEVAL_TOKEN
+
+Flags:
+  --listen ADDR            host:port to listen on (default 127.0.0.1:8787). Beyond
+                           loopback it needs --tokens; put TLS in a reverse proxy
+                           in front (README: "Team gateway")
+  --tokens FILE            members' tokens (hashes only; "serve token add" writes
+                           it); re-read when it changes. Without it every call is
+                           the member "local", on loopback only
+  --allow-origin ORIGIN    a browser origin (https://app.example.com) allowed to
+                           call /mcp; repeat or separate with commas. Requests
+                           from other origins get 403
+  --redis URL              redis://[user:password@]host[:port][/db], rediss:// or
+                           unix:// (Redis or Valkey): shared state for replicas.
+                           If Redis stops answering, calls go on with this
+                           replica's memory (a log line and a metric say so)
+  --replicas N             replicas sharing the Redis (default 1): while it is
+                           down each keeps to its share of the team's rates
+  --per-day N              calls a member may make per day, reset at 00:00 UTC
+                           (default 0: no quota)
+  --in-flight N            calls one member may have running (default 8)
+  --search-rps N           the team's DeepSeek Search requests per second
+                           (default 80, below DeepSeek's 100)
+  --fetch-rps N            the team's DeepSeek Fetch requests per second
+                           (default 20, below DeepSeek's 25)
+  --audit FILE             append one JSON line per call to FILE; "-" is stdout
+                           (default), "off" writes none
+  --shutdown-timeout DUR   how long calls in flight may finish (default 10s)
+
+The option flags of "mcp" (--search, --fetch, --api-key-env, --max-results,
+--cache-ttl, ...) set the tools for everyone; --cache-ttl is also how long any
+replica serves an answer from the shared cache. Every flag can be set as a
+DEEPSEEK_WEB_RETRIEVAL_ variable, as for mcp (DEEPSEEK_WEB_RETRIEVAL_REDIS,
+DEEPSEEK_WEB_RETRIEVAL_TOKENS).
+
+Exit status: 0 stopped by a signal, 1 could not start, 2 invalid flags.
+`)
+}
+
+// serveFlags are serve's own flags (the tools' options are bindOptionFlags').
+type serveFlags struct {
+	listen, tokens, redis, audit                 string
+	origins                                      stringList
+	replicas, perDay, inFlight, searchRPS, fetch int
+	shutdown                                     time.Duration
+}
+
+// stringList is a repeatable flag whose values may also be comma-separated.
+type stringList []string
+
+func (l *stringList) String() string { return strings.Join(*l, ",") }
+
+func (l *stringList) Set(v string) error {
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			*l = append(*l, s)
+		}
+	}
+	return nil
+}
+
+// runServe is the serve command.
+func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "token" {
+		return runToken(args[1:], stdout, stderr)
+	}
+	early := httpdriver.NewMaskingWriter(stderr, os.Getenv(core.DefaultAPIKeyEnv))
+	defer early.Flush()
+	stderr = early
+	fl := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fl.SetOutput(io.Discard)
+	var o install.Options
+	bindOptionFlags(fl, &o)
+	var sf serveFlags
+	fl.StringVar(&sf.listen, "listen", "127.0.0.1:8787", "")
+	fl.StringVar(&sf.tokens, "tokens", "", "")
+	fl.StringVar(&sf.redis, "redis", "", "")
+	fl.StringVar(&sf.audit, "audit", "-", "")
+	fl.Var(&sf.origins, "allow-origin", "")
+	fl.IntVar(&sf.replicas, "replicas", 1, "")
+	fl.IntVar(&sf.perDay, "per-day", 0, "")
+	fl.IntVar(&sf.inFlight, "in-flight", 0, "")
+	fl.IntVar(&sf.searchRPS, "search-rps", 0, "")
+	fl.IntVar(&sf.fetch, "fetch-rps", 0, "")
+	fl.DurationVar(&sf.shutdown, "shutdown-timeout", 10*time.Second, "")
+	positional, code, done := parseInterspersed(fl, args, serveUsage, stdout, stderr)
+	if done {
+		return code
+	}
+	if len(positional) > 0 {
+		return usageErr(stderr, "serve", fmt.Sprintf("unexpected argument %q", positional[0]))
+	}
+	if _, err := optionsFromEnv(fl, os.Environ(), stderr); err != nil {
+		return usageErr(stderr, "serve", err.Error())
+	}
+	cfg, warnings, err := newConfig(o)
+	if err != nil {
+		return usageErr(stderr, "serve", flagError(err).Error())
+	}
+	if err := checkListen(sf.listen, sf.tokens != ""); err != nil {
+		return usageErr(stderr, "serve", err.Error())
+	}
+	if sf.replicas < 1 || sf.perDay < 0 || sf.inFlight < 0 || sf.searchRPS < 0 || sf.fetch < 0 || sf.shutdown <= 0 {
+		return usageErr(stderr, "serve", "--replicas is at least 1; --per-day, --in-flight, --search-rps and --fetch-rps are 0 (the default) or more; --shutdown-timeout is positive")
+	}
+
+	key := cfg.ResolveKey(os.Getenv)
+	masked := httpdriver.NewMaskingWriter(stderr, key)
+	defer masked.Flush()
+	stderr = masked
+	httpdriver.RouteStandardLogger(masked)
+	logf := func(format string, args ...any) {
+		fmt.Fprintf(stderr, "deepseek-web-retrieval serve: "+format+"\n", args...)
+	}
+	for _, w := range warnings {
+		logf("warning: %s", w)
+	}
+	if key == "" {
+		logf("warning: $%s is not set: every call will fail until the gateway runs with the key", cfg.APIKeyEnv)
+	}
+
+	so := gateway.ServerOptions{
+		MCP:          mcp.Options{Config: cfg, Version: versionString()},
+		AllowOrigins: sf.origins,
+		Limits:       gateway.Limits{PerDay: sf.perDay, InFlight: sf.inFlight, SearchPerSecond: sf.searchRPS, FetchPerSecond: sf.fetch, Replicas: sf.replicas},
+		CacheTTL:     time.Duration(cfg.CacheTTLMinutes) * time.Minute,
+		Metrics:      gateway.NewMetrics(),
+		Logf:         logf,
+	}
+	if sf.tokens != "" {
+		if so.Tokens, err = gateway.OpenTokens(sf.tokens, logf); err != nil {
+			logf("%v", err)
+			return exitFailed
+		}
+	}
+	if sf.redis != "" {
+		r, err := gateway.OpenRedis(sf.redis, gateway.RedisOptions{})
+		if err != nil {
+			return usageErr(stderr, "serve", "--redis: "+err.Error())
+		}
+		defer r.Close()
+		pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		if err := r.Ping(pctx); err != nil {
+			logf("warning: Redis does not answer yet (%v); serving from this replica's memory until it does", err)
+		}
+		cancel()
+		so.Store = gateway.NewFallback(r, gateway.NewMemStore(gateway.MemStoreOptions{}), gateway.FallbackOptions{Logf: logf, Metrics: so.Metrics})
+	}
+	mask := core.NewRedactor(key).Mask
+	switch sf.audit {
+	case "off":
+	case "-":
+		so.Audit = gateway.NewAudit(stdout, mask)
+	default:
+		f, err := os.OpenFile(sf.audit, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		if err != nil {
+			logf("--audit: %v", err)
+			return exitFailed
+		}
+		defer f.Close()
+		so.Audit = gateway.NewAudit(f, mask)
+	}
+	gw, err := gateway.NewServer(so)
+	if err != nil {
+		return usageErr(stderr, "serve", err.Error())
+	}
+	ln, err := net.Listen("tcp", sf.listen)
+	if err != nil {
+		logf("%v", err)
+		return exitFailed
+	}
+	setMemoryLimit(cfg, os.Getenv)
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	hs := &http.Server{Handler: gw.Handler(), ReadHeaderTimeout: 10 * time.Second, ErrorLog: nil}
+	served := make(chan error, 1)
+	go func() { served <- hs.Serve(ln) }()
+	who := "members with a token from " + sf.tokens
+	if sf.tokens == "" {
+		who = "everyone on this machine, as the member \"local\""
+	}
+	logf("serving %s at http://%s/mcp to %s; the key is read from $%s", describe(cfg), ln.Addr(), who, cfg.APIKeyEnv)
+	select {
+	case err := <-served:
+		logf("%v", err)
+		return exitFailed
+	case <-ctx.Done():
+	}
+	logf("stopping: no new connections; calls in flight have %s to finish", sf.shutdown)
+	sctx, cancel := context.WithTimeout(context.Background(), sf.shutdown)
+	defer cancel()
+	if err := hs.Shutdown(sctx); err != nil {
+		gw.Close()
+		_ = hs.Close()
+		logf("calls still in flight after %s were cancelled", sf.shutdown)
+	}
+	gw.Close()
+	return exitOK
+}
+
+// checkListen refuses a listen address beyond loopback without tokens:
+// anyone who could reach it would spend the team's key.
+func checkListen(addr string, tokens bool) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("--listen %q: want host:port (127.0.0.1:8787)", addr)
+	}
+	if tokens {
+		return nil
+	}
+	ip := net.ParseIP(host)
+	if host == "localhost" || ip != nil && ip.IsLoopback() {
+		return nil
+	}
+	return fmt.Errorf("--listen %s is reachable from other machines and there is no --tokens file: anyone reaching it would spend the team's DeepSeek key. Add members with \"deepseek-web-retrieval serve token add NAME --tokens FILE\" and pass --tokens FILE, or listen on 127.0.0.1", addr)
+}
+
+// runToken is "serve token add|revoke|list".
+func runToken(args []string, stdout, stderr io.Writer) int {
+	fl := flag.NewFlagSet("serve token", flag.ContinueOnError)
+	fl.SetOutput(io.Discard)
+	var file string
+	fl.StringVar(&file, "tokens", "", "")
+	positional, code, done := parseInterspersed(fl, args, serveUsage, stdout, stderr)
+	if done {
+		return code
+	}
+	if file == "" {
+		return usageErr(stderr, "serve", "serve token needs --tokens FILE")
+	}
+	if len(positional) == 0 {
+		return usageErr(stderr, "serve", "serve token: want add NAME, revoke NAME or list")
+	}
+	verb, rest := positional[0], positional[1:]
+	name := ""
+	switch {
+	case verb == "list" && len(rest) == 0:
+	case (verb == "add" || verb == "revoke") && len(rest) == 1:
+		name = rest[0]
+	default:
+		return usageErr(stderr, "serve", "serve token: want add NAME, revoke NAME or list")
+	}
+	switch verb {
+	case "add":
+		token, err := gateway.AddToken(file, name, time.Now())
+		if err != nil {
+			fmt.Fprintf(stderr, "deepseek-web-retrieval serve token add: %v\n", err)
+			return exitFailed
+		}
+		fmt.Fprintf(stdout, "%s\n", token)
+		fmt.Fprintf(stderr, "deepseek-web-retrieval serve token add: the token of %s is above; it is shown once (%s keeps only its hash). Give it to %s to put in DEEPSEEK_WEB_RETRIEVAL_TOKEN (or the variable init --token-env names).\n", name, file, name)
+	case "revoke":
+		if err := gateway.RevokeToken(file, name); err != nil {
+			fmt.Fprintf(stderr, "deepseek-web-retrieval serve token revoke: %v\n", err)
+			return exitFailed
+		}
+		fmt.Fprintf(stdout, "revoked the token of %s; a running gateway refuses it from its next request\n", name)
+	case "list":
+		members, err := gateway.ListTokens(file)
+		if err != nil {
+			fmt.Fprintf(stderr, "deepseek-web-retrieval serve token list: %v\n", err)
+			return exitFailed
+		}
+		for _, m := range members {
+			fmt.Fprintf(stdout, "%s\t%s\n", m.Name, m.Created.UTC().Format(time.RFC3339))
+		}
+	}
+	return exitOK
+}

@@ -1,0 +1,118 @@
+package main
+
+import (
+	"context"
+	"net/http"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/require"
+
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/deepseektest"
+)
+
+// lockedBuffer is a strings.Builder safe for a writer and a reader.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+type withBearer struct{ token string }
+
+func (b withBearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+func TestServeFlags(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		err  string
+	}{
+		{[]string{"--listen", "0.0.0.0:8787"}, "--listen 0.0.0.0:8787 is reachable from other machines and there is no --tokens file"},
+		{[]string{"--listen", "8787"}, `--listen "8787": want host:port (127.0.0.1:8787)`},
+		{[]string{"--allow-origin", "app.example.com"}, `allowed origin "app.example.com": want scheme://host[:port]`},
+		{[]string{"--redis", "http://x"}, "--redis: redis URL: want redis://"},
+		{[]string{"--replicas", "0"}, "--replicas is at least 1"},
+		{[]string{"--max-results", "99"}, "--max-results"},
+		{[]string{"token", "add"}, "serve token needs --tokens FILE"},
+		{[]string{"token", "frob", "x", "--tokens", "t.json"}, "serve token: want add NAME, revoke NAME or list"},
+	} {
+		code, _, errs := runCLI(append([]string{"serve"}, tc.args...)...)
+		require.Equal(t, exitUsage, code, "%v: %s", tc.args, errs)
+		require.Contains(t, errs, tc.err, tc.args)
+	}
+}
+
+// serve token add prints the token once and keeps its hash; the gateway
+// serves the member with it, refuses others, and a signal stops it with
+// exit 0.
+func TestServeEndToEnd(t *testing.T) {
+	t.Setenv("DEEPSEEK_API_KEY", cliKey)
+	d := newMock(t)
+	d.Fetch = deepseektest.Answer(200, map[string]any{"title": "T", "content": "the page"})
+	file := filepath.Join(t.TempDir(), "tokens.json")
+	code, token, errs := runCLI("serve", "token", "add", "alice", "--tokens", file)
+	require.Equal(t, exitOK, code, errs)
+	token = strings.TrimSpace(token)
+	require.Regexp(t, `^dwr_[A-Za-z0-9_-]{43}$`, token)
+	require.Contains(t, errs, "it is shown once")
+	code, list, _ := runCLI("serve", "token", "list", "--tokens", file)
+	require.Equal(t, exitOK, code)
+	require.Regexp(t, `^alice\t\d{4}-`, list)
+	require.NotContains(t, list, token)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	var stdout, stderr lockedBuffer
+	done := make(chan int)
+	go func() {
+		done <- run(ctx, []string{"serve", "--listen", "127.0.0.1:0", "--tokens", file, "--base-url", d.URL}, &stdout, &stderr)
+	}()
+	addr := regexp.MustCompile(`at http://(127\.0\.0\.1:\d+)/mcp`)
+	require.Eventually(t, func() bool { return addr.MatchString(stderr.String()) }, 10*time.Second, 10*time.Millisecond, stderr.String())
+	endpoint := "http://" + addr.FindStringSubmatch(stderr.String())[1] + "/mcp"
+
+	c := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, nil)
+	cs, err := c.Connect(context.Background(), &sdk.StreamableClientTransport{Endpoint: endpoint, HTTPClient: &http.Client{Transport: withBearer{token}}, MaxRetries: -1}, nil)
+	require.NoError(t, err)
+	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "deepseek_fetch", Arguments: map[string]any{"url": "https://go.dev/"}})
+	require.NoError(t, err)
+	require.False(t, res.IsError)
+	require.Contains(t, res.Content[0].(*sdk.TextContent).Text, "the page")
+	_ = cs.Close()
+
+	_, err = c.Connect(context.Background(), &sdk.StreamableClientTransport{Endpoint: endpoint, HTTPClient: &http.Client{Transport: withBearer{token + "x"}}, MaxRetries: -1}, nil)
+	require.Error(t, err)
+
+	cancel()
+	select {
+	case code := <-done:
+		require.Equal(t, exitOK, code, stderr.String())
+	case <-time.After(15 * time.Second):
+		t.Fatal("serve did not stop")
+	}
+	require.Contains(t, stdout.String(), `"member":"alice"`)
+	require.Contains(t, stderr.String(), "stopping: no new connections")
+	for _, out := range []string{stdout.String(), stderr.String()} {
+		require.NotContains(t, out, cliKey)
+		require.NotContains(t, out, token)
+	}
+}

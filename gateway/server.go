@@ -1,0 +1,350 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/httpdriver"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/mcp"
+)
+
+// LocalMember is the member name of every call to a gateway that runs
+// without tokens (on loopback only: see ServerOptions.Tokens).
+const LocalMember = "local"
+
+// ServerOptions configures [NewServer].
+type ServerOptions struct {
+	// MCP configures the tools as for the stdio server: their options and
+	// tiers, how the key is read, the HTTP client. Around is the
+	// gateway's own and must be nil.
+	MCP mcp.Options
+	// Tokens authenticates members. Nil serves everyone as LocalMember,
+	// which only a gateway bound to loopback may do (the serve command
+	// refuses anything else).
+	Tokens *Tokens
+	// AllowOrigins are the browser origins (scheme://host[:port]) allowed
+	// to call /mcp. A request with any other Origin header gets 403: the
+	// MCP transport's protection against DNS rebinding. Requests without
+	// an Origin header (every MCP host that is not a browser) pass.
+	AllowOrigins []string
+	// Store holds what replicas share: the cache, the coalescing locks,
+	// the quota and rate counters. Nil means an in-process MemStore (one
+	// replica).
+	Store Store
+	// Limits are the members' quotas and the team's rates.
+	Limits Limits
+	// CacheTTL is how long an answer is kept in Store for any replica to
+	// serve. Below a second it is a second: long enough for the identical
+	// calls waiting on an answer to read it.
+	CacheTTL time.Duration
+	// Audit writes one line per call; nil writes none.
+	Audit *Audit
+	// Metrics counts what /metrics serves; nil means NewMetrics().
+	Metrics *Metrics
+	// Logf reports refusals and store trouble; nil means log.Printf. Its
+	// lines hold no key and no token.
+	Logf func(format string, args ...any)
+}
+
+// Server is the team gateway's HTTP side: the MCP tools at /mcp over
+// streamable HTTP, /healthz and /metrics. Every tool call is authenticated,
+// admitted by the member's limits, answered from the shared cache or an
+// identical call in flight when it can be, held to the team's rate before
+// each DeepSeek request, audited and counted.
+type Server struct {
+	opts    ServerOptions
+	limiter *Limiter
+	cache   *Cache
+	metrics *Metrics
+	handler http.Handler
+
+	// lifetime ends when Close is called: every call in flight is
+	// cancelled.
+	lifetime context.Context
+	cancel   context.CancelFunc
+}
+
+// NewServer checks o and returns a Server.
+func NewServer(o ServerOptions) (*Server, error) {
+	if o.MCP.Around != nil {
+		return nil, errors.New("gateway: ServerOptions.MCP.Around is the gateway's own")
+	}
+	for _, origin := range o.AllowOrigins {
+		if err := checkOrigin(origin); err != nil {
+			return nil, err
+		}
+	}
+	if o.Logf == nil {
+		o.Logf = log.Printf
+	}
+	if o.Metrics == nil {
+		o.Metrics = NewMetrics()
+	}
+	if o.Store == nil {
+		o.Store = NewMemStore(MemStoreOptions{})
+	}
+	lim, err := NewLimiter(o.Store, o.Limits, LimiterOptions{Metrics: o.Metrics, Logf: o.Logf})
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{opts: o, limiter: lim, metrics: o.Metrics, cache: NewCache(o.Store, CacheOptions{Logf: o.Logf})}
+	s.lifetime, s.cancel = context.WithCancel(context.Background())
+
+	mo := o.MCP
+	mo.Around = s.around
+	mo.Lifetime = s.lifetime
+	client := mo.Client
+	if client == nil {
+		client = httpdriver.NewClient()
+	}
+	metered := *client
+	base := client.Transport
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	metered.Transport = &meteredTransport{base: base, s: s}
+	mo.Client = &metered
+	srv := mcp.NewServer(mo)
+
+	// Stateless: no session lives on a replica, so any replica behind any
+	// load balancer can answer any request of a member's session.
+	streamable := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, &sdk.StreamableHTTPOptions{Stateless: true})
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", s.guard(streamable))
+	mux.HandleFunc("GET /healthz", s.healthz)
+	mux.Handle("GET /metrics", s.metrics.Registry)
+	s.handler = mux
+	return s, nil
+}
+
+// Handler returns the gateway's HTTP handler.
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// Metrics returns the metrics the server counts.
+func (s *Server) Metrics() *Metrics { return s.metrics }
+
+// Close cancels every call in flight; their members get a cancelled
+// result. It does not close connections (http.Server.Shutdown does).
+func (s *Server) Close() { s.cancel() }
+
+func checkOrigin(origin string) error {
+	scheme, rest, ok := strings.Cut(origin, "://")
+	if !ok || (scheme != "http" && scheme != "https") || rest == "" || strings.ContainsAny(rest, "/?#@ ") {
+		return fmt.Errorf("allowed origin %q: want scheme://host[:port], as a browser sends it in Origin", origin)
+	}
+	return nil
+}
+
+// guard answers 403 to a foreign Origin and 401 (no detail) to a request
+// without a valid member token, before the MCP handler sees it.
+func (s *Server) guard(next http.Handler) http.Handler {
+	var verified http.Handler = next
+	if s.opts.Tokens != nil {
+		verified = auth.RequireBearerToken(s.opts.Tokens.Verifier(nil), nil)(next)
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if origin := r.Header.Get("Origin"); origin != "" && !slices.Contains(s.opts.AllowOrigins, origin) {
+			s.metrics.Calls.Inc("", "forbidden")
+			http.Error(w, "", http.StatusForbidden)
+			return
+		}
+		if s.opts.Tokens != nil {
+			if _, err := s.opts.Tokens.Authenticate(r.Header.Get("Authorization")); err != nil {
+				s.opts.Logf("gateway: 401 for %s: %v", r.RemoteAddr, err)
+				s.metrics.Calls.Inc("", "unauthorized")
+				w.Header().Set("WWW-Authenticate", `Bearer realm="deepseek-web-retrieval"`)
+				w.WriteHeader(http.StatusUnauthorized)
+				return
+			}
+		}
+		verified.ServeHTTP(w, r)
+	})
+}
+
+// healthz answers 200 "ok" while the shared store answers (or there is
+// none), 200 "degraded" while a Fallback stands in for Redis: calls still
+// succeed either way.
+func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	if f, ok := s.opts.Store.(interface{ Degraded() bool }); ok && f.Degraded() {
+		fmt.Fprintln(w, "degraded: the shared store does not answer; serving from this replica's memory")
+		return
+	}
+	fmt.Fprintln(w, "ok")
+}
+
+// memberOf is the member the call's bearer token named.
+func memberOf(extra *sdk.RequestExtra) string {
+	if extra != nil && extra.TokenInfo != nil && extra.TokenInfo.UserID != "" {
+		return extra.TokenInfo.UserID
+	}
+	return LocalMember
+}
+
+// callState is what the metered transport learns of one call's requests.
+type callState struct {
+	// prepaid is set when the call took its first rate slot before
+	// running, so its first request does not take another.
+	prepaid  atomic.Bool
+	status   atomic.Int32
+	requests atomic.Int32
+	billed   atomic.Bool
+}
+
+type callStateKey struct{}
+
+// around is the MCP server's hook: every tool call passes here.
+func (s *Server) around(ctx context.Context, c *mcp.Call, run func(context.Context) mcp.Outcome) mcp.Outcome {
+	start := time.Now()
+	st := &callState{}
+	rec := Record{Time: start, Member: memberOf(c.Extra), Tool: c.Tool}
+	if c.Valid {
+		rec.Query, rec.URL = c.Op.Query, c.Op.URL
+	}
+	out, outcome, src := s.serve(context.WithValue(ctx, callStateKey{}, st), c, rec.Member, run, st)
+	if ctx.Err() != nil && out.IsError {
+		outcome = "cancelled"
+	}
+	rec.Outcome, rec.Cache = outcome, src
+	rec.Status, rec.Billed = int(st.status.Load()), st.billed.Load()
+	rec.Bytes = int64(len(out.Text))
+	if out.IsError {
+		rec.Error = out.Text
+	}
+	rec.Duration = time.Since(start)
+	s.metrics.Calls.Inc(c.Tool, outcome)
+	s.metrics.Latency.Observe(rec.Duration.Seconds(), c.Tool)
+	switch src {
+	case Hit:
+		s.metrics.CacheHits.Inc(c.Tool)
+	case Coalesced:
+		s.metrics.Coalesced.Inc(c.Tool)
+	}
+	if s.opts.Audit != nil {
+		if err := s.opts.Audit.Log(rec); err != nil {
+			s.opts.Logf("gateway: audit line not written: %v", err)
+		}
+	}
+	return out
+}
+
+// refusal carries an outcome that must not be cached through Cache.Do.
+type refusal struct {
+	out     mcp.Outcome
+	outcome string
+}
+
+func (r *refusal) Error() string { return r.out.Text }
+
+// serve admits, answers and reports one call: the outcome, its label and
+// where the answer came from.
+func (s *Server) serve(ctx context.Context, c *mcp.Call, member string, run func(context.Context) mcp.Outcome, st *callState) (mcp.Outcome, string, Source) {
+	if !c.Valid {
+		return run(ctx), "invalid", Computed
+	}
+	release, d := s.limiter.Admit(ctx, member)
+	if !d.OK() {
+		return mcp.Outcome{Text: d.Text(), IsError: true}, d.Outcome(), Computed
+	}
+	defer release()
+	kind := Search
+	if c.Op.Kind == core.KindFetch {
+		kind = Fetch
+	}
+	work := func(ctx context.Context) ([]byte, error) {
+		d, err := s.limiter.WaitRate(ctx, kind)
+		if err == nil && !d.OK() {
+			return nil, &refusal{mcp.Outcome{Text: d.Text(), IsError: true}, d.Outcome()}
+		}
+		if err != nil {
+			return nil, &refusal{mcp.Outcome{Text: "the call was cancelled", IsError: true}, "cancelled"}
+		}
+		st.prepaid.Store(true)
+		out := run(ctx)
+		if out.IsError {
+			return nil, &refusal{out, "error"}
+		}
+		return []byte(out.Text), nil
+	}
+	var (
+		answer []byte
+		src    = Computed
+		err    error
+	)
+	if c.Identity == nil {
+		answer, err = work(ctx)
+	} else {
+		// The answer's identity: the core's, this build's version (another
+		// version may word an answer differently) and nothing secret.
+		id := append([]byte("v"+core.Version+"\x00"), c.Identity...)
+		answer, src, err = s.cache.Do(ctx, id, s.opts.CacheTTL, work)
+	}
+	var r *refusal
+	switch {
+	case errors.As(err, &r):
+		return r.out, r.outcome, src
+	case err != nil:
+		return mcp.Outcome{Text: "the gateway could not answer: " + err.Error(), IsError: true}, "error", src
+	}
+	return mcp.Outcome{Text: string(answer)}, "ok", src
+}
+
+// meteredTransport holds every DeepSeek request to the team's rate and
+// counts it; a call's first request uses the slot the call took before it
+// ran.
+type meteredTransport struct {
+	base http.RoundTripper
+	s    *Server
+}
+
+func (t *meteredTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	kind, tool := Search, mcp.SearchTool
+	if strings.HasSuffix(r.URL.Path, "/tools/fetch") {
+		kind, tool = Fetch, mcp.FetchTool
+	}
+	st, _ := r.Context().Value(callStateKey{}).(*callState)
+	if st == nil || !st.prepaid.CompareAndSwap(true, false) {
+		d, err := t.s.limiter.WaitRate(r.Context(), kind)
+		if err != nil {
+			return nil, err
+		}
+		if !d.OK() {
+			// As DeepSeek would answer: the engine waits and retries, or
+			// says the service is rate limiting.
+			return &http.Response{
+				StatusCode: http.StatusTooManyRequests, Status: "429 Too Many Requests", Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+				Header:  http.Header{"Retry-After": {strconv.Itoa(int(d.RetryIn/time.Second) + 1)}, "Content-Type": {"text/plain"}},
+				Body:    http.NoBody,
+				Request: r,
+			}, nil
+		}
+	}
+	t.s.metrics.DeepSeekRequests.Inc(tool)
+	resp, err := t.base.RoundTrip(r)
+	if err != nil {
+		return resp, err
+	}
+	if st != nil {
+		st.requests.Add(1)
+		st.status.Store(int32(resp.StatusCode))
+	}
+	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
+		t.s.metrics.BilledRequests.Inc(tool)
+		if st != nil {
+			st.billed.Store(true)
+		}
+	}
+	return resp, nil
+}
