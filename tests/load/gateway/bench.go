@@ -239,6 +239,7 @@ type bench struct {
 	replicas []*replica
 	clients  []*client
 	ctx      context.Context
+	logf     func(format string, args ...any)
 	// inFlight counts the calls running on each replica.
 	inFlight [2]atomic.Int64
 }
@@ -396,7 +397,6 @@ func distinct(ss []string) int {
 // failure to set up or a run past cfg.Limit; the report's problems are
 // the failures the runs found. progress gets a line per step.
 func run(cfg config, progress io.Writer) (*report, error) {
-	logf := func(format string, args ...any) { fmt.Fprintf(progress, "gateway load: "+format+"\n", args...) }
 	ctx, cancel := context.WithTimeout(context.Background(), cfg.Limit)
 	defer cancel()
 	dir, err := os.MkdirTemp("", "gateway-load-")
@@ -404,69 +404,92 @@ func run(cfg config, progress io.Writer) (*report, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-
-	b := &bench{cfg: cfg, ctx: ctx, mock: newMock(cfg.Delay)}
+	b := &bench{cfg: cfg, ctx: ctx, mock: newMock(cfg.Delay),
+		logf: func(format string, args ...any) { fmt.Fprintf(progress, "gateway load: "+format+"\n", args...) }}
 	defer b.mock.Close()
-	tokensFile := filepath.Join(dir, "tokens.json")
-	tokens := make([]string, cfg.Members)
-	for i := range tokens {
-		if tokens[i], err = gateway.AddToken(tokensFile, fmt.Sprintf("member-%03d", i), time.Now()); err != nil {
-			return nil, err
-		}
-	}
 	redis, err := startRedis(dir)
 	if err != nil {
 		return nil, err
 	}
 	defer redis.stop()
-	args := []string{"--listen", "127.0.0.1:0", "--tokens", tokensFile, "--redis", redis.URL, "--replicas", "2",
+	defer func() {
+		for _, r := range b.replicas {
+			r.kill() // those still running after a failure
+		}
+	}()
+	if err := b.start(dir, redis.URL); err != nil {
+		return nil, err
+	}
+	// Past the limit, killing the replicas ends every call still waiting.
+	defer context.AfterFunc(ctx, func() {
+		for _, r := range b.replicas {
+			r.kill()
+		}
+	})()
+
+	rep := &report{cfg: cfg, replicas: b.replicas}
+	rep.latency = b.latency(rep)
+	b.logf("skewed: %d fetches over %d URLs", cfg.SkewCalls, cfg.URLs)
+	if rep.skew, err = b.skewed("skew", cfg.Seed, hooks{}); err != nil {
+		return rep, err
+	}
+	b.logf("skewed again, replica 2 killed half-way")
+	if rep.kill, err = b.killed(); err != nil {
+		return rep, err
+	}
+	b.stop(rep)
+	if ctx.Err() != nil {
+		return rep, fmt.Errorf("the run took longer than -limit %s: replicas killed", cfg.Limit)
+	}
+	return rep, nil
+}
+
+// start writes the members' tokens, starts the two replicas on redisURL
+// and connects the clients, client i to replica i%2.
+func (b *bench) start(dir, redisURL string) error {
+	cfg := b.cfg
+	tokensFile := filepath.Join(dir, "tokens.json")
+	tokens := make([]string, cfg.Members)
+	for i := range tokens {
+		var err error
+		if tokens[i], err = gateway.AddToken(tokensFile, fmt.Sprintf("member-%03d", i), time.Now()); err != nil {
+			return err
+		}
+	}
+	args := []string{"--listen", "127.0.0.1:0", "--tokens", tokensFile, "--redis", redisURL, "--replicas", "2",
 		"--base-url", b.mock.URL, "--audit", "off",
 		"--search-rps", strconv.Itoa(cfg.SearchRPS), "--fetch-rps", strconv.Itoa(cfg.FetchRPS), "--in-flight", strconv.Itoa(cfg.InFlight),
 		"--max-calls", strconv.Itoa(cfg.MaxCalls), "--max-held-mb", strconv.Itoa(cfg.MaxHeldMB)}
 	for i := range 2 {
 		r, err := startReplica(fmt.Sprintf("replica %d", i+1), cfg.Bin, args)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		b.replicas = append(b.replicas, r)
-		defer func() {
-			select {
-			case <-r.exited:
-			default:
-				r.kill()
-			}
-		}()
 	}
-	// Past the limit, killing the replicas ends every call still waiting.
-	stop := context.AfterFunc(ctx, func() {
-		for _, r := range b.replicas {
-			r.kill()
-		}
-	})
-	defer stop()
-	rep := &report{cfg: cfg, replicas: b.replicas}
-	logf("%s and %s serve on one redis-server; connecting %d clients", b.replicas[0].Base, b.replicas[1].Base, cfg.Clients)
-
+	b.logf("%s and %s serve on one redis-server; connecting %d clients", b.replicas[0].Base, b.replicas[1].Base, cfg.Clients)
 	b.clients = make([]*client, cfg.Clients)
 	var wg sync.WaitGroup
 	errs := make([]error, cfg.Clients)
 	for i := range b.clients {
 		b.clients[i] = &client{token: tokens[i%cfg.Members]}
 		wg.Go(func() {
-			cctx, ccancel := context.WithTimeout(ctx, cfg.Deadline)
-			defer ccancel()
-			errs[i] = b.clients[i].connect(cctx, b.replicas[i%2], i%2)
+			ctx, cancel := context.WithTimeout(b.ctx, cfg.Deadline)
+			defer cancel()
+			errs[i] = b.clients[i].connect(ctx, b.replicas[i%2], i%2)
 		})
 	}
 	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
-	}
+	return errors.Join(errs...)
+}
 
-	// Latency: uncached fetches and searches, then the fetches again
-	// from the other replica's clients (cache hits in Redis), then the
-	// bodies the replicas sent, straight to the mock.
-	name := func(tag string) func(i int) []op {
+// latency runs the latency rows: uncached fetches of one client alone
+// and of all of them, uncached searches, the fetches again from the
+// other replica's clients (cache hits in Redis), then the bodies the
+// replicas sent, straight to the mock.
+func (b *bench) latency(rep *report) []latencyRow {
+	cfg := b.cfg
+	calls := func(tag string) func(i int) []op {
 		return func(i int) []op {
 			var ops []op
 			for j := range cfg.LatencyCalls {
@@ -479,7 +502,6 @@ func run(cfg config, progress io.Writer) (*report, error) {
 			return ops
 		}
 	}
-	logf("latency: %d uncached fetches, one client alone", cfg.SoloCalls)
 	solo := func(int) []op {
 		var ops []op
 		for j := range cfg.SoloCalls {
@@ -487,44 +509,37 @@ func run(cfg config, progress io.Writer) (*report, error) {
 		}
 		return ops
 	}
-	mark := b.mock.count()
-	soloMiss := b.drive(b.clients[:1], solo, hooks{})
-	soloBodies := b.mock.since(mark)
-	logf("latency: %d uncached fetches", cfg.Clients*cfg.LatencyCalls)
-	mark = b.mock.count()
-	fetchMiss := b.drive(b.clients, name("fetch"), hooks{})
-	fetchBodies := b.mock.since(mark)
-	logf("latency: %d uncached searches", cfg.Clients*cfg.LatencyCalls)
-	mark = b.mock.count()
-	searchMiss := b.drive(b.clients, name("search"), hooks{})
-	searchBodies := b.mock.since(mark)
-	logf("latency: %d fetches the other replica cached", cfg.Clients*cfg.LatencyCalls)
-	mark = b.mock.count()
-	fetchHit := b.drive(b.clients, func(i int) []op { return name("fetch")((i + 1) % cfg.Clients) }, hooks{})
-	if extra := b.mock.count() - mark; extra > 0 {
-		rep.errs = append(rep.errs, fmt.Sprintf("%d cached fetches reached DeepSeek", extra))
+	// measure drives ops and returns the bodies the mock got meanwhile.
+	measure := func(what string, clients []*client, ops func(int) []op) (*tally, []request) {
+		b.logf("latency: %s", what)
+		mark := b.mock.count()
+		t := b.drive(clients, ops, hooks{})
+		return t, b.mock.since(mark)
 	}
-	logf("latency: the same requests straight to the mock")
-	directSolo := b.direct(soloBodies, 1)
+	soloMiss, soloBodies := measure("uncached fetches, one client alone", b.clients[:1], solo)
+	fetchMiss, fetchBodies := measure("uncached fetches", b.clients, calls("fetch"))
+	searchMiss, searchBodies := measure("uncached searches", b.clients, calls("search"))
+	fetchHit, extra := measure("fetches the other replica cached", b.clients, func(i int) []op { return calls("fetch")((i + 1) % cfg.Clients) })
+	if len(extra) > 0 {
+		rep.errs = append(rep.errs, fmt.Sprintf("%d cached fetches reached DeepSeek", len(extra)))
+	}
+	b.logf("latency: the same requests straight to the mock")
 	directFetch := b.direct(fetchBodies, cfg.Clients)
-	directSearch := b.direct(searchBodies, cfg.Clients)
-	rep.latency = []latencyRow{
-		{"fetch, not cached, 1 client", directSolo, soloMiss},
+	return []latencyRow{
+		{"fetch, not cached, 1 client", b.direct(soloBodies, 1), soloMiss},
 		{"fetch, not cached", directFetch, fetchMiss},
-		{"search, not cached", directSearch, searchMiss},
+		{"search, not cached", b.direct(searchBodies, cfg.Clients), searchMiss},
 		{"fetch, cached by the other", directFetch, fetchHit},
 	}
+}
 
-	logf("skewed: %d fetches over %d URLs", cfg.SkewCalls, cfg.URLs)
-	rep.skew, err = b.skewed("skew", cfg.Seed, hooks{})
-	if err != nil {
-		return rep, err
-	}
-
-	logf("skewed again, replica 2 killed half-way")
+// killed is the skewed run again, on new URLs, with replica 2 killed
+// once half the calls are done; a client whose call failed on it calls
+// the survivor next, as a load balancer would send it there.
+func (b *bench) killed() (*killRow, error) {
 	kr := &killRow{}
 	var once sync.Once
-	half := int64(cfg.SkewCalls / 2)
+	half := int64(b.cfg.SkewCalls / 2)
 	survivor := b.replicas[0]
 	kill := hooks{
 		after: func(done int64) {
@@ -535,25 +550,28 @@ func run(cfg config, progress io.Writer) (*report, error) {
 				})
 			}
 		},
-		// As a load balancer would, the next call goes to the survivor.
 		failed: func(c *client) {
 			if c.replica == 0 {
 				return
 			}
-			cctx, ccancel := context.WithTimeout(ctx, cfg.Deadline)
-			defer ccancel()
-			if err := c.connect(cctx, survivor, 0); err != nil {
-				logf("%v", err)
+			ctx, cancel := context.WithTimeout(b.ctx, b.cfg.Deadline)
+			defer cancel()
+			if err := c.connect(ctx, survivor, 0); err != nil {
+				b.logf("%v", err)
 			}
 		},
 	}
-	s, err := b.skewed("kill", cfg.Seed+1, kill)
+	s, err := b.skewed("kill", b.cfg.Seed+1, kill)
 	if err != nil {
-		return rep, err
+		return nil, err
 	}
 	kr.skewRow = *s
-	rep.kill = kr
+	return kr, nil
+}
 
+// stop closes the sessions and stops the survivor with SIGTERM; rep
+// gets every replica that crashed or did not exit 0.
+func (b *bench) stop(rep *report) {
 	for _, r := range b.replicas {
 		if msg := r.crashed(); msg != "" {
 			rep.errs = append(rep.errs, msg)
@@ -562,6 +580,7 @@ func run(cfg config, progress io.Writer) (*report, error) {
 	for _, c := range b.clients {
 		_ = c.cs.Close()
 	}
+	survivor := b.replicas[0]
 	if _, err := survivor.metric("dwr_redis_fallbacks_total"); err != nil {
 		rep.errs = append(rep.errs, err.Error())
 	}
@@ -571,10 +590,6 @@ func run(cfg config, progress io.Writer) (*report, error) {
 	if msg := survivor.crashed(); msg != "" {
 		rep.errs = append(rep.errs, msg)
 	}
-	if ctx.Err() != nil {
-		return rep, fmt.Errorf("the run took longer than -limit %s: replicas killed", cfg.Limit)
-	}
-	return rep, nil
 }
 
 // skewed runs cfg.SkewCalls fetches drawn by Zipf and counts what reached

@@ -185,8 +185,14 @@ func (r *replica) tail() string {
 	return tail(strings.Join(r.stderr, "\n"), 5)
 }
 
-// kill ends the replica with SIGKILL and waits for it.
+// kill ends the replica with SIGKILL and waits for it; it does nothing
+// to a replica that has exited.
 func (r *replica) kill() {
+	select {
+	case <-r.exited:
+		return
+	default:
+	}
 	r.mu.Lock()
 	r.signaled = "SIGKILL"
 	r.mu.Unlock()
