@@ -5,7 +5,8 @@
 #                  packages from a local registry (tests/registry)
 #   make build     plugin/core.wasm and bin/deepseek-web-retrieval
 #   make dist      release archives, npm tarballs and checksums.txt in dist/
-#   make bench     benchmarks that print figures (make bench-load: the MCP server under load)
+#   make bench     benchmarks that print figures (make bench-load: the MCP server under load;
+#                  make bench-gateway: two serve replicas on one Redis under load)
 
 GO        ?= go
 WASM      := plugin/core.wasm
@@ -25,7 +26,7 @@ DIST          ?= dist
 VERSION       ?=
 REGISTRYDIR   := tests/registry
 
-.PHONY: all build wasm cli dist install uninstall test test-go test-js test-hosts hosts-deps test-e2e test-registry registry-deps check-wasm lint bench bench-load wazero fuzz js-deps clean
+.PHONY: all build wasm cli dist install uninstall test test-go test-js test-hosts hosts-deps test-e2e test-registry registry-deps check-wasm lint bench bench-load bench-gateway wazero fuzz js-deps clean
 
 all: build
 
@@ -142,11 +143,20 @@ bench: build wazero
 	@echo "== the plugin under Node and Bun (tests/js)"
 	cd $(JSDIR) && $(BENCHJS) npm run bench
 	$(MAKE) bench-load
+	$(MAKE) bench-gateway
 
 # The MCP server under load, as a child process (tests/load): peak RSS and how every call
 # ended, for paused Messages turns, a client that never reads, large and identical fetches.
 bench-load: cli
 	$(GO) run ./tests/load -bin $(CLI)
+
+# The team gateway under load (tests/load/gateway): 200 MCP clients over two serve replicas
+# on one redis-server, against a mock DeepSeek: the latency the gateway adds, peak RSS per
+# replica, DeepSeek requests and hit rate of a skewed workload, and the same with one replica
+# killed half-way (failed calls, none hung). Needs redis-server; under 2 minutes; exits 1
+# only on a hung, failed or wrong call or a crashed replica, never on a timing.
+bench-gateway: cli
+	$(GO) run ./tests/load/gateway -bin $(CLI)
 
 clean:
 	rm -rf bin $(DIST)
