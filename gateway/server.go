@@ -99,7 +99,10 @@ func NewServer(o ServerOptions) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{opts: o, limiter: lim, metrics: o.Metrics, cache: NewCache(o.Store, CacheOptions{Logf: o.Logf})}
+	// A replica that dies mid-call holds its coalescing lock until it
+	// expires, and identical calls on the others wait that long: 3 s,
+	// renewed every second while the owner works.
+	s := &Server{opts: o, limiter: lim, metrics: o.Metrics, cache: NewCache(o.Store, CacheOptions{Logf: o.Logf, LockTTL: 3 * time.Second})}
 	s.lifetime, s.cancel = context.WithCancel(context.Background())
 
 	mo := o.MCP

@@ -55,7 +55,7 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	var b strings.Builder
 	problems := 0
-	keys := []string{}
+	keys, tokenEnvs := []string{}, []string{}
 	addKey := func(k string) {
 		if k == "" {
 			k = install.DefaultAPIKeyEnv
@@ -154,7 +154,12 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			if !c.Installed && len(c.Problems) == 0 && (sc == install.ScopeProject || !slices.Contains(detected, h)) {
 				continue
 			}
-			if c.Installed && c.TokenEnv == "" {
+			switch {
+			case c.Installed && c.TokenEnv != "":
+				if !slices.Contains(tokenEnvs, c.TokenEnv) {
+					tokenEnvs = append(tokenEnvs, c.TokenEnv)
+				}
+			case c.Installed:
 				addKey(c.KeyEnv)
 			}
 			section(fmt.Sprintf("%s (%s)", c.Host, sc), c.Lines, c.Traps, c.Problems)
@@ -169,8 +174,17 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if len(missing) > 0 {
 		fmt.Fprintf(&b, "Not found on this machine: %s.\n\n", strings.Join(missing, ", "))
 	}
-	if len(keys) == 0 {
+	// A member whose every entry points at a gateway needs no key, only
+	// the token.
+	if len(keys) == 0 && len(tokenEnvs) == 0 {
 		keys = []string{install.DefaultAPIKeyEnv}
+	}
+	for _, k := range tokenEnvs {
+		if os.Getenv(k) != "" {
+			fmt.Fprintf(&b, "%s (your gateway token) is set in this shell (value not shown).\n", k)
+		} else {
+			fmt.Fprintf(&b, "%s (your gateway token) is not set in this shell: add `export %s=...` with the token `serve token add` printed for you.\n", k, k)
+		}
 	}
 	for _, k := range keys {
 		if os.Getenv(k) != "" {

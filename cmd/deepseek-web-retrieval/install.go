@@ -130,7 +130,8 @@ Where:
                            retrieval serve) instead of starting this binary:
                            https, or http on a loopback address; /mcp when
                            the URL has no path. Codex, Claude Code, Gemini
-                           CLI and Cursor; the DeepSeek key stays on the
+                           CLI, Cursor and OpenCode (its "mcp" key, instead
+                           of the plugin); the DeepSeek key stays on the
                            gateway, and only --search and --fetch apply here
   --token-env NAME         the variable holding your gateway token (default
                            DEEPSEEK_WEB_RETRIEVAL_TOKEN); the entry names it

@@ -357,3 +357,18 @@ func TestCLIRemoteOpenCode(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, orig, string(b))
 }
+
+// doctor for a member whose entries all point at a gateway speaks of the
+// token, not the key, and says when the gateway does not answer.
+func TestCLIDoctorGatewayOnly(t *testing.T) {
+	setup(t)
+	t.Setenv("TEAM_TOKEN", "")
+	code, _, errs := runCLI("init", "--host", "codex", "--remote", "http://127.0.0.1:9/mcp", "--token-env", "TEAM_TOKEN", "--yes")
+	require.Equal(t, exitOK, code, errs)
+	code, out, _ := runCLI("doctor")
+	require.Equal(t, exitFailed, code, out)
+	require.Contains(t, out, "connects to the gateway http://127.0.0.1:9/mcp")
+	require.Contains(t, out, "TEAM_TOKEN (your gateway token) is not set in this shell")
+	require.NotContains(t, out, "DEEPSEEK_API_KEY")
+	require.Contains(t, out, "does not connect: ")
+}

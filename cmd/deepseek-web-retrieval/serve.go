@@ -68,13 +68,20 @@ Flags:
 
 The option flags of "mcp" (--search, --fetch, --api-key-env, --max-results,
 --cache-ttl, ...) set the tools for everyone; --cache-ttl is also how long any
-replica serves an answer from the shared cache. Every flag can be set as a
+replica serves an answer from the shared cache. A gateway admits more at once
+than mcp: --max-calls defaults to 64 and --max-held-mb to 256 here. Every flag can be set as a
 DEEPSEEK_WEB_RETRIEVAL_ variable, as for mcp (DEEPSEEK_WEB_RETRIEVAL_REDIS,
 DEEPSEEK_WEB_RETRIEVAL_TOKENS).
 
 Exit status: 0 stopped by a signal, 1 could not start, 2 invalid flags.
 `)
 }
+
+// serve's defaults for the two admission options, where mcp has 16 and 64.
+const (
+	serveMaxCalls  = 64
+	serveMaxHeldMB = 256
+)
 
 // serveFlags are serve's own flags (the tools' options are bindOptionFlags').
 type serveFlags struct {
@@ -131,6 +138,15 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	if _, err := optionsFromEnv(fl, os.Environ(), stderr); err != nil {
 		return usageErr(stderr, "serve", err.Error())
+	}
+	// A gateway runs many members' calls at once: with the mcp command's
+	// defaults (16 calls, 64 MiB held, about 10 MiB reserved per call) a
+	// replica would run about six DeepSeek calls at a time.
+	if o.MaxCalls == nil {
+		o.MaxCalls = new(serveMaxCalls)
+	}
+	if o.MaxHeldMB == nil {
+		o.MaxHeldMB = new(serveMaxHeldMB)
 	}
 	cfg, warnings, err := newConfig(o)
 	if err != nil {
