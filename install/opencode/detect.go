@@ -48,9 +48,9 @@ func FindProgram(lookPath func(string) (string, error), run func(ctx context.Con
 // HostOf returns the generation whose key OpenCode version v reads.
 func HostOf(version string) Host {
 	if strings.HasPrefix(version, "1.") {
-		return HostOpenCode1
+		return HostV1
 	}
-	return HostOpenCode
+	return HostV2
 }
 
 // AutoChoice is what --host auto decides for OpenCode.
@@ -68,7 +68,7 @@ type AutoChoice struct {
 // which generation's key to write: the one the version of the program on
 // PATH reads, else the key the config already has. When neither tells, it
 // fails with a message rather than guess. For an uninstall the install
-// record says which, so any OpenCode found is HostOpenCode.
+// record says which, so any OpenCode found is HostV2.
 func Auto(env Env, scope install.Scope, dir string, prog Program, uninstall bool) (AutoChoice, error) {
 	cfgDir, _ := ConfigDir(env, scope, dir)
 	here := prog.Path != "" || (scope == install.ScopeGlobal && exists(cfgDir)) ||
@@ -78,7 +78,7 @@ func Auto(env Env, scope install.Scope, dir string, prog Program, uninstall bool
 	case !here:
 		return AutoChoice{}, nil
 	case uninstall:
-		return AutoChoice{Host: HostOpenCode}, nil
+		return AutoChoice{Host: HostV2}, nil
 	case prog.Version != "":
 		h := HostOf(prog.Version)
 		return AutoChoice{Host: h, Found: prog.Version, Why: fmt.Sprintf("%s is OpenCode %s; using --host %s", prog.Path, prog.Version, h)}, nil

@@ -43,13 +43,13 @@ func TestAuto(t *testing.T) {
 	}{
 		{name: "nothing here", want: AutoChoice{}},
 		{name: "2.x on PATH", prog: Program{Path: "/bin/opencode", Version: "2.1.0"},
-			want: AutoChoice{Host: HostOpenCode, Found: "2.1.0", Why: "/bin/opencode is OpenCode 2.1.0; using --host opencode"}},
+			want: AutoChoice{Host: HostV2, Found: "2.1.0", Why: "/bin/opencode is OpenCode 2.1.0; using --host opencode"}},
 		{name: "1.x on PATH", prog: Program{Path: "/bin/opencode", Version: "1.18.33"},
-			want: AutoChoice{Host: HostOpenCode1, Found: "1.18.33", Why: "/bin/opencode is OpenCode 1.18.33; using --host opencode1"}},
+			want: AutoChoice{Host: HostV1, Found: "1.18.33", Why: "/bin/opencode is OpenCode 1.18.33; using --host opencode1"}},
 		{name: "uninstall: the record says which", prog: Program{Path: "/bin/opencode", Version: "1.18.33"}, uninstall: true,
-			want: AutoChoice{Host: HostOpenCode}},
+			want: AutoChoice{Host: HostV2}},
 		{name: "no program, the config's key", config: `{"plugin": []}`,
-			want: AutoChoice{Host: HostOpenCode1, Why: `no opencode on PATH; the config already uses the key of --host opencode1, so init keeps it`}},
+			want: AutoChoice{Host: HostV1, Why: `no opencode on PATH; the config already uses the key of --host opencode1, so init keeps it`}},
 		{name: "version unreadable, no key", dirExists: true, prog: Program{Path: "/bin/opencode", Err: errors.New("boom")},
 			err: `--host auto: could not read the OpenCode version (boom), and the config has no plugin key to go by: pass --host opencode (2.x, "plugins") or --host opencode1 (1.x, "plugin")`},
 	} {

@@ -66,7 +66,7 @@ func Doctor(env Env, scope install.Scope, dir string) Check {
 		return c
 	}
 	npmSpec := "" // the npm spec the entry names, "" when it names the vendored path
-	for _, h := range []Host{HostOpenCode, HostOpenCode1} {
+	for _, h := range []Host{HostV2, HostV1} {
 		arr, ok := cfg.LookupPlain(h.Key()).([]any)
 		if !ok {
 			continue

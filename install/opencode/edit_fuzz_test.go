@@ -67,7 +67,7 @@ var pluginSeeds = []string{
 }
 
 func TestPluginRoundTripSeeds(t *testing.T) {
-	for _, h := range []Host{HostOpenCode, HostOpenCode1} {
+	for _, h := range []Host{HostV2, HostV1} {
 		for _, s := range pluginSeeds {
 			out, ok := pluginRoundTrip(t, []byte(s), h)
 			require.True(t, ok, s)
@@ -88,9 +88,9 @@ func FuzzPluginRoundTrip(f *testing.F) {
 		if len(data) > 4096 {
 			return
 		}
-		h := HostOpenCode
+		h := HostV2
 		if v1 {
-			h = HostOpenCode1
+			h = HostV1
 		}
 		if out, ok := pluginRoundTrip(t, data, h); ok {
 			require.Equal(t, string(data), string(out), "add then remove")

@@ -64,7 +64,7 @@ func (f *fixture) exists(rel string) bool {
 }
 
 func (f *fixture) request(o install.Options) Request {
-	return Request{Env: f.env, Scope: install.ScopeGlobal, Host: HostOpenCode, Options: o, Plugin: fakePlugin(), Version: "test"}
+	return Request{Env: f.env, Scope: install.ScopeGlobal, Host: HostV2, Options: o, Plugin: fakePlugin(), Version: "test"}
 }
 
 func (f *fixture) planInit(req Request) *install.Plan {

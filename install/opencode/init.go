@@ -70,7 +70,7 @@ func startInit(req Request) (*initPlan, error) {
 		req.Scope = install.ScopeGlobal
 	}
 	if req.Host == "" {
-		req.Host = HostOpenCode
+		req.Host = HostV2
 	}
 	if _, err := ParseHost(string(req.Host)); err != nil {
 		return nil, err

@@ -57,12 +57,15 @@ const (
 type Host string
 
 const (
-	// HostOpenCode is OpenCode 2.x: a "plugins" array of
-	// {"package", "options"} objects.
-	HostOpenCode Host = "opencode"
-	// HostOpenCode1 is OpenCode 1.x: a "plugin" array of strings or
+	// HostV2 is OpenCode 2.x: a "plugins" array of
+	// {"package", "options"} objects. It is spelt "opencode" because it is
+	// the user's name for it (--host opencode, the current OpenCode) and
+	// the install record's; ParseHost also takes "opencode2", the spelling
+	// of package opencode's HostV2 and of the plugin's plan requests.
+	HostV2 Host = "opencode"
+	// HostV1 is OpenCode 1.x: a "plugin" array of strings or
 	// [name, options] tuples.
-	HostOpenCode1 Host = "opencode1"
+	HostV1 Host = "opencode1"
 )
 
 // generation is what sets one OpenCode generation's config shape apart
@@ -75,9 +78,9 @@ type generation struct {
 	entry    func(name string, o install.Options) any // the entry init writes, naming name
 }
 
-// generation returns h's generation; anything but HostOpenCode1 is 2.x.
+// generation returns h's generation; anything but HostV1 is 2.x.
 func (h Host) generation() generation {
-	if h == HostOpenCode1 {
+	if h == HostV1 {
 		return openCode1
 	}
 	return openCode2
@@ -95,9 +98,9 @@ func (h Host) form() string { return h.generation().form }
 func ParseHost(s string) (Host, error) {
 	switch s {
 	case "opencode", "opencode2":
-		return HostOpenCode, nil
+		return HostV2, nil
 	case "opencode1":
-		return HostOpenCode1, nil
+		return HostV1, nil
 	}
 	return "", fmt.Errorf("unknown host %q (want opencode, opencode1 or auto)", s)
 }

@@ -45,7 +45,7 @@ var configs = []struct {
 }
 
 func TestInitThenUninstallRestoresBytes(t *testing.T) {
-	for _, host := range []Host{HostOpenCode, HostOpenCode1} {
+	for _, host := range []Host{HostV2, HostV1} {
 		for _, tc := range configs {
 			for _, structural := range []bool{false, true} {
 				name := string(host) + "/" + tc.name
@@ -102,7 +102,7 @@ func TestInitPlanGolden(t *testing.T) {
 		}},
 		{"init_opencode1", "opencode.json", "{\n  \"plugin\": [\"opencode-wakatime\"]\n}\n", func(f *fixture) Request {
 			r := f.request(install.Options{APIKeyEnv: "MY_DEEPSEEK_KEY"})
-			r.Host = HostOpenCode1
+			r.Host = HostV1
 			return r
 		}},
 	}
@@ -252,7 +252,7 @@ func TestInitRefusesOtherHostOverExistingInstall(t *testing.T) {
 	f := newFixture(t)
 	f.init(f.request(install.Options{}))
 	req := f.request(install.Options{})
-	req.Host = HostOpenCode1
+	req.Host = HostV1
 	_, err := PlanInit(req)
 	var re *install.RefusedError
 	require.ErrorAs(t, err, &re)
@@ -607,7 +607,7 @@ func snapshotTree(t *testing.T, dir string) map[string]string {
 // OpenCode generations × both scopes × every tier into one golden file.
 func TestPlanMatrixGolden(t *testing.T) {
 	var out strings.Builder
-	for _, host := range []Host{HostOpenCode, HostOpenCode1} {
+	for _, host := range []Host{HostV2, HostV1} {
 		for _, scope := range []install.Scope{install.ScopeGlobal, install.ScopeProject} {
 			for _, tier := range []string{"off", "optional", "preferred", "forced"} {
 				f := newFixture(t)

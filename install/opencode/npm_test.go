@@ -82,7 +82,7 @@ func wantEntry(t *testing.T, h Host, name string, o install.Options) any {
 // is a no-op the second time, and uninstall gives back every byte.
 func TestInitNPMWritesTheExactSpec(t *testing.T) {
 	o := install.Options{MaxResults: intp(5)}
-	for _, host := range []Host{HostOpenCode, HostOpenCode1} {
+	for _, host := range []Host{HostV2, HostV1} {
 		for _, scope := range []install.Scope{install.ScopeGlobal, install.ScopeProject} {
 			for _, tc := range configs {
 				t.Run(string(host)+"/"+string(scope)+"/"+tc.name, func(t *testing.T) {
@@ -130,7 +130,7 @@ func TestInitNPMWritesTheExactSpec(t *testing.T) {
 // the entry and deletes or vendors the files in the same plan; uninstall
 // then gives back every byte.
 func TestSwitchVendorNPMVendor(t *testing.T) {
-	for _, host := range []Host{HostOpenCode, HostOpenCode1} {
+	for _, host := range []Host{HostV2, HostV1} {
 		t.Run(string(host), func(t *testing.T) {
 			f := newFixture(t)
 			f.write("opencode.jsonc", "{\n  // mine\n  \"theme\": \"dark\",\n  \""+host.Key()+"\": [\"other-plugin\"]\n}\n")

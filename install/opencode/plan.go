@@ -14,7 +14,7 @@ type Request struct {
 	Scope install.Scope
 	// Dir is the project directory for ScopeProject; empty means Env.WorkDir.
 	Dir string
-	// Host selects the config shape. Zero means HostOpenCode (2.x).
+	// Host selects the config shape. Zero means HostV2 (2.x).
 	Host Host
 	// Options are written into the entry; see [Options].
 	Options install.Options

@@ -42,7 +42,7 @@ func entryOptions(t *testing.T, f *fixture, h Host) []byte {
 	v.Standardize()
 	var cfg map[string]json.RawMessage
 	require.NoError(t, json.Unmarshal(v.Pack(), &cfg))
-	if h == HostOpenCode1 {
+	if h == HostV1 {
 		var list [][]json.RawMessage
 		require.NoError(t, json.Unmarshal(cfg["plugin"], &list))
 		require.Len(t, list, 1)
@@ -58,7 +58,7 @@ func entryOptions(t *testing.T, f *fixture, h Host) []byte {
 
 func TestInitWritesStoredPlan(t *testing.T) {
 	tiers := []string{"off", "optional", "preferred", "forced"}
-	for _, h := range []Host{HostOpenCode, HostOpenCode1} {
+	for _, h := range []Host{HostV2, HostV1} {
 		for _, search := range tiers {
 			for _, fetch := range tiers {
 				t.Run(string(h)+"/"+search+"/"+fetch, func(t *testing.T) {
@@ -70,7 +70,7 @@ func TestInitWritesStoredPlan(t *testing.T) {
 					var sp StoredPlan
 					require.NoError(t, json.Unmarshal([]byte(f.read(pluginDir+"/"+PlanFile)), &sp))
 					require.Equal(t, PlanFormat, sp.Format)
-					require.Equal(t, map[Host]string{HostOpenCode: "opencode2", HostOpenCode1: "opencode1"}[h], sp.Host)
+					require.Equal(t, map[Host]string{HostV2: "opencode2", HostV1: "opencode1"}[h], sp.Host)
 					require.Equal(t, install.SHA([]byte(f.read(pluginDir+"/core.wasm"))), sp.ModuleSHA256)
 
 					// The stamp covers the options exactly as the host will hand them over.

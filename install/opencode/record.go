@@ -134,7 +134,7 @@ func readRecord(dir string) (*Record, []byte, error) {
 // installer writes.
 func validate(r *Record, dir string) error {
 	h := Host(r.Host)
-	if h != HostOpenCode && h != HostOpenCode1 {
+	if h != HostV2 && h != HostV1 {
 		return fmt.Errorf("host %q", r.Host)
 	}
 	if r.Key != h.Key() {

@@ -62,12 +62,12 @@ var ocShapes = []ocShape{
 
 	{name: "top level a string", text: "\"opencode\"\n",
 		refuse: "cannot parse {file}: line 1: the top level is a string, not an object"},
-	{name: "1.x plugin absent", host: HostOpenCode1, text: "{\n  \"model\": \"x\"\n}\n"},
-	{name: "1.x plugin []", host: HostOpenCode1, text: "{\n  \"plugin\": []\n}\n"},
-	{name: "1.x plugin strings", host: HostOpenCode1, text: "{\n  \"plugin\": [\n    \"opencode-foo\",\n    \"opencode-bar\", // bar\n  ]\n}\n"},
-	{name: "1.x plugin tuples", host: HostOpenCode1, text: "{\n  \"plugin\": [[\"opencode-foo\", {\"level\": 2}], \"opencode-bar\"]\n}\n"},
-	{name: "1.x plugin our entry", host: HostOpenCode1, text: "{\n  \"plugin\": [\n    [\"./vendor/deepseek-web-retrieval\", {\"search\": \"off\"}]\n  ]\n}\n"},
-	{name: "1.x plugin null", host: HostOpenCode1, text: "{\n  \"plugin\": null\n}\n",
+	{name: "1.x plugin absent", host: HostV1, text: "{\n  \"model\": \"x\"\n}\n"},
+	{name: "1.x plugin []", host: HostV1, text: "{\n  \"plugin\": []\n}\n"},
+	{name: "1.x plugin strings", host: HostV1, text: "{\n  \"plugin\": [\n    \"opencode-foo\",\n    \"opencode-bar\", // bar\n  ]\n}\n"},
+	{name: "1.x plugin tuples", host: HostV1, text: "{\n  \"plugin\": [[\"opencode-foo\", {\"level\": 2}], \"opencode-bar\"]\n}\n"},
+	{name: "1.x plugin our entry", host: HostV1, text: "{\n  \"plugin\": [\n    [\"./vendor/deepseek-web-retrieval\", {\"search\": \"off\"}]\n  ]\n}\n"},
+	{name: "1.x plugin null", host: HostV1, text: "{\n  \"plugin\": null\n}\n",
 		refuse: "cannot add the plugin to {file}: line 2: \"plugin\" is null, not an array"},
 }
 
@@ -174,7 +174,7 @@ func ocCase(t *testing.T, f *fixture, s ocShape, v ocVariant, tier string) bool 
 	name := fmt.Sprintf("%s/%s/%s", s.name, v, tier)
 	h := s.host
 	if h == "" {
-		h = HostOpenCode
+		h = HostV2
 	}
 	cfg := f.path(v.file)
 	if !(s.text == "" && v.Final == "none" && v.BOM) { // one case with no file at all

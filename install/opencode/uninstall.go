@@ -382,7 +382,7 @@ func planNothing(dir string, scope install.Scope, recPath string) (*install.Plan
 		return nil, refuse("no install record at "+recPath+", but "+filepath.Join(dir, filepath.FromSlash(pluginDir))+" exists",
 			manualUninstall(dir, "opencode.jsonc (or opencode.json)", "plugins", PackagePath)...)
 	}
-	p := newPlan("uninstall", scope, HostOpenCode, dir)
+	p := newPlan("uninstall", scope, HostV2, dir)
 	p.Host = "OpenCode"
 	p.ConfigFile, _ = pickConfig(dir, nil)
 	p.UpToDate = "Nothing to uninstall: there is no install by this tool in " + dir + "."

@@ -75,7 +75,7 @@ func configWarnings(c *install.JSONC, h Host, o install.Options) []string {
 			}
 		}
 	}
-	if h != HostOpenCode || o.Search == "off" {
+	if h != HostV2 || o.Search == "off" {
 		return warns
 	}
 	strong := o.Search == "preferred" || o.Search == "forced"
@@ -150,15 +150,15 @@ func shapeWarnings(c *install.JSONC, h Host, found string) []string {
 	if found != "" {
 		major1 := strings.HasPrefix(found, "1.")
 		switch {
-		case major1 && h == HostOpenCode:
+		case major1 && h == HostV2:
 			warns = append(warns, fmt.Sprintf(`the opencode on PATH is %s (1.x), which reads only the "plugin" key; this install writes the 2.x "plugins" key, which that OpenCode ignores: use --host opencode1 (or --host auto)`, found))
-		case !major1 && h == HostOpenCode1:
+		case !major1 && h == HostV1:
 			warns = append(warns, fmt.Sprintf(`the opencode on PATH is %s, which reads the 2.x "plugins" key; this install writes the 1.x "plugin" key: use --host opencode (or --host auto)`, found))
 		}
 	}
-	other := HostOpenCode1
-	if h == HostOpenCode1 {
-		other = HostOpenCode
+	other := HostV1
+	if h == HostV1 {
+		other = HostV2
 	}
 	if arr, ok := c.LookupPlain(other.Key()).([]any); ok && len(arr) > 0 && c.Member(h.Key()) < 0 {
 		warns = append(warns, fmt.Sprintf("this config lists plugins under %q, the key of %s; this install writes %s", other.Key(), other.label(), h.label()))
@@ -191,9 +191,9 @@ func ConfigShape(env Env, scope install.Scope, dir string) (h Host, ok bool) {
 	v1, v2 := c.Member("plugin") >= 0, c.Member("plugins") >= 0
 	switch {
 	case v1 && !v2:
-		return HostOpenCode1, true
+		return HostV1, true
 	case v2 && !v1:
-		return HostOpenCode, true
+		return HostV2, true
 	}
 	return "", false
 }
