@@ -334,7 +334,7 @@ func TestLimiterRedisOutage(t *testing.T) {
 	require.Greater(t, m.RedisFallbacks.Value(), uint64(20))
 	require.Equal(t, 1, strings.Count(logs.String(), "redis failed"), logs.String())
 
-	srv.Restart()
+	require.NoError(t, srv.Restart())
 	time.Sleep(60 * time.Millisecond)
 	_, d := l.Admit(ctx, "alice")
 	require.True(t, d.OK())

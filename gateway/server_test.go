@@ -1,7 +1,6 @@
 package gateway_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -21,6 +20,7 @@ import (
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/gateway"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/gateway/redistest"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/deepseektest"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/syncbuf"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/mcp"
 )
 
@@ -32,24 +32,7 @@ var fetchAnswer = map[string]any{"title": "Effective Go", "content": "Effective 
 type replica struct {
 	gw    *gateway.Server
 	srv   *httptest.Server
-	audit *syncBuffer
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
+	audit *syncbuf.Buffer
 }
 
 // startReplica starts a gateway on d with tokens and store (nil: in
@@ -58,7 +41,7 @@ func startReplica(t *testing.T, d *deepseektest.Server, tokens *gateway.Tokens, 
 	t.Helper()
 	cfg, _, err := core.NewConfig(core.Options{BaseURL: d.URL})
 	require.NoError(t, err)
-	r := &replica{audit: &syncBuffer{}}
+	r := &replica{audit: &syncbuf.Buffer{}}
 	o := gateway.ServerOptions{
 		MCP:      mcp.Options{Config: cfg, Getenv: func(string) string { return gwKey }},
 		Tokens:   tokens,

@@ -23,6 +23,7 @@ import (
 
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/deepseektest"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/syncbuf"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/mcp"
 )
 
@@ -77,26 +78,9 @@ func (e *env) set(name, value string) {
 type harness struct {
 	session  *sdk.ClientSession
 	env      *env
-	wire     *syncBuffer // every JSON-RPC message, both ways
+	wire     *syncbuf.Buffer // every JSON-RPC message, both ways
 	mu       sync.Mutex
 	progress []*sdk.ProgressNotificationParams
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // connect starts a server with options (JSON as a user writes them; baseURL added) and
@@ -118,7 +102,7 @@ func connectWith(t *testing.T, d *deepseektest.Server, options string, adjust fu
 	}
 	cfg, _, err := core.NewConfig(o)
 	require.NoError(t, err)
-	h := &harness{env: &env{vars: map[string]string{"DEEPSEEK_API_KEY": testKey}}, wire: &syncBuffer{}}
+	h := &harness{env: &env{vars: map[string]string{"DEEPSEEK_API_KEY": testKey}}, wire: &syncbuf.Buffer{}}
 	mo := mcp.Options{Config: cfg, Getenv: h.env.get}
 	if adjust != nil {
 		adjust(&mo)

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -14,25 +13,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/deepseektest"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/syncbuf"
 )
-
-// lockedBuffer is a strings.Builder safe for a writer and a reader.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 type withBearer struct{ token string }
 
@@ -81,7 +63,7 @@ func TestServeEndToEnd(t *testing.T) {
 	require.NotContains(t, list, token)
 
 	ctx, cancel := context.WithCancel(context.Background())
-	var stdout, stderr lockedBuffer
+	var stdout, stderr syncbuf.Buffer
 	done := make(chan int)
 	go func() {
 		done <- run(ctx, []string{"serve", "--listen", "127.0.0.1:0", "--tokens", file, "--base-url", d.URL}, &stdout, &stderr)

@@ -1,11 +1,12 @@
-// Package redistest starts a real redis-server for tests: on a free
-// loopback port, in a temporary directory, with persistence off, stopped
-// when the test ends. A test that needs Redis fails (it does not skip)
-// when redis-server is not installed.
+// Package redistest starts a real redis-server for tests and benchmarks: on
+// a free loopback port, in a temporary directory, with persistence off. A
+// test that needs Redis fails (it does not skip) when redis-server is not
+// installed.
 package redistest
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -25,7 +26,6 @@ type Server struct {
 	// URL is redis://Addr/0.
 	URL string
 
-	t    testing.TB
 	dir  string
 	port int
 
@@ -37,26 +37,36 @@ type Server struct {
 // message saying how to install redis-server when it is not on PATH.
 func Start(t testing.TB) *Server {
 	t.Helper()
-	if _, err := exec.LookPath("redis-server"); err != nil {
-		t.Fatalf("redis-server is not on PATH; these tests need a real Redis: install it (Debian/Ubuntu: apt-get install -y redis-server)")
+	s, err := Run(t.TempDir())
+	if err != nil {
+		t.Fatalf("redistest: %v", err)
 	}
-	s := &Server{t: t, dir: t.TempDir()}
+	t.Cleanup(s.Stop)
+	return s
+}
+
+// Run starts a redis-server with its files in dir, for programs that are
+// not tests (the gateway's load benchmark); the caller stops it with Stop.
+func Run(dir string) (*Server, error) {
+	if _, err := exec.LookPath("redis-server"); err != nil {
+		return nil, errors.New("redis-server is not on PATH; a real Redis is needed: install it (Debian/Ubuntu: apt-get install -y redis-server)")
+	}
+	s := &Server{dir: dir}
 	var err error
 	for range 5 { // another process may take the free port first
 		if s.port, err = freePort(); err != nil {
-			t.Fatalf("redistest: free port: %v", err)
+			return nil, fmt.Errorf("free port: %w", err)
 		}
 		if err = s.start(); err == nil {
 			break
 		}
 	}
 	if err != nil {
-		t.Fatalf("redistest: %v", err)
+		return nil, err
 	}
 	s.Addr = "127.0.0.1:" + strconv.Itoa(s.port)
 	s.URL = "redis://" + s.Addr + "/0"
-	t.Cleanup(s.Stop)
-	return s
+	return s, nil
 }
 
 func freePort() (int, error) {
@@ -151,9 +161,9 @@ func (s *Server) Stop() {
 }
 
 // Restart starts a stopped server again on the same port, empty.
-func (s *Server) Restart() {
-	s.t.Helper()
+func (s *Server) Restart() error {
 	if err := s.start(); err != nil {
-		s.t.Fatalf("redistest: restart: %v", err)
+		return fmt.Errorf("redistest: restart: %w", err)
 	}
+	return nil
 }

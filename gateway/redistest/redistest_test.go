@@ -33,7 +33,7 @@ func TestStartFailsWithoutRedisServer(t *testing.T) {
 		redistest.Start(f)
 	}()
 	<-done
-	require.Equal(t, "redis-server is not on PATH; these tests need a real Redis: install it (Debian/Ubuntu: apt-get install -y redis-server)", f.msg)
+	require.Equal(t, "redistest: redis-server is not on PATH; a real Redis is needed: install it (Debian/Ubuntu: apt-get install -y redis-server)", f.msg)
 }
 
 func TestStartStopRestart(t *testing.T) {
@@ -46,7 +46,7 @@ func TestStartStopRestart(t *testing.T) {
 	_, err = net.Dial("tcp", s.Addr)
 	require.Error(t, err, "the port still answers after Stop")
 	s.Stop()
-	s.Restart()
+	require.NoError(t, s.Restart())
 	c, err = net.Dial("tcp", s.Addr)
 	require.NoError(t, err, "no server after Restart")
 	c.Close()

@@ -34,6 +34,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/tests/load/internal/peak"
 )
 
 const key = "sk-loadbench0123456789"
@@ -142,7 +144,7 @@ func (c *child) finish() int64 {
 	go func() { io.Copy(io.Discard, c.out); close(done) }()
 	_ = c.cmd.Wait()
 	<-done
-	return peakKB(c.cmd.ProcessState)
+	return peak.KB(c.cmd.ProcessState)
 }
 
 func toolCall(id int, tool string, args map[string]any) string {

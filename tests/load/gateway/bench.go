@@ -21,6 +21,8 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/gateway"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/gateway/redistest"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/tests/load/internal/peak"
 )
 
 // config is one run's shape; defaultConfig is make bench-gateway's.
@@ -407,11 +409,11 @@ func run(cfg config, progress io.Writer) (*report, error) {
 	b := &bench{cfg: cfg, ctx: ctx, mock: newMock(cfg.Delay),
 		logf: func(format string, args ...any) { fmt.Fprintf(progress, "gateway load: "+format+"\n", args...) }}
 	defer b.mock.Close()
-	redis, err := startRedis(dir)
+	redis, err := redistest.Run(dir)
 	if err != nil {
 		return nil, err
 	}
-	defer redis.stop()
+	defer redis.Stop()
 	defer func() {
 		for _, r := range b.replicas {
 			r.kill() // those still running after a failure
@@ -717,7 +719,7 @@ func (r *report) print(w io.Writer) {
 		rss := "-"
 		select {
 		case <-rp.exited:
-			if kb := peakKB(rp.cmd.ProcessState); kb >= 0 {
+			if kb := peak.KB(rp.cmd.ProcessState); kb >= 0 {
 				rss = fmt.Sprintf("%.0f MiB", float64(kb)/1024)
 			}
 		default:

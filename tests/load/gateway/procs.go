@@ -2,14 +2,11 @@ package main
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -17,87 +14,6 @@ import (
 	"syscall"
 	"time"
 )
-
-// redisServer is a redis-server on a loopback port, persistence off.
-type redisServer struct {
-	URL  string
-	cmd  *exec.Cmd
-	done chan struct{}
-}
-
-func startRedis(dir string) (*redisServer, error) {
-	if _, err := exec.LookPath("redis-server"); err != nil {
-		return nil, errors.New("redis-server is not on PATH; the benchmark needs a real Redis (Debian/Ubuntu: apt-get install -y redis-server)")
-	}
-	var last error
-	for range 5 { // another process may take the free port first
-		port, err := freePort()
-		if err != nil {
-			return nil, err
-		}
-		logPath := filepath.Join(dir, "redis.log")
-		cmd := exec.Command("redis-server", "--port", strconv.Itoa(port), "--bind", "127.0.0.1",
-			"--dir", dir, "--save", "", "--appendonly", "no", "--daemonize", "no", "--logfile", logPath)
-		if err := cmd.Start(); err != nil {
-			return nil, fmt.Errorf("start redis-server: %w", err)
-		}
-		r := &redisServer{URL: fmt.Sprintf("redis://127.0.0.1:%d/0", port), cmd: cmd, done: make(chan struct{})}
-		go func() { _ = cmd.Wait(); close(r.done) }()
-		addr := "127.0.0.1:" + strconv.Itoa(port)
-		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-			select {
-			case <-r.done:
-				log, _ := os.ReadFile(logPath)
-				last = fmt.Errorf("redis-server on port %d exited: %s", port, tail(string(log), 3))
-			default:
-				if ping(addr) == nil {
-					return r, nil
-				}
-				continue
-			}
-			break
-		}
-		r.stop()
-		if last == nil {
-			last = fmt.Errorf("redis-server on port %d did not answer PING within 10 s", port)
-		}
-	}
-	return nil, last
-}
-
-func (r *redisServer) stop() {
-	_ = r.cmd.Process.Kill()
-	<-r.done
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
-func ping(addr string) error {
-	c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	_ = c.SetDeadline(time.Now().Add(time.Second))
-	if _, err := io.WriteString(c, "PING\r\n"); err != nil {
-		return err
-	}
-	line, err := bufio.NewReader(c).ReadString('\n')
-	if err != nil {
-		return err
-	}
-	if line != "+PONG\r\n" {
-		return fmt.Errorf("PING answered %q", line)
-	}
-	return nil
-}
 
 // replica is one `serve` child process.
 type replica struct {
