@@ -11,8 +11,9 @@
 //                           socket, so it may arrive after the answer (rejects after 10 s)
 //   await gw.stop()         SIGTERM, then { code, signal } once it has exited (SIGKILL after 10 s)
 //
-// The process listens on 127.0.0.1:0. It is killed when the test process exits, whatever
-// happened to the test, so no gateway outlives its test.
+// The process listens on 127.0.0.1:0. Stop it in an after hook (node:test and bun test run
+// those whatever happened to the tests). Under Node it is also killed when the test process
+// exits, and it never keeps that process alive (bun test 1.3.14 emits no "exit" event).
 import { execFileSync, spawn } from "node:child_process"
 
 const running = new Set()
@@ -44,6 +45,9 @@ export function revokeToken(bin, file, name, env) {
 export function startGateway({ bin, args = [], env }) {
   const child = spawn(bin, ["serve", "--listen", "127.0.0.1:0", ...args], { env, stdio: ["ignore", "pipe", "pipe"] })
   running.add(child)
+  child.unref()
+  child.stdout.unref?.()
+  child.stderr.unref?.()
   let stdout = ""
   let stderr = ""
   child.stdout.setEncoding("utf8")
