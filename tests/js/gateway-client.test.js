@@ -255,6 +255,7 @@ test("a foreign Origin gets 403, even with a valid token; the allowed one passes
   for (const origin of ["http://evil.example", "http://127.0.0.1:1", "null", "https://app.example.test:8443"]) {
     const r = await rawPost({ ...auth, Origin: origin })
     assert.equal(r.status, 403, origin)
+    assert.equal(r.body.trim(), "", `no detail for ${origin}`)
   }
   assert.equal((await rawPost({ Origin: "http://evil.example" })).status, 403, "the Origin is checked before the token")
   const allowed = await rawPost({ ...auth, Origin: ALLOWED_ORIGIN })
