@@ -10,7 +10,7 @@ import assert from "node:assert/strict"
 import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { before, describe, test } from "node:test"
-import { addToken, startGateway } from "../js/lib/gateway.js"
+import { addToken, revokeToken, startGateway } from "../js/lib/gateway.js"
 import { startMockMessages } from "./lib/mock-messages.js"
 import { startMockResponses } from "./lib/mock-responses.js"
 import { FETCH_URL, SEARCH_QUERY, checkKeyNowhere, checkReference, referenceTexts } from "./lib/reference.js"
@@ -65,33 +65,15 @@ async function auditedCalls(gw, n) {
   return lines.map((l) => [l.member, l.tool, l.query ?? l.url, l.outcome, l.deepseek_status])
 }
 
-const EXPECTED_AUDIT = (member) => [
-  [member, "deepseek_search", SEARCH_QUERY, "ok", 200],
-  [member, "deepseek_fetch", FETCH_URL, "ok", 200],
-]
-
-describe("the team gateway in Codex 0.169.0 and Claude Code 2.1.328", () => {
-  let ref
-  before(async () => {
-    ref = await referenceTexts(dwrBinary())
-    checkReference(ref)
-  })
-
-  test("Codex: init --remote, codex mcp list --json, both tools through the gateway, doctor, uninstall", async (t) => {
-    const NAMESPACE = "mcp__deepseek_web_retrieval"
-    const { sb, key, ds, llm, gw, token } = await startTeam(t, "gateway-codex", "alice", startMockResponses, {
-      turns: [
-        { call: { namespace: NAMESPACE, name: "deepseek_search", args: { query: SEARCH_QUERY } } },
-        { call: { namespace: NAMESPACE, name: "deepseek_fetch", args: { url: FETCH_URL } } },
-        { text: "Done: searched and fetched." },
-      ],
-    })
-    // The harness part of ~/.codex/config.toml, as in codex.test.js: the mock model, nothing
-    // that reaches a public host.
-    mkdirSync(join(sb.home, ".codex"), { recursive: true })
-    writeFileSync(
-      join(sb.home, ".codex", "config.toml"),
-      `# Harness: the mock model on loopback, nothing that reaches a public host.
+/**
+ * The harness part of ~/.codex/config.toml, as in codex.test.js: the mock model, nothing that
+ * reaches a public host.
+ */
+function writeCodexHarness(sb, llm) {
+  mkdirSync(join(sb.home, ".codex"), { recursive: true })
+  writeFileSync(
+    join(sb.home, ".codex", "config.toml"),
+    `# Harness: the mock model on loopback, nothing that reaches a public host.
 model = "mock-model"
 model_provider = "mock"
 approval_policy = "never"
@@ -121,7 +103,36 @@ metrics_exporter = "none"
 plugins = false
 apps = false
 `,
-    )
+  )
+}
+
+/** codex exec with our server pre-approved (codex.test.js: approval_policy "never"). */
+function codexExec(sb, env, prompt) {
+  return runAgent(CODEX, ["exec", "-c", `mcp_servers.${SERVER}.default_tools_approval_mode="approve"`, "--skip-git-repo-check", "--json", prompt], { cwd: sb.project, env, timeoutMs: 60000 })
+}
+
+const EXPECTED_AUDIT = (member) => [
+  [member, "deepseek_search", SEARCH_QUERY, "ok", 200],
+  [member, "deepseek_fetch", FETCH_URL, "ok", 200],
+]
+
+describe("the team gateway in Codex 0.169.0 and Claude Code 2.1.328", () => {
+  let ref
+  before(async () => {
+    ref = await referenceTexts(dwrBinary())
+    checkReference(ref)
+  })
+
+  test("Codex: init --remote, codex mcp list --json, both tools through the gateway, doctor, uninstall", async (t) => {
+    const NAMESPACE = "mcp__deepseek_web_retrieval"
+    const { sb, key, ds, llm, gw, token } = await startTeam(t, "gateway-codex", "alice", startMockResponses, {
+      turns: [
+        { call: { namespace: NAMESPACE, name: "deepseek_search", args: { query: SEARCH_QUERY } } },
+        { call: { namespace: NAMESPACE, name: "deepseek_fetch", args: { url: FETCH_URL } } },
+        { text: "Done: searched and fetched." },
+      ],
+    })
+    writeCodexHarness(sb, llm)
     const before = readFiles(sb.home, [".codex/config.toml"])
     await initRemote(sb, "codex", "global", gw)
     // The member's environment: the token, no DeepSeek key.
@@ -135,9 +146,7 @@ apps = false
     assert.equal(ours.auth_status, "bearer_token")
     assert.deepEqual(ours.transport, { type: "streamable_http", url: gw.url, bearer_token_env_var: TOKEN_ENV, http_headers: null, env_http_headers: null, http_headers_helper: null })
 
-    // approval_policy "never" refuses MCP calls unless the server is pre-approved: approved on
-    // the command line, as codex.test.js does, so the file stays what init wrote.
-    const r = await runAgent(CODEX, ["exec", "-c", `mcp_servers.${SERVER}.default_tools_approval_mode="approve"`, "--skip-git-repo-check", "--json", "Find tips for writing Go, then read the best page."], { cwd: sb.project, env, timeoutMs: 60000 })
+    const r = await codexExec(sb, env, "Find tips for writing Go, then read the best page.")
     assert.equal(r.timedOut, false, "codex exec ran out of time")
     assert.equal(r.code, 0, r.stderr)
     const calls = jsonLines(r.stdout).filter((e) => e.type === "item.completed" && e.item?.type === "mcp_tool_call")
@@ -287,5 +296,21 @@ apps = false
 
     await uninstallHost(sb, "claude", "global")
     assertRestored(sb.home, before, join(sb.home, ".local", "state", "deepseek-web-retrieval"))
+  })
+
+  test("Codex with a revoked token: the gateway refuses it, and Codex offers its model no tools of ours", async (t) => {
+    const { sb, ds, llm, gw, token } = await startTeam(t, "gateway-codex-revoked", "dave", startMockResponses, { turns: [{ text: "No DeepSeek tools." }] })
+    writeCodexHarness(sb, llm)
+    await initRemote(sb, "codex", "global", gw)
+    revokeToken(dwrBinary(), join(sb.root, "gateway", "tokens.json"), "dave", { PATH: process.env.PATH })
+    const r = await codexExec(sb, sb.env({ MOCK_MODEL_KEY: "mock-model-key", [TOKEN_ENV]: token }), "Find tips for writing Go.")
+    assert.equal(r.code, 0, r.stderr)
+    // Codex 0.169.0 says so only on stderr, and runs the turn without the server.
+    assert.match(r.stderr, /AuthRequired/)
+    assert.match(gw.stderr(), /gateway: 401 for 127\.0\.0\.1:\d+: unknown or revoked token/)
+    assert.equal(llm.turnRequests.length, 1)
+    assert.ok(!llm.turnRequests[0].json.tools.some((x) => x.name === "mcp__deepseek_web_retrieval"), "our namespace offered with a revoked token")
+    assert.deepEqual(ds.requests, [])
+    assert.deepEqual(gw.audit(), [])
   })
 })
