@@ -225,8 +225,9 @@ describe("the team gateway in Codex 0.169.0 and Claude Code 2.1.328", () => {
     assert.equal(list.code, 0, list.stderr)
     assert.match(list.stdout, new RegExp(`^${SERVER}: ${gw.url} \\(HTTP\\) - . Connected$`, "m"))
     const refused = await runAgent(CLAUDE, ["mcp", "list"], { cwd: sb.project, env: env(null), timeoutMs: 60000 })
-    assert.match(refused.stdout, new RegExp(`^${SERVER}: ${gw.url} \\(HTTP\\) - `, "m"))
-    assert.doesNotMatch(refused.stdout, /Connected/)
+    // (${TEAM_TOKEN:-} unset: Claude Code sends "Bearer " and no OAuth fallback.)
+    assert.match(refused.stdout, new RegExp(`^${SERVER}: ${gw.url} \\(HTTP\\) - . Failed to connect — Server rejected the configured Authorization header \\(HTTP 401\\)`, "m"))
+    assert.match(gw.stderr(), /gateway: 401 for 127\.0\.0\.1:\d+: authorization header is not "Bearer <token>"/)
 
     const r = await runAgent(CLAUDE, ["-p", "Find tips for writing Go, then read the best page.", "--output-format", "stream-json", "--verbose", "--allowedTools", `${SEARCH_TOOL},${FETCH_TOOL}`], { cwd: sb.project, env: env(token), timeoutMs: 90000 })
     assert.equal(r.timedOut, false, "claude -p ran out of time")
