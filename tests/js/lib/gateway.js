@@ -8,7 +8,8 @@
 //   gw.audit()              its audit lines (stdout, `--audit -`), parsed
 //   await gw.waitAudit(pred, n)  the audit lines matching pred once there are n of them: a
 //                           line reaches this process through a pipe, the answer through a
-//                           socket, so it may arrive after the answer (rejects after 10 s)
+//                           socket, so it may arrive after the answer (after 10 s: the
+//                           lines there are, for the caller's assertion to show)
 //   await gw.stop()         SIGTERM, then { code, signal } once it has exited (SIGKILL after 10 s)
 //
 // The process listens on 127.0.0.1:0. Stop it in an after hook (node:test and bun test run
