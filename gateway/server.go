@@ -160,7 +160,7 @@ func (s *Server) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if origin := r.Header.Get("Origin"); origin != "" && !slices.Contains(s.opts.AllowOrigins, origin) {
 			s.metrics.Calls.Inc("", "forbidden")
-			http.Error(w, "", http.StatusForbidden)
+			w.WriteHeader(http.StatusForbidden)
 			return
 		}
 		if s.opts.Tokens != nil {
