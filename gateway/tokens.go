@@ -401,7 +401,11 @@ func (t *Tokens) refresh() {
 		copy(ms[i].hash[:], b)
 	}
 	t.members, t.err = ms, nil
-	t.logf("gateway: tokens file %s: %d members", t.path, len(ms))
+	noun := "members"
+	if len(ms) == 1 {
+		noun = "member"
+	}
+	t.logf("gateway: tokens file %s: %d %s", t.path, len(ms), noun)
 }
 
 // Authenticate returns the member whose token the Authorization header
