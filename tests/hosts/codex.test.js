@@ -1,9 +1,10 @@
 // Codex 0.169.0 (@openai/codex from npm) running our MCP server, with its model played by a
 // loopback mock of the Responses API and DeepSeek by tests/js/lib/mock-deepseek.js.
 import assert from "node:assert/strict"
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { before, describe, test } from "node:test"
+import { writeCodexHarness } from "./lib/codex-harness.js"
 import { startMockResponses } from "./lib/mock-responses.js"
 import { FETCH_URL, PAYMENT_ERROR, SEARCH_402_SENTENCE, SEARCH_QUERY, checkKeyNowhere, checkKeyOnlyAsBearer, checkReference, referenceTexts } from "./lib/reference.js"
 import { assertRestored, initHost, readFiles, uninstallHost } from "./lib/install.js"
@@ -14,45 +15,6 @@ const SERVER = "deepseek-web-retrieval"
 // Codex offers MCP tools to the model in a namespace "mcp__<server>", "-" becoming "_".
 const NAMESPACE = "mcp__deepseek_web_retrieval"
 
-/**
- * The user's ~/.codex/config.toml before init: the harness part only (the mock provider,
- * nothing that reaches a public host), with a comment init must keep. init then adds the
- * server entry and, under forced search, top-level `web_search = "disabled"`.
- */
-function writeHarnessConfig(sb, { llm }) {
-  const toml = `# Harness: the mock model on loopback, nothing that reaches a public host.
-model = "mock-model"
-model_provider = "mock"
-approval_policy = "never"
-sandbox_mode = "read-only"
-check_for_update_on_startup = false
-
-[model_providers.mock]
-name = "Mock"
-base_url = "${llm.baseURL}"
-wire_api = "responses"
-env_key = "MOCK_MODEL_KEY"
-request_max_retries = 0
-stream_max_retries = 0
-
-[analytics]
-enabled = false
-
-[feedback]
-enabled = false
-
-[otel]
-exporter = "none"
-trace_exporter = "none"
-metrics_exporter = "none"
-
-[features]
-plugins = false
-apps = false
-`
-  mkdirSync(join(sb.home, ".codex"), { recursive: true })
-  writeFileSync(join(sb.home, ".codex", "config.toml"), toml)
-}
 
 const env = (sb, key) => sb.env({ MOCK_MODEL_KEY: "mock-model-key", DEEPSEEK_API_KEY: key })
 
@@ -100,7 +62,7 @@ describe("Codex 0.169.0", () => {
         { text: "Done: searched and fetched." },
       ],
     })
-    writeHarnessConfig(sb, { llm })
+    writeCodexHarness(sb, llm)
     const before = readFiles(sb.home, [".codex/config.toml"])
     await initHost(sb, "codex", "global", ["--search", "forced", "--fetch", "forced", "--base-url", ds.baseURL])
 
@@ -152,7 +114,7 @@ describe("Codex 0.169.0", () => {
 
   test("the trap init works around: without env_vars Codex starts the server without the key", async (t) => {
     const { sb, key, ds, llm } = await startScene(t, "codex-envvars", startMockResponses, { turns: [{ call: { namespace: NAMESPACE, name: "deepseek_search", args: { query: SEARCH_QUERY } } }, { text: "No key." }] })
-    writeHarnessConfig(sb, { llm })
+    writeCodexHarness(sb, llm)
     await initHost(sb, "codex", "global", ["--base-url", ds.baseURL])
     const file = join(sb.home, ".codex", "config.toml")
     const toml = readFileSync(file, "utf8")
@@ -169,7 +131,7 @@ describe("Codex 0.169.0", () => {
       turns: [{ call: { namespace: NAMESPACE, name: "deepseek_search", args: { query: SEARCH_QUERY } } }, { text: "The search failed." }],
     })
     ds.enqueue("search", PAYMENT_ERROR)
-    writeHarnessConfig(sb, { llm })
+    writeCodexHarness(sb, llm)
     await initHost(sb, "codex", "global", ["--base-url", ds.baseURL])
     const r = await exec(sb, key, "Find tips for writing Go.")
     assert.equal(r.code, 0, r.stderr)

@@ -11,6 +11,7 @@ import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { before, describe, test } from "node:test"
 import { addToken, revokeToken, startGateway } from "../js/lib/gateway.js"
+import { writeCodexHarness } from "./lib/codex-harness.js"
 import { startMockMessages } from "./lib/mock-messages.js"
 import { startMockResponses } from "./lib/mock-responses.js"
 import { FETCH_URL, SEARCH_QUERY, checkKeyNowhere, checkReference, referenceTexts } from "./lib/reference.js"
@@ -65,46 +66,6 @@ async function auditedCalls(gw, n) {
   return lines.map((l) => [l.member, l.tool, l.query ?? l.url, l.outcome, l.deepseek_status])
 }
 
-/**
- * The harness part of ~/.codex/config.toml, as in codex.test.js: the mock model, nothing that
- * reaches a public host.
- */
-function writeCodexHarness(sb, llm) {
-  mkdirSync(join(sb.home, ".codex"), { recursive: true })
-  writeFileSync(
-    join(sb.home, ".codex", "config.toml"),
-    `# Harness: the mock model on loopback, nothing that reaches a public host.
-model = "mock-model"
-model_provider = "mock"
-approval_policy = "never"
-sandbox_mode = "read-only"
-check_for_update_on_startup = false
-
-[model_providers.mock]
-name = "Mock"
-base_url = "${llm.baseURL}"
-wire_api = "responses"
-env_key = "MOCK_MODEL_KEY"
-request_max_retries = 0
-stream_max_retries = 0
-
-[analytics]
-enabled = false
-
-[feedback]
-enabled = false
-
-[otel]
-exporter = "none"
-trace_exporter = "none"
-metrics_exporter = "none"
-
-[features]
-plugins = false
-apps = false
-`,
-  )
-}
 
 /** codex exec with our server pre-approved (codex.test.js: approval_policy "never"). */
 function codexExec(sb, env, prompt) {

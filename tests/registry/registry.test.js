@@ -22,6 +22,7 @@ import { tmpdir } from "node:os"
 import { dirname, join, resolve } from "node:path"
 import { after, before, describe, test } from "node:test"
 import { fileURLToPath } from "node:url"
+import { writeCodexHarness } from "../hosts/lib/codex-harness.js"
 import { startMockResponses } from "../hosts/lib/mock-responses.js"
 import { FETCH_URL, SEARCH_QUERY } from "../hosts/lib/reference.js"
 import { jsonLines, runAgent, startScene } from "../hosts/lib/sandbox.js"
@@ -147,28 +148,7 @@ describe("the packages from a local registry", () => {
         { text: "Done." },
       ],
     })
-    mkdirSync(join(sb.home, ".codex"), { recursive: true })
-    writeFileSync(join(sb.home, ".codex", "config.toml"), `model = "mock-model"
-model_provider = "mock"
-approval_policy = "never"
-sandbox_mode = "read-only"
-check_for_update_on_startup = false
-
-[model_providers.mock]
-name = "Mock"
-base_url = "${llm.baseURL}"
-wire_api = "responses"
-env_key = "MOCK_MODEL_KEY"
-request_max_retries = 0
-stream_max_retries = 0
-
-[analytics]
-enabled = false
-
-[features]
-plugins = false
-apps = false
-`)
+    writeCodexHarness(sb, llm)
     const env = userEnv(sb, { MOCK_MODEL_KEY: "mock-model-key", DEEPSEEK_API_KEY: key })
 
     const refused = await run("npx", ["-y", SPEC, "init", "--host", "codex", "--yes"], env, sb.project)
