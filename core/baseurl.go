@@ -24,7 +24,7 @@ func checkBaseURL(s string) (string, error) {
 	switch u.Scheme {
 	case "https":
 	case "http":
-		if !isLoopbackHost(u.Hostname()) {
+		if !IsLoopbackHost(u.Hostname()) {
 			return "", errors.New("must use https; " + plainHTTPRule + ", got " + quoteForMessage(s, 80))
 		}
 	default:
@@ -33,17 +33,18 @@ func checkBaseURL(s string) (string, error) {
 	return strings.TrimRight(u.Scheme+"://"+u.Host+u.EscapedPath(), "/"), nil
 }
 
-// plainHTTPRule is the rule isLoopbackHost enforces, for error messages.
+// plainHTTPRule is the rule IsLoopbackHost enforces, for error messages.
 const plainHTTPRule = "plain http is allowed only for localhost and loopback IP addresses (127.0.0.0/8, [::1])"
 
-// isLoopbackHost reports whether plain http may go to h: the name
+// IsLoopbackHost reports whether plain http may go to h (the key, or a
+// gateway member's token, would cross no network): the name
 // localhost (any case, no trailing dot) or a loopback IP literal without a
 // zone. Nothing else, not even a name under .localhost or "localhost.":
 // such names are resolved by DNS and may be sent through a proxy, and the
 // key would then cross the network in plain text. Hosts dial localhost at
 // the loopback address without DNS and never through a proxy
 // (httpdriver.NewClient).
-func isLoopbackHost(h string) bool {
+func IsLoopbackHost(h string) bool {
 	// Not strings.EqualFold: it matches "localhoſt" (U+017F folds to s).
 	if len(h) == len("localhost") && strings.ToLower(h) == "localhost" {
 		return true

@@ -13,7 +13,7 @@ import (
 // The core judged addresses with net/netip until the module dropped it
 // (RATIONALE.md, "Why does the module carry its own JSON, URL and text
 // code?"). The netip-based code is kept here as the reference that
-// privateAddr and isLoopbackHost must still match.
+// privateAddr and IsLoopbackHost must still match.
 
 type netipRange struct {
 	prefix netip.Prefix
@@ -109,7 +109,7 @@ func privateV4AddrNetip(a netip.Addr) string {
 	return ""
 }
 
-// isLoopbackHostNetip is isLoopbackHost written with net/netip.
+// isLoopbackHostNetip is IsLoopbackHost written with net/netip.
 func isLoopbackHostNetip(h string) bool {
 	if strings.ToLower(h) == "localhost" {
 		return true
@@ -156,7 +156,7 @@ func TestPrivateAddrMatchesNetip(t *testing.T) {
 		if ok {
 			require.Equal(t, privateAddrNetip(n), privateAddr(a), s)
 		}
-		require.Equal(t, isLoopbackHostNetip(s), isLoopbackHost(s), s)
+		require.Equal(t, isLoopbackHostNetip(s), IsLoopbackHost(s), s)
 	}
 	require.Equal(t, "the loopback address 127.0.0.1", privateAddr(ipaddr.From4([4]byte{127, 0, 0, 1})))
 	require.Equal(t, "an IPv4-mapped address ::ffff:10.0.0.1 that embeds a private-network (RFC 1918) address 10.0.0.1",
@@ -167,7 +167,7 @@ func TestPrivateAddrMatchesNetip(t *testing.T) {
 
 // FuzzPrivateAddrMatchesNetip holds privateAddr to the netip version for an
 // address given as text and one given as bytes (4 bytes IPv4, 16 IPv6), and
-// isLoopbackHost to the netip version for the text.
+// IsLoopbackHost to the netip version for the text.
 func FuzzPrivateAddrMatchesNetip(f *testing.F) {
 	for i, s := range ipSamples {
 		raw := []byte{byte(i), 0, 0, 1}
@@ -186,8 +186,8 @@ func FuzzPrivateAddrMatchesNetip(f *testing.F) {
 				t.Fatalf("privateAddr(%q) = %q, netip version %q", s, got, want)
 			}
 		}
-		if got, want := isLoopbackHost(s), isLoopbackHostNetip(s); got != want {
-			t.Fatalf("isLoopbackHost(%q) = %v, netip version %v", s, got, want)
+		if got, want := IsLoopbackHost(s), isLoopbackHostNetip(s); got != want {
+			t.Fatalf("IsLoopbackHost(%q) = %v, netip version %v", s, got, want)
 		}
 		var a ipaddr.Addr
 		var n netip.Addr

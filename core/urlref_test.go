@@ -185,7 +185,7 @@ func checkBaseURLNetURL(s string) (string, error) {
 	switch u.Scheme {
 	case "https":
 	case "http":
-		if !isLoopbackHost(u.Hostname()) {
+		if !IsLoopbackHost(u.Hostname()) {
 			return "", fmt.Errorf("must use https; plain http is allowed only for localhost and loopback IP addresses (127.0.0.0/8, [::1]), got %s", quoteForMessage(s, 80))
 		}
 	default:

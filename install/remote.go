@@ -3,10 +3,11 @@ package install
 import (
 	"errors"
 	"fmt"
-	"net"
 	"net/url"
 	"regexp"
 	"strings"
+
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
 )
 
 // DefaultTokenEnv is the variable a host reads a member's gateway token
@@ -30,8 +31,9 @@ var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // ParseRemote checks a gateway URL and token variable as given to
 // `init --remote URL --token-env VAR`. A URL without a path gets /mcp, the
-// gateway's endpoint. Plain http is refused except on loopback, where
-// no one else can read the token; so are URLs carrying credentials.
+// gateway's endpoint. Plain http is refused except on loopback (the
+// core's rule for the key, core.IsLoopbackHost), where no one else can
+// read the token; so are URLs carrying credentials.
 func ParseRemote(rawURL, tokenEnv string) (*Remote, error) {
 	if tokenEnv == "" {
 		tokenEnv = DefaultTokenEnv
@@ -46,7 +48,7 @@ func ParseRemote(rawURL, tokenEnv string) (*Remote, error) {
 	switch {
 	case u.Scheme != "https" && u.Scheme != "http":
 		return nil, fmt.Errorf("--remote %q: the scheme must be https (or http on a loopback address), not %q", rawURL, u.Scheme)
-	case u.Scheme == "http" && !loopback(u.Hostname()):
+	case u.Scheme == "http" && !core.IsLoopbackHost(u.Hostname()):
 		return nil, fmt.Errorf("--remote %q: plain http would send the token unencrypted to %s; use https (put the gateway behind a TLS proxy), or http only on a loopback address", rawURL, u.Hostname())
 	case u.User != nil:
 		return nil, errors.New("--remote: the URL carries a user name or password; members authenticate with the token in --token-env instead")
@@ -62,13 +64,4 @@ func ParseRemote(rawURL, tokenEnv string) (*Remote, error) {
 		u.Path = "/mcp"
 	}
 	return &Remote{URL: u.String(), TokenEnv: tokenEnv}, nil
-}
-
-// loopback reports whether host is localhost or a loopback address.
-func loopback(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }

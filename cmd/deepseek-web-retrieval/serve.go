@@ -260,11 +260,7 @@ func checkListen(addr string, tokens bool) error {
 	if err != nil {
 		return fmt.Errorf("--listen %q: want host:port (127.0.0.1:8787)", addr)
 	}
-	if tokens {
-		return nil
-	}
-	ip := net.ParseIP(host)
-	if host == "localhost" || ip != nil && ip.IsLoopback() {
+	if tokens || core.IsLoopbackHost(host) {
 		return nil
 	}
 	return fmt.Errorf("--listen %s is reachable from other machines and there is no --tokens file: anyone reaching it would spend the team's DeepSeek key. Add members with \"deepseek-web-retrieval serve token add NAME --tokens FILE\" and pass --tokens FILE, or listen on 127.0.0.1", addr)

@@ -31,6 +31,7 @@ func TestServeFlags(t *testing.T) {
 	}{
 		{[]string{"--listen", "0.0.0.0:8787"}, "--listen 0.0.0.0:8787 is reachable from other machines and there is no --tokens file"},
 		{[]string{"--listen", "8787"}, `--listen "8787": want host:port (127.0.0.1:8787)`},
+		{[]string{"--listen", "localhost.:8787"}, "--listen localhost.:8787 is reachable from other machines and there is no --tokens file"},
 		{[]string{"--allow-origin", "app.example.com"}, `allowed origin "app.example.com": want scheme://host[:port]`},
 		{[]string{"--redis", "http://x"}, "--redis: redis URL: want redis://"},
 		{[]string{"--replicas", "0"}, "--replicas is at least 1"},
