@@ -150,12 +150,25 @@ func checkOrigin(origin string) error {
 	return nil
 }
 
+// memberKey holds, in a request's context, the member guard authenticated.
+type memberKey struct{}
+
 // guard answers 403 to a foreign Origin and 401 (no detail) to a request
-// without a valid member token, before the MCP handler sees it.
+// without a valid member token, before the MCP handler sees it. It
+// authenticates once; the SDK's bearer middleware then only hands the
+// member on as auth.TokenInfo, so tool calls see it in req.Extra and the
+// SDK keeps one member's session from another.
 func (s *Server) guard(next http.Handler) http.Handler {
 	var verified http.Handler = next
 	if s.opts.Tokens != nil {
-		verified = auth.RequireBearerToken(s.opts.Tokens.Verifier(nil), nil)(next)
+		verified = auth.RequireBearerToken(func(_ context.Context, _ string, r *http.Request) (*auth.TokenInfo, error) {
+			member, ok := r.Context().Value(memberKey{}).(string)
+			if !ok {
+				return nil, auth.ErrInvalidToken
+			}
+			// Members' tokens do not expire; the SDK wants an expiry.
+			return &auth.TokenInfo{UserID: member, Expiration: time.Now().Add(time.Hour)}, nil
+		}, nil)(next)
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if origin := r.Header.Get("Origin"); origin != "" && !slices.Contains(s.opts.AllowOrigins, origin) {
@@ -164,13 +177,15 @@ func (s *Server) guard(next http.Handler) http.Handler {
 			return
 		}
 		if s.opts.Tokens != nil {
-			if _, err := s.opts.Tokens.Authenticate(r.Header.Get("Authorization")); err != nil {
+			member, err := s.opts.Tokens.Authenticate(r.Header.Get("Authorization"))
+			if err != nil {
 				s.opts.Logf("gateway: 401 for %s: %v", r.RemoteAddr, err)
 				s.metrics.Calls.Inc("", "unauthorized")
 				w.Header().Set("WWW-Authenticate", `Bearer realm="deepseek-web-retrieval"`)
 				w.WriteHeader(http.StatusUnauthorized)
 				return
 			}
+			r = r.WithContext(context.WithValue(r.Context(), memberKey{}, member))
 		}
 		verified.ServeHTTP(w, r)
 	})
@@ -200,10 +215,9 @@ func memberOf(extra *sdk.RequestExtra) string {
 type callState struct {
 	// prepaid is set when the call took its first rate slot before
 	// running, so its first request does not take another.
-	prepaid  atomic.Bool
-	status   atomic.Int32
-	requests atomic.Int32
-	billed   atomic.Bool
+	prepaid atomic.Bool
+	status  atomic.Int32
+	billed  atomic.Bool
 }
 
 type callStateKey struct{}
@@ -340,7 +354,6 @@ func (t *meteredTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 		return resp, err
 	}
 	if st != nil {
-		st.requests.Add(1)
 		st.status.Store(int32(resp.StatusCode))
 	}
 	if resp.StatusCode >= 200 && resp.StatusCode < 300 {

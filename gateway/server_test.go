@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -310,4 +311,44 @@ func TestGatewayTeamRateAcrossReplicas(t *testing.T) {
 	require.Equal(t, 3, ok)
 	require.Equal(t, 5, busy)
 	require.Len(t, d.Requests(), 3)
+}
+
+// Every refusal is the same bare 401 whatever the reason (no token, an
+// unknown, a revoked one, a broken tokens file), and the reason goes to
+// the log only, never the token; a member's request reaches the tools
+// with the member's name.
+func TestGatewayRefusalsAreBare(t *testing.T) {
+	d := deepseektest.New(t, gwKey)
+	d.Fetch = deepseektest.Answer(200, fetchAnswer)
+	file := filepath.Join(t.TempDir(), "tokens.json")
+	alice, err := gateway.AddToken(file, "alice", time.Now())
+	require.NoError(t, err)
+	revoked, err := gateway.AddToken(file, "mallory", time.Now())
+	require.NoError(t, err)
+	require.NoError(t, gateway.RevokeToken(file, "mallory"))
+	var logs logBuf
+	tokens, err := gateway.OpenTokens(file, logs.Logf)
+	require.NoError(t, err)
+	r := startReplica(t, d, tokens, nil, func(o *gateway.ServerOptions) { o.Logf = logs.Logf })
+
+	_, isErr := callText(t, r.session(t, alice), "deepseek_fetch", map[string]any{"url": "https://go.dev/"})
+	require.False(t, isErr)
+	require.Contains(t, r.audit.String(), `"member":"alice"`)
+	for name, header := range map[string]string{"no token": "", "wrong token": "Bearer " + gateway.NewToken(), "revoked token": "Bearer " + revoked} {
+		h := map[string]string{}
+		if header != "" {
+			h["Authorization"] = header
+		}
+		code, body := post(t, r.srv.URL, h)
+		require.Equal(t, http.StatusUnauthorized, code, name)
+		require.Empty(t, body, name)
+	}
+	// A broken file refuses everyone, alice too, with the same bare 401.
+	require.NoError(t, os.WriteFile(file, []byte("{"), 0o600))
+	code, body := post(t, r.srv.URL, map[string]string{"Authorization": "Bearer " + alice})
+	require.Equal(t, http.StatusUnauthorized, code)
+	require.Empty(t, body)
+	require.Contains(t, logs.String(), "unknown or revoked token")
+	require.Contains(t, logs.String(), "tokens file "+file+": line 1: the JSON ends early")
+	require.NotContains(t, logs.String(), "dwr_")
 }

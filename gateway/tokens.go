@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"bytes"
-	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
@@ -13,7 +12,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -22,8 +20,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/modelcontextprotocol/go-sdk/auth"
 )
 
 // TokenPrefix starts every member token, so secret scanners and people can
@@ -448,28 +444,4 @@ func (t *Tokens) AuthenticateToken(token string) (string, error) {
 		return "", ErrUnknownToken
 	}
 	return members[found].name, nil
-}
-
-// Verifier adapts t to the MCP Go SDK's bearer-token middleware:
-//
-//	handler = auth.RequireBearerToken(tokens.Verifier(logf), nil)(mcpHandler)
-//
-// A member's request carries auth.TokenInfo with UserID set to the
-// member's name (tool handlers read it from req.Extra.TokenInfo; the SDK
-// also uses it to keep one member from using another's session). Every
-// refusal is auth.ErrInvalidToken, so the 401 says "invalid token" and
-// nothing more; logf (nil: none) gets the reason, never the token.
-// Members' tokens do not expire: TokenInfo.Expiration is an hour from
-// the request, re-checked on every request.
-func (t *Tokens) Verifier(logf func(format string, args ...any)) auth.TokenVerifier {
-	return func(_ context.Context, token string, r *http.Request) (*auth.TokenInfo, error) {
-		member, err := t.AuthenticateToken(token)
-		if err != nil {
-			if logf != nil {
-				logf("gateway: 401 for %s: %v", r.RemoteAddr, err)
-			}
-			return nil, auth.ErrInvalidToken
-		}
-		return &auth.TokenInfo{UserID: member, Expiration: time.Now().Add(time.Hour)}, nil
-	}
 }
