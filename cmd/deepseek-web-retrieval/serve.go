@@ -85,10 +85,10 @@ const (
 
 // serveFlags are serve's own flags (the tools' options are bindOptionFlags').
 type serveFlags struct {
-	listen, tokens, redis, audit                 string
-	origins                                      stringList
-	replicas, perDay, inFlight, searchRPS, fetch int
-	shutdown                                     time.Duration
+	listen, tokens, redis, audit                    string
+	origins                                         stringList
+	replicas, perDay, inFlight, searchRPS, fetchRPS int
+	shutdown                                        time.Duration
 }
 
 // stringList is a repeatable flag whose values may also be comma-separated.
@@ -127,7 +127,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fl.IntVar(&sf.perDay, "per-day", 0, "")
 	fl.IntVar(&sf.inFlight, "in-flight", 0, "")
 	fl.IntVar(&sf.searchRPS, "search-rps", 0, "")
-	fl.IntVar(&sf.fetch, "fetch-rps", 0, "")
+	fl.IntVar(&sf.fetchRPS, "fetch-rps", 0, "")
 	fl.DurationVar(&sf.shutdown, "shutdown-timeout", 10*time.Second, "")
 	positional, code, done := parseInterspersed(fl, args, serveUsage, stdout, stderr)
 	if done {
@@ -155,7 +155,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if err := checkListen(sf.listen, sf.tokens != ""); err != nil {
 		return usageErr(stderr, "serve", err.Error())
 	}
-	if sf.replicas < 1 || sf.perDay < 0 || sf.inFlight < 0 || sf.searchRPS < 0 || sf.fetch < 0 || sf.shutdown <= 0 {
+	if sf.replicas < 1 || sf.perDay < 0 || sf.inFlight < 0 || sf.searchRPS < 0 || sf.fetchRPS < 0 || sf.shutdown <= 0 {
 		return usageErr(stderr, "serve", "--replicas is at least 1; --per-day, --in-flight, --search-rps and --fetch-rps are 0 (the default) or more; --shutdown-timeout is positive")
 	}
 
@@ -177,7 +177,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	so := gateway.ServerOptions{
 		MCP:          mcp.Options{Config: cfg, Version: versionString()},
 		AllowOrigins: sf.origins,
-		Limits:       gateway.Limits{PerDay: sf.perDay, InFlight: sf.inFlight, SearchPerSecond: sf.searchRPS, FetchPerSecond: sf.fetch, Replicas: sf.replicas},
+		Limits:       gateway.Limits{PerDay: sf.perDay, InFlight: sf.inFlight, SearchPerSecond: sf.searchRPS, FetchPerSecond: sf.fetchRPS, Replicas: sf.replicas},
 		CacheTTL:     time.Duration(cfg.CacheTTLMinutes) * time.Minute,
 		Metrics:      gateway.NewMetrics(),
 		Logf:         logf,
