@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install/internal/shapetest"
 )
 
 var fuzzEntry = json.RawMessage(`{"command":"/opt/dwr","args":["mcp","--search","forced"],"env":{"K":"$K"}}`)
@@ -49,18 +51,7 @@ func editRoundTrip(t *testing.T, data []byte) (out []byte, ok bool) {
 	want := before.(map[string]any)
 	var e any
 	_ = json.Unmarshal(fuzzEntry, &e)
-	at := func(path []string) map[string]any {
-		m := want
-		for _, k := range path {
-			sub, ok := m[k].(map[string]any)
-			if !ok {
-				sub = map[string]any{}
-				m[k] = sub
-			}
-			m = sub
-		}
-		return m
-	}
+	at := func(path []string) map[string]any { return shapetest.Object(want, path) }
 	at(server[:1])[server[1]] = e
 	arr, _ := at(tools[:1])[tools[1]].([]any)
 	for _, s := range added {

@@ -119,18 +119,7 @@ func readJSON(t *testing.T, data []byte) map[string]any { return shapetest.ReadJ
 // want applies what init must do to a target, as data.
 func want(orig map[string]any, t target) map[string]any {
 	out := deepCopy(orig).(map[string]any)
-	at := func(path []string) map[string]any {
-		m := out
-		for _, k := range path {
-			sub, ok := m[k].(map[string]any)
-			if !ok {
-				sub = map[string]any{}
-				m[k] = sub
-			}
-			m = sub
-		}
-		return m
-	}
+	at := func(path []string) map[string]any { return shapetest.Object(out, path) }
 	if t.server {
 		var e any
 		_ = json.Unmarshal(mustJSON(t.entry), &e)

@@ -116,3 +116,18 @@ func CheckStyle(t testing.TB, s Style, orig, got, name string) {
 		}
 	}
 }
+
+// Object returns the object at path in m, creating every missing (or
+// non-object) member on the way as an empty object: where a test's
+// expected document gets what an edit adds.
+func Object(m map[string]any, path []string) map[string]any {
+	for _, k := range path {
+		sub, ok := m[k].(map[string]any)
+		if !ok {
+			sub = map[string]any{}
+			m[k] = sub
+		}
+		m = sub
+	}
+	return m
+}
