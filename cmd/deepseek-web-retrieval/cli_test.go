@@ -24,30 +24,14 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/clitest"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/deepseektest"
 )
 
 // cliBin is the binary TestMain builds.
 var cliBin string
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "dwr-cli-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	cliBin = filepath.Join(dir, "deepseek-web-retrieval")
-	build := exec.Command("go", "build", "-o", cliBin, ".")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building the CLI:", err)
-		os.RemoveAll(dir)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { clitest.Main(m, ".", &cliBin) }
 
 const cliKey = "sk-clitest0123456789abcdef"
 

@@ -1,38 +1,19 @@
 package main
 
 import (
-	"fmt"
 	"io"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/clitest"
 )
 
 // bin is the binary TestMain builds.
 var bin string
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "gateway-load-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	bin = filepath.Join(dir, "deepseek-web-retrieval")
-	build := exec.Command("go", "build", "-o", bin, "../../../cmd/deepseek-web-retrieval")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building the CLI:", err)
-		os.RemoveAll(dir)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { clitest.Main(m, "../../../cmd/deepseek-web-retrieval", &bin) }
 
 // The benchmark with small numbers: every call answered right, the
 // skewed run's DeepSeek requests at most its distinct URLs, and with a
