@@ -19,7 +19,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js"
 
 import { addToken, revokeToken, startGateway } from "./lib/gateway.js"
-import { startMockDeepSeek } from "./lib/mock-deepseek.js"
+import { DEFAULT_SEARCH_TEXT, startMockDeepSeek } from "./lib/mock-deepseek.js"
 
 const REPO = join(dirname(fileURLToPath(import.meta.url)), "..", "..")
 const KEY = "sk-gwjs0123456789abcdefXYZ"
@@ -31,17 +31,6 @@ const ALLOWED_ORIGIN = "https://app.example.test"
 const SERVER_REVISIONS = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"]
 const REVISIONS = SUPPORTED_PROTOCOL_VERSIONS.filter((v) => SERVER_REVISIONS.includes(v)).sort()
 
-const SEARCH_TEXT = [
-  "1. Effective Go",
-  "https://go.dev/doc/effective_go",
-  "[rerank 2.4 · authority 4 · go.dev] · published 2024-01-15",
-  "Effective Go gives tips for writing clear, idiomatic Go code.",
-  "",
-  "2. Go tips",
-  "https://example.com/go-tips",
-  "[rerank 1.1 · authority unknown]",
-  "Some Go tips.",
-].join("\n")
 
 let dir, bin, ds, gw, env, tokensFile
 const tokens = {}
@@ -163,7 +152,7 @@ for (const revision of REVISIONS) {
     const res = await client.callTool({ name: "deepseek_search", arguments: { query, question: "How do I write idiomatic Go?" } })
     assert.equal(res.isError, undefined)
     assert.equal(res.structuredContent, undefined)
-    assert.deepEqual(res.content, [{ type: "text", text: SEARCH_TEXT }])
+    assert.deepEqual(res.content, [{ type: "text", text: DEFAULT_SEARCH_TEXT }])
     assert.equal(ds.searchRequests.length, searches + 1)
     assert.deepEqual(ds.searchRequests.at(-1).json, { query, count: 10, need_content: false, ori_question: "How do I write idiomatic Go?" })
     assert.equal(ds.searchRequests.at(-1).headers.authorization, `Bearer ${KEY}`)
@@ -187,7 +176,7 @@ for (const revision of REVISIONS) {
         ["alice", "deepseek_fetch", "ok", 200, true, false],
       ],
     )
-    assert.equal(lines[0].bytes, Buffer.byteLength(SEARCH_TEXT))
+    assert.equal(lines[0].bytes, Buffer.byteLength(DEFAULT_SEARCH_TEXT))
   })
 }
 

@@ -15,7 +15,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js"
 
-import { startMockDeepSeek } from "./lib/mock-deepseek.js"
+import { DEFAULT_SEARCH_TEXT, startMockDeepSeek } from "./lib/mock-deepseek.js"
 
 const REPO = join(dirname(fileURLToPath(import.meta.url)), "..", "..")
 const KEY = "sk-mcpjs0123456789abcdefXYZ"
@@ -64,17 +64,6 @@ async function connect(args = [], env = { DEEPSEEK_API_KEY: KEY }) {
   }
 }
 
-const SEARCH_TEXT = [
-  "1. Effective Go",
-  "https://go.dev/doc/effective_go",
-  "[rerank 2.4 · authority 4 · go.dev] · published 2024-01-15",
-  "Effective Go gives tips for writing clear, idiomatic Go code.",
-  "",
-  "2. Go tips",
-  "https://example.com/go-tips",
-  "[rerank 1.1 · authority unknown]",
-  "Some Go tips.",
-].join("\n")
 
 test("initialize answers the SDK's latest revision and names the server", T, async () => {
   const { client, negotiated, close } = await connect()
@@ -110,7 +99,7 @@ test("deepseek_search returns the CLI's text, sends question as ori_question, an
   const res = await client.callTool({ name: "deepseek_search", arguments: { query: "go idioms", question: "How do I write idiomatic Go?" } })
   assert.equal(res.isError, undefined)
   assert.equal(res.structuredContent, undefined)
-  assert.deepEqual(res.content, [{ type: "text", text: SEARCH_TEXT }])
+  assert.deepEqual(res.content, [{ type: "text", text: DEFAULT_SEARCH_TEXT }])
   assert.deepEqual(ds.searchRequests[before].json, { query: "go idioms", count: 10, need_content: false, ori_question: "How do I write idiomatic Go?" })
   await close()
 })
@@ -140,7 +129,7 @@ test("failures are isError results with our sentence; an unknown tool is a proto
   }
   await assert.rejects(client.callTool({ name: "deepseek_nope", arguments: {} }), /unknown tool "deepseek_nope"/)
   // Still serving.
-  assert.deepEqual((await client.callTool({ name: "deepseek_search", arguments: { query: "go" } })).content[0].text, SEARCH_TEXT)
+  assert.deepEqual((await client.callTool({ name: "deepseek_search", arguments: { query: "go" } })).content[0].text, DEFAULT_SEARCH_TEXT)
   await close()
 })
 
@@ -178,7 +167,7 @@ test("retry waits send progress notifications when the client asks for them", T,
   const res = await client.callTool({ name: "deepseek_search", arguments: { query: "go" } }, undefined, {
     onprogress: (p) => progress.push(p),
   })
-  assert.equal(res.content[0].text, SEARCH_TEXT)
+  assert.equal(res.content[0].text, DEFAULT_SEARCH_TEXT)
   assert.deepEqual(progress, [{ progress: 1, total: 3, message: "DeepSeek Search: attempt 1 of 3 failed (HTTP 503); retrying in 1.0 s" }])
   await close()
 })

@@ -50,6 +50,20 @@ export function defaultSearch() {
   }
 }
 
+// DEFAULT_SEARCH_TEXT is what SPEC §6 makes of defaultSearch() with the default options: the
+// text the model gets from deepseek_search (the MCP server's, the gateway's and the CLI's).
+export const DEFAULT_SEARCH_TEXT = [
+  "1. Effective Go",
+  "https://go.dev/doc/effective_go",
+  "[rerank 2.4 · authority 4 · go.dev] · published 2024-01-15",
+  "Effective Go gives tips for writing clear, idiomatic Go code.",
+  "",
+  "2. Go tips",
+  "https://example.com/go-tips",
+  "[rerank 1.1 · authority unknown]",
+  "Some Go tips.",
+].join("\n")
+
 export function defaultFetch(url) {
   return { title: "Example page", content: `# Example page\n\nFetched from ${url}.\n` }
 }
