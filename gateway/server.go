@@ -191,9 +191,9 @@ func (s *Server) guard(next http.Handler) http.Handler {
 	})
 }
 
-// healthz answers 200 "ok" while the shared store answers (or there is
-// none), 200 "degraded" while a Fallback stands in for Redis: calls still
-// succeed either way.
+// healthz answers 200 "degraded" while a Fallback stands in for Redis
+// (from the first store operation that found it down), else 200 "ok"; it
+// does not ping Redis itself. Calls succeed either way.
 func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	if f, ok := s.opts.Store.(interface{ Degraded() bool }); ok && f.Degraded() {
