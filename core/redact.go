@@ -17,9 +17,9 @@ const keyMask = "[redacted]"
 // either hex case), \u-escaped (\u0073k-…), \x-escaped, JSON-escaped (\/)
 // or written as an HTML character reference (&#115;, &#x73;, &#X073;,
 // &period;, &sol;, …); as hex, two digits a byte in either case
-// (736b2d…, 736B2D…); and base64 or base64url encoded, with or without
-// padding, alone or inside a longer base64 text at any offset (an
-// "Authorization: Basic" echo). Keys are limited to letters, digits and
+// (736b2d…, 736B2D…); and base64 or base64url encoded, as is or upper- or
+// lower-cased first, with or without padding, alone or inside a longer
+// base64 text at any offset (an "Authorization: Basic" echo). Keys are limited to letters, digits and
 // -_.~+/=: (see validKey), so JSON encoding leaves a key unchanged and %q
 // quoting cannot split it.
 //
@@ -58,29 +58,12 @@ func NewRedactor(key string) *Redactor {
 		r.first[b] = true
 	}
 	r.maxLen = maxUnitLen * len(key)
-	for a := range 3 {
-		enc := base64.StdEncoding.EncodeToString(append(make([]byte, a), key...))
-		// The characters that depend on the key's bytes alone.
-		core := enc[(8*a+5)/6 : 8*(a+len(key))/6]
-		forms := []string{core}
-		if a == 0 {
-			forms = append(forms, enc, strings.TrimRight(enc, "="))
-		}
-		for _, f := range forms {
-			// Short forms would mask ordinary text; a key that short is
-			// not a secret worth the noise.
-			if len(f) < 8 {
-				continue
-			}
-			for _, g := range []string{f, toURLAlphabet(f)} {
-				if !slices.Contains(r.coded, g) {
-					r.coded = append(r.coded, g)
-					r.first[g[0]] = true
-				}
-			}
-		}
+	// base64 is case-sensitive: the key upper- or lower-cased before it is
+	// encoded has forms of its own.
+	for _, k := range []string{key, strings.ToUpper(key), strings.ToLower(key)} {
+		r.addCoded(k)
 	}
-	// Longest first, ties in the order found (at most ten forms, so an
+	// Longest first, ties in the order found (at most 30 forms, so an
 	// insertion sort: slices.SortFunc's generic sorter would cost the module
 	// more code than the sort is worth).
 	for i := 1; i < len(r.coded); i++ {
@@ -132,6 +115,34 @@ func NewRedactor(key string) *Redactor {
 		r.setInner()
 	}
 	return r
+}
+
+// addCoded adds the base64 and base64url forms of k to coded: encoded
+// alone (padded or not), and the characters that depend on k's bytes alone
+// when it follows one or two other bytes in a longer text.
+func (r *Redactor) addCoded(k string) {
+	for a := range 3 {
+		enc := base64.StdEncoding.EncodeToString(append(make([]byte, a), k...))
+		// The characters that depend on the key's bytes alone.
+		core := enc[(8*a+5)/6 : 8*(a+len(k))/6]
+		forms := []string{core}
+		if a == 0 {
+			forms = append(forms, enc, strings.TrimRight(enc, "="))
+		}
+		for _, f := range forms {
+			// Short forms would mask ordinary text; a key that short is
+			// not a secret worth the noise.
+			if len(f) < 8 {
+				continue
+			}
+			for _, g := range []string{f, toURLAlphabet(f)} {
+				if !slices.Contains(r.coded, g) {
+					r.coded = append(r.coded, g)
+					r.first[g[0]] = true
+				}
+			}
+		}
+	}
 }
 
 // setInner fills inner and stride: every two bytes that follow each other
