@@ -101,12 +101,16 @@ func FuzzPlanJSON(f *testing.F) {
 // FuzzAppendWebsearchJSON holds the module's direct writer of a search's
 // provider results to encoding/json's bytes for the results
 // ProviderResults maps, hit by hit: with and without a marker, a text, a
-// date, and site names and texts that need escaping.
+// date, site names and texts that need escaping, and notes after the last
+// hit (with a content and without).
 func FuzzAppendWebsearchJSON(f *testing.F) {
-	f.Add("https://go.dev/<x>", "Go & you", "text\u2029\x00\xff\"\\", "Site <&>\n", 2.15, 3.0, int64(1705276800000), uint8(0xff))
-	f.Add("", "", "", "", 0.0, -1.0, int64(0), uint8(0))
-	f.Add("u", "t", "", "", 1e21, -1.0, int64(-5), uint8(0x0e))
-	f.Fuzz(func(t *testing.T, url, title, text, site string, rerank, authority float64, ms int64, mask uint8) {
+	f.Add("https://go.dev/<x>", "Go & you", "text\u2029\x00\xff\"\\", "Site <&>\n", 2.15, 3.0, int64(1705276800000), uint8(0xff), "(1 result withheld: <x>)")
+	f.Add("", "", "", "", 0.0, -1.0, int64(0), uint8(0), "")
+	f.Add("u", "t", "", "", 1e21, -1.0, int64(-5), uint8(0x0e), "")
+	f.Add("u", "t", "", "", 0.0, 0.0, int64(0), uint8(0xe0), "note\x00")
+	f.Add("u", "t", "x", "", 0.0, 0.0, int64(0), uint8(0x60), "a note")
+	f.Add("0", "0", "", "0", 1e20, -67.0, int64(74), uint8(0x60), "") // an empty note: no content
+	f.Fuzz(func(t *testing.T, url, title, text, site string, rerank, authority float64, ms int64, mask uint8, note string) {
 		h := core.Hit{URL: url, Title: title, Text: text, Published: ms, HasPublished: mask&1 != 0}
 		if mask&2 != 0 {
 			h.Rerank = &rerank
@@ -125,6 +129,12 @@ func FuzzAppendWebsearchJSON(f *testing.F) {
 			r.Hits = []core.Hit{h}
 		case 3:
 			r.Hits = []core.Hit{h, {URL: title, Text: site}, h}
+		}
+		switch mask >> 6 {
+		case 1:
+			r.Notes = []string{note}
+		case 2, 3:
+			r.Notes = []string{note, "(2 results withheld: …)"}
 		}
 		want, err := json.Marshal(WebsearchResult{Results: ProviderResults(r)})
 		require.NoError(t, err)

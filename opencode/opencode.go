@@ -11,6 +11,7 @@ package opencode
 import (
 	"errors"
 	"strconv"
+	"strings"
 
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/jsonlite"
@@ -201,7 +202,12 @@ type Time struct {
 	Published *int64 `json:"published,omitempty"`
 }
 
-// ProviderResults maps search hits onto provider results (SPEC §6).
+// ProviderResults maps search hits onto provider results (SPEC §6). The
+// search's notes (results withheld, a search that failed, a paused turn)
+// end the last result's content, after a blank line each: OpenCode shows
+// the model a provider's results and nothing else, and renders the last
+// result's content last. With no result left there is nowhere to put them;
+// OpenCode then says it found nothing.
 func ProviderResults(r *core.SearchResult) []ProviderResult {
 	out := make([]ProviderResult, 0, len(r.Hits))
 	for _, h := range r.Hits {
@@ -210,6 +216,14 @@ func ProviderResults(r *core.SearchResult) []ProviderResult {
 			pr.Time.Published = &ms
 		}
 		out = append(out, pr)
+	}
+	if notes := strings.Join(r.Notes, "\n\n"); len(out) > 0 && notes != "" {
+		last := &out[len(out)-1]
+		if last.Content == "" {
+			last.Content = notes
+		} else {
+			last.Content += "\n\n" + notes
+		}
 	}
 	return out
 }

@@ -121,6 +121,33 @@ test("2.x provider: an empty result set is an empty array, not an error", async 
   assert.equal(s.modelText, "No search results found. Please try a different query.")
 })
 
+test("2.x provider: results pointing inside the network are withheld, and the model reads why after the last result", async () => {
+  const host = await env.v2({ search: "preferred" })
+  env.ds.enqueue("search", {
+    json: {
+      results: [
+        { url: "http://169.254.169.254/latest/meta-data/", title: "Metadata", summary: "instance secrets" },
+        { url: "https://public.example/", title: "Public", summary: "Public text." },
+        { url: "https://admin:hunter2@public.example/", title: "Credentials", summary: "with a password" },
+      ],
+    },
+  })
+  const s = await host.search("inside the network")
+  assert.equal(s.ok, true, s.error?.message)
+  assert.deepEqual(s.results.map((r) => r.url), ["https://public.example/"])
+  assert.equal(
+    s.modelText,
+    [
+      "## [Public](https://public.example/)",
+      "",
+      "Public text.",
+      "",
+      "(2 results withheld: their URLs point at private or local addresses or carry a user name or password.)",
+    ].join("\n"),
+  )
+  for (const secret of ["169.254", "instance secrets", "hunter2"]) assert.ok(!s.modelText.includes(secret), secret)
+})
+
 test("1.x deepseek_search: exact numbered text", async () => {
   const h = await env.v1({ search: "optional", fetch: "off" })
   env.ds.enqueue("search", { json: SEARCH })
