@@ -11,7 +11,7 @@
 // the module.
 
 import { createHash } from "node:crypto"
-import { closeSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, writeFileSync } from "node:fs"
+import { closeSync, mkdirSync, openSync, readFileSync, readSync, readdirSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs"
 import { homedir } from "node:os"
 import { join } from "node:path"
 import { ID, clientLogger, fileLogger } from "./log.js"
@@ -159,7 +159,8 @@ function planCacheFile(stamp, env = process.env) {
 /**
  * Writes the module's plan to the plan cache, stamped as plan.json is, atomically (a
  * temporary file renamed over it), so a start reading it meanwhile sees the old file or
- * the new one. A failure only costs the next start its speed: logged, never thrown.
+ * the new one, then prunes the directory (prunePlanCache). A failure only costs the next
+ * start its speed: logged, never thrown.
  */
 function cachePlan(file, stamp, plan, log) {
   const tmp = `${file}.${process.pid}.${Date.now().toString(36)}.tmp`
@@ -174,6 +175,46 @@ function cachePlan(file, stamp, plan, log) {
       // no directory to have written it in
     }
     log?.("warn", `could not write the plan cache ${file}: ${err?.message ?? err}; the next start plans in the module again`)
+    return
+  }
+  prunePlanCache(join(file, ".."), Date.now())
+}
+
+// A plan cache file unused this long is removed when another is written: one per core.wasm
+// and options ever used would otherwise pile up with every upgrade. A start that uses a file
+// marks it used (markPlanUsed) at most once a PLAN_TOUCH_MS, so the files of installs still
+// in use stay, whichever version each runs. A temporary file older than PLAN_TMP_MS was left
+// by a start that died writing it.
+const PLAN_UNUSED_MS = 30 * 24 * 3600e3
+const PLAN_TOUCH_MS = 24 * 3600e3
+const PLAN_TMP_MS = 3600e3
+
+/** Removes the files of dir unused beyond the limits above; errors are ignored. */
+function prunePlanCache(dir, now) {
+  let names
+  try {
+    names = readdirSync(dir)
+  } catch {
+    return
+  }
+  for (const name of names) {
+    const limit = name.endsWith(".tmp") ? PLAN_TMP_MS : name.endsWith(".json") ? PLAN_UNUSED_MS : 0
+    if (!limit) continue
+    try {
+      const f = join(dir, name)
+      if (now - statSync(f).mtimeMs > limit) rmSync(f, { force: true })
+    } catch {
+      // gone meanwhile, or not ours to remove
+    }
+  }
+}
+
+/** Marks a plan cache file used now, unless it was marked within PLAN_TOUCH_MS. */
+function markPlanUsed(file, now) {
+  try {
+    if (now - statSync(file).mtimeMs > PLAN_TOUCH_MS) utimesSync(file, now / 1e3, now / 1e3)
+  } catch {
+    // a read-only cache: it may be pruned one day, and is then written again
   }
 }
 
@@ -183,7 +224,8 @@ function cachePlan(file, stamp, plan, log) {
 async function ready(host, options, log) {
   const stamp = stampFor(host, options)
   const cacheFile = stamp && planCacheFile(stamp)
-  const stored = storedPlan(new URL("./plan.json", import.meta.url), stamp) ?? storedPlan(cacheFile, stamp)
+  let stored = storedPlan(new URL("./plan.json", import.meta.url), stamp)
+  if (!stored && (stored = storedPlan(cacheFile, stamp))) markPlanUsed(cacheFile, Date.now())
   if (stored) {
     runtime(log, { lazy: true, warmUp: warmUp(host, options, stored) })
     return stored

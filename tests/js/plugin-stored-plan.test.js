@@ -10,7 +10,7 @@
 import { test, before, after } from "node:test"
 import assert from "node:assert/strict"
 import { spawnSync } from "node:child_process"
-import { appendFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs"
+import { appendFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs"
 import { createHash } from "node:crypto"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -416,4 +416,38 @@ test("a literal API key in the options never reaches the plan cache", T, async (
   const files = cacheFiles()
   assert.equal(files.length, 1)
   assert.ok(!readFileSync(files[0], "utf8").includes(literal))
+})
+
+test("writing a plan cache file prunes files unused for 30 days and stale temporary files; a start keeps the file it uses", T, async () => {
+  const dir = join(root, "cache-prune")
+  mkdirSync(dir)
+  env.clearPlanCache()
+  const day = 24 * 3600
+  const now = Date.now() / 1e3
+  const options = init(dir, "opencode", ["--search", "preferred", "--fetch", "preferred"])
+  await registrationsV2(await freshStart(), options)
+  const [used] = cacheFiles()
+  // In use, last marked 40 days ago: this start uses it, and marks it.
+  utimesSync(used, now - 40 * day, now - 40 * day)
+  await registrationsV2(await freshStart(), options)
+  assert.ok(now - statSync(used).mtimeMs / 1e3 < day, "a start that uses a file marks it")
+
+  const aged = (name, days) => {
+    const f = join(plansDir(), name)
+    writeFileSync(f, "{}")
+    utimesSync(f, now - days * day, now - days * day)
+    return f
+  }
+  const old = aged("opencode2-0123456789abcdef-0123456789abcdef.json", 31)
+  const recent = aged("opencode2-fedcba9876543210-0123456789abcdef.json", 29)
+  const deadTmp = aged("opencode2-x.json.123.abc.tmp", 1)
+  const otherFile = aged("README", 400)
+  // Another project's options: a miss, whose write prunes.
+  mkdirSync(join(dir, "other"))
+  const other = init(join(dir, "other"), "opencode", ["--search", "optional", "--fetch", "optional"])
+  await registrationsV2(await freshStart(), other)
+  const left = cacheFiles()
+  for (const f of [used, recent, otherFile]) assert.ok(left.includes(f), `${f} kept: ${left}`)
+  for (const f of [old, deadTmp]) assert.ok(!left.includes(f), `${f} pruned: ${left}`)
+  assert.equal(left.length, 4, left.join("\n"))
 })
