@@ -111,7 +111,11 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		var traps []string
 		if c.Installed {
 			addKey(c.Options.APIKeyEnv)
-			if c.PluginVersion != "" && c.PluginVersion != core.Version {
+			switch {
+			case c.PluginVersion == "" || c.PluginVersion == core.Version:
+			case c.NPMSpec != "":
+				traps = append(traps, fmt.Sprintf("the entry pins the plugin package to version %s, and this binary is %s: run `deepseek-web-retrieval init --yes --plugin-source npm` (with the same --host and --scope) from this binary to pin its version", c.PluginVersion, core.Version))
+			default:
 				traps = append(traps, fmt.Sprintf("the vendored plugin is version %s, and this binary is %s: run `deepseek-web-retrieval init --yes` (with the same --host and --scope) from this binary to vendor its plugin", c.PluginVersion, core.Version))
 			}
 			if c.Unrecorded {

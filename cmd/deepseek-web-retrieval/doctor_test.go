@@ -153,4 +153,20 @@ func TestCLIDoctorVersionsDiffer(t *testing.T) {
 	_, out, _ = runCLI("doctor")
 	require.Contains(t, out, "\n  - the vendored plugin's version: 0.0.9\n")
 	require.Contains(t, out, "\n  ! the vendored plugin is version 0.0.9, and this binary is "+core.Version+": run `deepseek-web-retrieval init --yes`")
+
+	// The npm package, pinned to another version.
+	cfg = setup(t)
+	code, _, errs = runCLI("init", "--host", "opencode", "--plugin-source", "npm", "--yes")
+	require.Equal(t, exitOK, code, errs)
+	_, out, _ = runCLI("doctor")
+	require.Contains(t, out, "lists @deepseek-web-retrieval/opencode@"+core.Version+" under \"plugins\"")
+	require.NotContains(t, out, "pins the plugin package")
+	conf := filepath.Join(cfg, "opencode.jsonc")
+	data, err = os.ReadFile(conf)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(conf, []byte(strings.Replace(string(data), "opencode@"+core.Version, "opencode@0.0.9", 1)), 0o644))
+	_, out, _ = runCLI("doctor")
+	require.Contains(t, out, "lists @deepseek-web-retrieval/opencode@0.0.9 under \"plugins\"")
+	require.Contains(t, out, "\n  ! the entry pins the plugin package to version 0.0.9, and this binary is "+core.Version+": run `deepseek-web-retrieval init --yes --plugin-source npm`")
+	require.NotContains(t, out, "vendored plugin is version")
 }

@@ -28,9 +28,12 @@ type Check struct {
 	// hand, or by an init that was interrupted): uninstall refuses it
 	// until init adopts it.
 	Unrecorded bool
-	// PluginVersion is the vendored plugin's version (its package.json),
-	// when it has one.
+	// PluginVersion is the plugin's version: the vendored plugin's (its
+	// package.json), or the version NPMSpec pins; "" when unknown.
 	PluginVersion string
+	// NPMSpec is the npm package spec the entry names (the plugin comes
+	// from npm, OpenCode installs it); "" for the vendored plugin.
+	NPMSpec string
 }
 
 // Doctor inspects the config directory an install into scope would use:
@@ -97,6 +100,7 @@ func Doctor(env Env, scope install.Scope, dir string) Check {
 	c.Unrecorded = rec == nil
 	if npmSpec != "" {
 		// OpenCode installs the package itself; its version is the pin.
+		c.NPMSpec = npmSpec
 		c.PluginVersion = strings.TrimPrefix(npmSpec, NPMPackage+"@")
 		if c.PluginVersion == npmSpec {
 			c.PluginVersion = ""
