@@ -19,9 +19,9 @@ const keyMask = "[redacted]"
 // &period;, &sol;, …); as hex, two digits a byte in either case
 // (736b2d…, 736B2D…); and base64 or base64url encoded, as is or upper- or
 // lower-cased first, with or without padding, alone or inside a longer
-// base64 text at any offset (an "Authorization: Basic" echo). Keys are limited to letters, digits and
-// -_.~+/=: (see validKey), so JSON encoding leaves a key unchanged and %q
-// quoting cannot split it.
+// base64 text at any offset (an "Authorization: Basic" echo). Keys are
+// limited to letters, digits and -_.~+/=: (see validKey), so JSON encoding
+// leaves a key unchanged and %q quoting cannot split it.
 //
 // The zero Redactor and a nil *Redactor mask nothing. A Redactor is
 // immutable and safe for concurrent use.
