@@ -27,6 +27,7 @@ type WebsearchResult struct {
 func AppendWebsearchJSON(b []byte, r *core.SearchResult) []byte {
 	// ProviderResults never returns nil: no hits is [], not null.
 	b = append(b, `{"results":[`...)
+	notes := providerNotes(r)
 	for i := range r.Hits {
 		h := &r.Hits[i]
 		if i > 0 {
@@ -38,16 +39,17 @@ func AppendWebsearchJSON(b []byte, r *core.SearchResult) []byte {
 			b = append(b, `,"title":`...)
 			b = jsonlite.AppendString(b, h.Title)
 		}
-		// ProviderResults' test: the notes joined are not "".
-		notes := i == len(r.Hits)-1 && (len(r.Notes) > 1 || len(r.Notes) == 1 && r.Notes[0] != "")
+		withNotes := i == len(r.Hits)-1 && notes != ""
 		if h.Text != "" || h.Rerank != nil || h.Authority != nil || h.Site != "" {
 			b = append(b, `,"content":`...)
 			b = h.AppendProviderContentJSON(b)
-			if notes {
-				b = appendNotesJSON(append(b[:len(b)-1], `\n\n`...), r.Notes)
+			if withNotes {
+				// Reopen the string: its closing quote gives way to the notes.
+				b = append(jsonlite.AppendStringBody(append(b[:len(b)-1], `\n\n`...), notes), '"')
 			}
-		} else if notes {
-			b = appendNotesJSON(append(b, `,"content":"`...), r.Notes)
+		} else if withNotes {
+			b = append(b, `,"content":`...)
+			b = jsonlite.AppendString(b, notes)
 		}
 		b = append(b, `,"time":{`...)
 		if ms, ok := h.PublishedMs(); ok {
@@ -57,18 +59,6 @@ func AppendWebsearchJSON(b []byte, r *core.SearchResult) []byte {
 		b = append(b, "}}"...)
 	}
 	return append(b, "]}"...)
-}
-
-// appendNotesJSON ends a JSON string whose opening quote b holds with the
-// notes, a blank line between them, as ProviderResults joins them.
-func appendNotesJSON(b []byte, notes []string) []byte {
-	for i, n := range notes {
-		if i > 0 {
-			b = append(b, `\n\n`...)
-		}
-		b = jsonlite.AppendStringBody(b, n)
-	}
-	return append(b, '"')
 }
 
 // AppendJSON appends the plan as JSON. Tool options must be bools or

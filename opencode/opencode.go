@@ -202,6 +202,10 @@ type Time struct {
 	Published *int64 `json:"published,omitempty"`
 }
 
+// providerNotes is what ProviderResults adds to the last result's content:
+// the search's notes, a blank line between them.
+func providerNotes(r *core.SearchResult) string { return strings.Join(r.Notes, "\n\n") }
+
 // ProviderResults maps search hits onto provider results (SPEC §6). The
 // search's notes (results withheld, a search that failed, a paused turn)
 // end the last result's content, after a blank line each: OpenCode shows
@@ -217,7 +221,7 @@ func ProviderResults(r *core.SearchResult) []ProviderResult {
 		}
 		out = append(out, pr)
 	}
-	if notes := strings.Join(r.Notes, "\n\n"); len(out) > 0 && notes != "" {
+	if notes := providerNotes(r); len(out) > 0 && notes != "" {
 		last := &out[len(out)-1]
 		if last.Content == "" {
 			last.Content = notes
