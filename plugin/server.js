@@ -13,7 +13,7 @@
 import { createHash } from "node:crypto"
 import { closeSync, mkdirSync, openSync, readFileSync, readSync, readdirSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs"
 import { homedir } from "node:os"
-import { join } from "node:path"
+import { dirname, join } from "node:path"
 import { ID, clientLogger, fileLogger } from "./log.js"
 
 const PLAN_FORMAT = 2
@@ -165,7 +165,7 @@ function planCacheFile(stamp, env = process.env) {
 function cachePlan(file, stamp, plan, log) {
   const tmp = `${file}.${process.pid}.${Date.now().toString(36)}.tmp`
   try {
-    mkdirSync(join(file, ".."), { recursive: true })
+    mkdirSync(dirname(file), { recursive: true })
     writeFileSync(tmp, JSON.stringify({ ...stamp, plan }, null, 2) + "\n")
     renameSync(tmp, file)
   } catch (err) {
@@ -177,7 +177,7 @@ function cachePlan(file, stamp, plan, log) {
     log?.("warn", `could not write the plan cache ${file}: ${err?.message ?? err}; the next start plans in the module again`)
     return
   }
-  prunePlanCache(join(file, ".."), Date.now())
+  prunePlanCache(dirname(file))
 }
 
 // A plan cache file unused this long is removed when another is written: one per core.wasm
@@ -190,7 +190,8 @@ const PLAN_TOUCH_MS = 24 * 3600e3
 const PLAN_TMP_MS = 3600e3
 
 /** Removes the files of dir unused beyond the limits above; errors are ignored. */
-function prunePlanCache(dir, now) {
+function prunePlanCache(dir) {
+  const now = Date.now()
   let names
   try {
     names = readdirSync(dir)
@@ -210,7 +211,8 @@ function prunePlanCache(dir, now) {
 }
 
 /** Marks a plan cache file used now, unless it was marked within PLAN_TOUCH_MS. */
-function markPlanUsed(file, now) {
+function markPlanUsed(file) {
+  const now = Date.now()
   try {
     if (now - statSync(file).mtimeMs > PLAN_TOUCH_MS) utimesSync(file, now / 1e3, now / 1e3)
   } catch {
@@ -224,8 +226,9 @@ function markPlanUsed(file, now) {
 async function ready(host, options, log) {
   const stamp = stampFor(host, options)
   const cacheFile = stamp && planCacheFile(stamp)
-  let stored = storedPlan(new URL("./plan.json", import.meta.url), stamp)
-  if (!stored && (stored = storedPlan(cacheFile, stamp))) markPlanUsed(cacheFile, Date.now())
+  const installed = storedPlan(new URL("./plan.json", import.meta.url), stamp)
+  const stored = installed ?? storedPlan(cacheFile, stamp)
+  if (stored && !installed) markPlanUsed(cacheFile)
   if (stored) {
     runtime(log, { lazy: true, warmUp: warmUp(host, options, stored) })
     return stored
