@@ -4,7 +4,9 @@
 //     binary in ~/.local/bin and the real Codex lists and runs our server from there;
 //   - npm i -g: the launcher passes arguments, stdio, the exit code and signals through, and
 //     DEEPSEEK_WEB_RETRIEVAL_BINARY runs another binary;
-//   - --omit=optional, and a node_modules installed for another OS/CPU: the clear message;
+//   - --omit=optional, and a node_modules installed for another OS/CPU: the clear message; a
+//     copy of the platform package elsewhere (a parent node_modules, NODE_PATH, ~/.node_modules)
+//     is not run;
 //   - install from npm writes "plugin": [["@deepseek-web-retrieval/opencode@VERSION", {...}]]
 //     (--plugin-source npm, its default there); OpenCode 1.18.33 (tests/js) installs that spec
 //     itself (only our scope mapped to the local registry) and runs deepseek_search and
@@ -236,7 +238,16 @@ describe("the packages from a local registry", () => {
     const omit = join(sb.root, "omit")
     const i = await run("npm", ["i", "--prefix", omit, "--omit=optional", SPEC], env, sb.root)
     assert.equal(i.code, 0, i.stdout + i.stderr)
-    const r = await run(join(omit, "node_modules", ".bin", "deepseek-web-retrieval"), ["--version"], env, sb.root, 30000)
+    // Copies of the package where Node would find it (a parent node_modules, NODE_PATH,
+    // ~/.node_modules) are not this install's: the launcher does not run them.
+    const decoys = [join(sb.root, "node_modules"), join(sb.root, "path"), join(sb.home, ".node_modules")]
+    for (const nm of decoys) {
+      const d = join(nm, ...pkg.split("/"))
+      mkdirSync(join(d, "bin"), { recursive: true })
+      writeFileSync(join(d, "package.json"), JSON.stringify({ name: pkg, version: VERSION }))
+      writeFileSync(join(d, "bin", "deepseek-web-retrieval"), "#!/bin/sh\necho decoy\n", { mode: 0o755 })
+    }
+    const r = await run(join(omit, "node_modules", ".bin", "deepseek-web-retrieval"), ["--version"], { ...env, NODE_PATH: decoys[1] }, sb.root, 30000)
     assert.equal(r.code, 1)
     assert.equal(r.stdout, "")
     assert.equal(r.stderr, `deepseek-web-retrieval: the package ${pkg}, which holds the binary for ${PLATFORM}, is not installed.
