@@ -13,13 +13,14 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"regexp"
 	"runtime"
 	"sort"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/atomicfile"
 )
 
 // TokenPrefix starts every member token, so secret scanners and people can
@@ -264,41 +265,16 @@ func lineOf(data []byte, offset int64) int {
 	return 1 + bytes.Count(data[:offset], []byte("\n"))
 }
 
-// writeTokensFile writes f to path atomically with mode 0600: a temporary
-// file in the same directory, synced, then renamed over path.
+// writeTokensFile writes f to path with mode 0600 through
+// [atomicfile.WriteFile]: a reader sees the old file or the new one.
 func writeTokensFile(path string, f *tokensFile) error {
 	data, err := json.MarshalIndent(f, "", "  ")
 	if err != nil {
 		return fmt.Errorf("tokens file %s: %w", path, err)
 	}
 	data = append(data, '\n')
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*")
-	if err != nil {
+	if err := atomicfile.WriteFile(path, data, 0o600); err != nil {
 		return fmt.Errorf("tokens file %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name()) // fails harmlessly after the rename
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return fmt.Errorf("tokens file %s: %w", path, err)
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("tokens file %s: %w", path, err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("tokens file %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("tokens file %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("tokens file %s: %w", path, err)
-	}
-	if d, err := os.Open(dir); err == nil {
-		_ = d.Sync() // make the rename durable where the platform can
-		d.Close()
 	}
 	return nil
 }
