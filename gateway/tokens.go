@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/atomicfile"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/filelock"
 )
 
 // TokenPrefix starts every member token, so secret scanners and people can
@@ -171,31 +172,25 @@ func ListTokens(path string) ([]Member, error) {
 	return out, nil
 }
 
+// tokensLockWait is how long a token command waits for another one.
+const tokensLockWait = 5 * time.Second
+
 // lockTokensFile serialises AddToken and RevokeToken on one file, across
-// processes too: it creates path+".lock" exclusively, waiting up to 5 s
-// for another holder, and takes over a lock file older than 30 s (its
-// holder died). It returns the function that releases the lock.
+// processes (and containers sharing the directory) too: it takes the
+// kernel lock of path+".lock" ([filelock.Lock]), which its holder keeps
+// exactly as long as it runs, waiting up to tokensLockWait for another
+// holder. The lock file stays beside the tokens file. It returns the
+// function that releases the lock.
 func lockTokensFile(path string) (unlock func(), err error) {
 	lock := path + ".lock"
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		f, err := os.OpenFile(lock, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
-		if err == nil {
-			f.Close()
-			return func() { os.Remove(lock) }, nil
-		}
-		if !errors.Is(err, fs.ErrExist) {
-			return nil, fmt.Errorf("tokens file %s: lock: %w", path, err)
-		}
-		if info, serr := os.Stat(lock); serr == nil && time.Since(info.ModTime()) > 30*time.Second {
-			os.Remove(lock)
-			continue
-		}
-		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("tokens file %s: %s has been held for 5 s by another token command; remove it if none is running", path, lock)
-		}
-		time.Sleep(10 * time.Millisecond)
+	unlock, err = filelock.Lock(lock, tokensLockWait)
+	if errors.Is(err, filelock.ErrHeld) {
+		return nil, fmt.Errorf("tokens file %s: another token command is running (it holds the lock on %s; waited %s); wait for it to finish, then run the command again", path, lock, tokensLockWait)
 	}
+	if err != nil {
+		return nil, fmt.Errorf("tokens file %s: %w", path, err)
+	}
+	return unlock, nil
 }
 
 // readTokensFile reads and checks the file; a missing file is empty when
