@@ -73,7 +73,8 @@ var (
 	ErrMemberExists = errors.New("member already has a token")
 	// ErrNoMember: RevokeToken for a name that has none.
 	ErrNoMember = errors.New("no such member")
-	// ErrTokensMode: the tokens file can be written by group or others.
+	// ErrTokensMode: the tokens file can be written by group or others
+	// (not checked on Windows).
 	ErrTokensMode = errors.New("tokens file is writable by group or others")
 )
 
@@ -182,6 +183,9 @@ const tokensLockWait = 5 * time.Second
 // holder. The lock file stays beside the tokens file. It returns the
 // function that releases the lock.
 func lockTokensFile(path string) (unlock func(), err error) {
+	if _, err := checkTokensPath(path, true); err != nil {
+		return nil, err // no lock file in a directory we do not trust
+	}
 	lock := path + ".lock"
 	unlock, err = filelock.Lock(lock, tokensLockWait)
 	if errors.Is(err, filelock.ErrHeld) {
@@ -193,13 +197,18 @@ func lockTokensFile(path string) (unlock func(), err error) {
 	return unlock, nil
 }
 
-// readTokensFile reads and checks the file; a missing file is empty when
+// readTokensFile reads and checks the file, refusing one that others
+// could have written ([checkTokensPath]); a missing file is empty when
 // missingOK.
 func readTokensFile(path string, missingOK bool) (*tokensFile, error) {
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) && missingOK {
+	fi, err := checkTokensPath(path, missingOK)
+	if err != nil {
+		return nil, err
+	}
+	if fi == nil {
 		return &tokensFile{Version: tokensVersion}, nil
 	}
+	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("tokens file: %w", err)
 	}
@@ -286,13 +295,21 @@ func writeTokensFile(path string, f *tokensFile) error {
 // broken edit. The error says what is wrong (Authenticate returns it and
 // Logf reports it once per change of the file); serve a 401 without it.
 //
-// # Mode
+// # Owner and mode
 //
-// A file writable by group or others is refused ([ErrTokensMode]): anyone
-// who can write it can make themselves a member. A file readable by them
-// is accepted with a warning through Logf: the hashes in it cannot be
-// turned back into tokens, and mounted secrets (Kubernetes, Docker) are
-// often 0644. On Windows the mode is not checked.
+// Whoever can write the file, or replace it, can make themselves a
+// member; so, as OpenSSH's StrictModes for authorized_keys, the file must
+// belong to this user or root and be writable by no one else
+// ([ErrTokensMode]), and so must every directory on the way to it from /,
+// through every symbolic link (a directory with the sticky bit, as /tmp,
+// may be writable by all). The refusal names what to fix. These checks run
+// when the file is loaded (at start and when it changes) and, while they
+// fail, on every call. A file readable by group or others is accepted with
+// a warning through Logf: the hashes in it cannot be turned back into
+// tokens, and mounted secrets (Kubernetes, Docker) are often 0644.
+// [AddToken], [RevokeToken] and [ListTokens] refuse the same files. On
+// Windows only that it is a regular file is checked: access control
+// lists, not owners and modes, decide who may write there.
 type Tokens struct {
 	path string
 	logf func(format string, args ...any)
@@ -337,17 +354,18 @@ func (t *Tokens) refresh() {
 		info.ModTime().Equal(t.info.ModTime()) && info.Mode() == t.info.Mode() {
 		return
 	}
+	if _, err := checkTokensPath(t.path, false); err != nil {
+		// Checked again on every call until it passes: fixing a
+		// directory does not change the file.
+		if t.err == nil || t.err.Error() != err.Error() {
+			t.logf("gateway: %v; no member can authenticate", err)
+		}
+		t.info, t.members, t.err = nil, nil, err
+		return
+	}
 	t.info = info
-	if runtime.GOOS != "windows" {
-		if info.Mode().Perm()&0o022 != 0 {
-			t.members = nil
-			t.err = fmt.Errorf("tokens file %s: mode %04o: %w; run chmod 600 %s", t.path, info.Mode().Perm(), ErrTokensMode, t.path)
-			t.logf("gateway: %v; no member can authenticate", t.err)
-			return
-		}
-		if info.Mode().Perm()&0o044 != 0 {
-			t.logf("gateway: tokens file %s: mode %04o lets group or others read it; chmod 600 %s is safer", t.path, info.Mode().Perm(), t.path)
-		}
+	if runtime.GOOS != "windows" && info.Mode().Perm()&0o044 != 0 {
+		t.logf("gateway: tokens file %s: mode %04o lets group or others read it; chmod 600 %s is safer", t.path, info.Mode().Perm(), t.path)
 	}
 	data, err := os.ReadFile(t.path)
 	var f *tokensFile
