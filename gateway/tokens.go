@@ -13,13 +13,15 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"regexp"
 	"runtime"
 	"sort"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/atomicfile"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/filelock"
 )
 
 // TokenPrefix starts every member token, so secret scanners and people can
@@ -71,7 +73,8 @@ var (
 	ErrMemberExists = errors.New("member already has a token")
 	// ErrNoMember: RevokeToken for a name that has none.
 	ErrNoMember = errors.New("no such member")
-	// ErrTokensMode: the tokens file can be written by group or others.
+	// ErrTokensMode: the tokens file can be written by group or others
+	// (not checked on Windows).
 	ErrTokensMode = errors.New("tokens file is writable by group or others")
 )
 
@@ -170,40 +173,42 @@ func ListTokens(path string) ([]Member, error) {
 	return out, nil
 }
 
+// tokensLockWait is how long a token command waits for another one.
+const tokensLockWait = 5 * time.Second
+
 // lockTokensFile serialises AddToken and RevokeToken on one file, across
-// processes too: it creates path+".lock" exclusively, waiting up to 5 s
-// for another holder, and takes over a lock file older than 30 s (its
-// holder died). It returns the function that releases the lock.
+// processes (and containers sharing the directory) too: it takes the
+// kernel lock of path+".lock" ([filelock.Lock]), which its holder keeps
+// exactly as long as it runs, waiting up to tokensLockWait for another
+// holder. The lock file stays beside the tokens file. It returns the
+// function that releases the lock.
 func lockTokensFile(path string) (unlock func(), err error) {
-	lock := path + ".lock"
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		f, err := os.OpenFile(lock, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
-		if err == nil {
-			f.Close()
-			return func() { os.Remove(lock) }, nil
-		}
-		if !errors.Is(err, fs.ErrExist) {
-			return nil, fmt.Errorf("tokens file %s: lock: %w", path, err)
-		}
-		if info, serr := os.Stat(lock); serr == nil && time.Since(info.ModTime()) > 30*time.Second {
-			os.Remove(lock)
-			continue
-		}
-		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("tokens file %s: %s has been held for 5 s by another token command; remove it if none is running", path, lock)
-		}
-		time.Sleep(10 * time.Millisecond)
+	if _, err := checkTokensPath(path, true); err != nil {
+		return nil, err // no lock file in a directory we do not trust
 	}
+	lock := path + ".lock"
+	unlock, err = filelock.Lock(lock, tokensLockWait)
+	if errors.Is(err, filelock.ErrHeld) {
+		return nil, fmt.Errorf("tokens file %s: another token command is running (it holds the lock on %s; waited %s); wait for it to finish, then run the command again", path, lock, tokensLockWait)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("tokens file %s: %w", path, err)
+	}
+	return unlock, nil
 }
 
-// readTokensFile reads and checks the file; a missing file is empty when
+// readTokensFile reads and checks the file, refusing one that others
+// could have written ([checkTokensPath]); a missing file is empty when
 // missingOK.
 func readTokensFile(path string, missingOK bool) (*tokensFile, error) {
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) && missingOK {
+	fi, err := checkTokensPath(path, missingOK)
+	if err != nil {
+		return nil, err
+	}
+	if fi == nil {
 		return &tokensFile{Version: tokensVersion}, nil
 	}
+	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("tokens file: %w", err)
 	}
@@ -264,41 +269,16 @@ func lineOf(data []byte, offset int64) int {
 	return 1 + bytes.Count(data[:offset], []byte("\n"))
 }
 
-// writeTokensFile writes f to path atomically with mode 0600: a temporary
-// file in the same directory, synced, then renamed over path.
+// writeTokensFile writes f to path with mode 0600 through
+// [atomicfile.WriteFile]: a reader sees the old file or the new one.
 func writeTokensFile(path string, f *tokensFile) error {
 	data, err := json.MarshalIndent(f, "", "  ")
 	if err != nil {
 		return fmt.Errorf("tokens file %s: %w", path, err)
 	}
 	data = append(data, '\n')
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*")
-	if err != nil {
+	if err := atomicfile.WriteFile(path, data, 0o600); err != nil {
 		return fmt.Errorf("tokens file %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name()) // fails harmlessly after the rename
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return fmt.Errorf("tokens file %s: %w", path, err)
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("tokens file %s: %w", path, err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("tokens file %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("tokens file %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("tokens file %s: %w", path, err)
-	}
-	if d, err := os.Open(dir); err == nil {
-		_ = d.Sync() // make the rename durable where the platform can
-		d.Close()
 	}
 	return nil
 }
@@ -315,13 +295,21 @@ func writeTokensFile(path string, f *tokensFile) error {
 // broken edit. The error says what is wrong (Authenticate returns it and
 // Logf reports it once per change of the file); serve a 401 without it.
 //
-// # Mode
+// # Owner and mode
 //
-// A file writable by group or others is refused ([ErrTokensMode]): anyone
-// who can write it can make themselves a member. A file readable by them
-// is accepted with a warning through Logf: the hashes in it cannot be
-// turned back into tokens, and mounted secrets (Kubernetes, Docker) are
-// often 0644. On Windows the mode is not checked.
+// Whoever can write the file, or replace it, can make themselves a
+// member; so, as OpenSSH's StrictModes for authorized_keys, the file must
+// belong to this user or root and be writable by no one else
+// ([ErrTokensMode]), and so must every directory on the way to it from /,
+// through every symbolic link (a directory with the sticky bit, as /tmp,
+// may be writable by all). The refusal names what to fix. These checks run
+// when the file is loaded (at start and when it changes) and, while they
+// fail, on every call. A file readable by group or others is accepted with
+// a warning through Logf: the hashes in it cannot be turned back into
+// tokens, and mounted secrets (Kubernetes, Docker) are often 0644.
+// [AddToken], [RevokeToken] and [ListTokens] refuse the same files. On
+// Windows only that it is a regular file is checked: access control
+// lists, not owners and modes, decide who may write there.
 type Tokens struct {
 	path string
 	logf func(format string, args ...any)
@@ -366,17 +354,18 @@ func (t *Tokens) refresh() {
 		info.ModTime().Equal(t.info.ModTime()) && info.Mode() == t.info.Mode() {
 		return
 	}
+	if _, err := checkTokensPath(t.path, false); err != nil {
+		// Checked again on every call until it passes: fixing a
+		// directory does not change the file.
+		if t.err == nil || t.err.Error() != err.Error() {
+			t.logf("gateway: %v; no member can authenticate", err)
+		}
+		t.info, t.members, t.err = nil, nil, err
+		return
+	}
 	t.info = info
-	if runtime.GOOS != "windows" {
-		if info.Mode().Perm()&0o022 != 0 {
-			t.members = nil
-			t.err = fmt.Errorf("tokens file %s: mode %04o: %w; run chmod 600 %s", t.path, info.Mode().Perm(), ErrTokensMode, t.path)
-			t.logf("gateway: %v; no member can authenticate", t.err)
-			return
-		}
-		if info.Mode().Perm()&0o044 != 0 {
-			t.logf("gateway: tokens file %s: mode %04o lets group or others read it; chmod 600 %s is safer", t.path, info.Mode().Perm(), t.path)
-		}
+	if runtime.GOOS != "windows" && info.Mode().Perm()&0o044 != 0 {
+		t.logf("gateway: tokens file %s: mode %04o lets group or others read it; chmod 600 %s is safer", t.path, info.Mode().Perm(), t.path)
 	}
 	data, err := os.ReadFile(t.path)
 	var f *tokensFile

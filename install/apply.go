@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/atomicfile"
 )
 
 // ErrStale is returned by Apply when a file changed after the plan was made.
@@ -101,7 +103,7 @@ func writeTree(dir string, files []TreeFile) (err error) {
 	if err := os.Rename(tmp, dir); err != nil {
 		return err
 	}
-	return syncDir(filepath.Dir(dir))
+	return atomicfile.SyncDir(filepath.Dir(dir))
 }
 
 // removeTree removes the files writeTree wrote (while unchanged: each
@@ -134,38 +136,10 @@ func resolve(path string) string {
 	return path
 }
 
-// WriteAtomic writes data to path through a temporary file in the same
-// directory (named with [TempMarker]), synced, then a rename, then a sync
-// of the directory: readers see the old or the new content, never a mix,
-// and once it returns the new content survives a crash.
-func WriteAtomic(path string, data []byte, mode fs.FileMode) (err error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+TempMarker+"*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			os.Remove(tmp)
-		}
-	}()
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Chmod(mode); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return err
-	}
-	return syncDir(filepath.Dir(path))
+// WriteAtomic writes data to path with mode through [atomicfile.Write],
+// its temporary file named with [TempMarker]: readers see the old or the
+// new content, never a mix, and once it returns the new content survives a
+// crash.
+func WriteAtomic(path string, data []byte, mode fs.FileMode) error {
+	return atomicfile.Write(path, bytes.NewReader(data), mode, "."+filepath.Base(path)+TempMarker+"*")
 }

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"slices"
 	"time"
+
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/filelock"
 )
 
 // ErrLocked is returned by Lock when another init or uninstall holds the
@@ -17,38 +19,26 @@ var LockWait = 30 * time.Second
 
 // Lock takes the exclusive lock of the config directory dir for a whole
 // plan and apply, and returns the function that releases it. The lock is
-// an operating-system file lock (flock(2); LockFileEx on Windows) on a file
-// named after dir in a private directory of this user under the system's
-// temporary directory: the kernel drops it when the process ends, so a
-// crash never leaves a stale lock, and nothing is created in the config
-// directory itself. A run that finds the lock held waits up to LockWait,
-// then fails with ErrLocked.
+// an operating-system file lock ([filelock.Lock]: flock(2); LockFileEx on
+// Windows) on a file named after dir in a private directory of this user
+// under the system's temporary directory: the kernel drops it when the
+// process ends, so a crash never leaves a stale lock, and nothing is
+// created in the config directory itself. A run that finds the lock held
+// waits up to LockWait, then fails with ErrLocked.
 func Lock(dir string) (unlock func(), err error) {
 	base, err := lockDir()
 	if err != nil {
 		return nil, fmt.Errorf("lock: %w", err)
 	}
 	name := filepath.Join(base, SHA([]byte(filepath.Clean(dir)))[:24]+".lock")
-	f, err := openLockFile(name)
+	unlock, err = filelock.Lock(name, LockWait)
+	if errors.Is(err, filelock.ErrHeld) {
+		return nil, fmt.Errorf("%w on %s (waited %s); wait for it to finish, then run the command again", ErrLocked, dir, LockWait)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("lock: %w", err)
 	}
-	deadline := time.Now().Add(LockWait)
-	for {
-		held, err := tryLock(f)
-		if err != nil {
-			f.Close()
-			return nil, fmt.Errorf("lock: %w", err)
-		}
-		if !held {
-			return func() { unlockFile(f); f.Close() }, nil
-		}
-		if !time.Now().Before(deadline) {
-			f.Close()
-			return nil, fmt.Errorf("%w on %s (waited %s); wait for it to finish, then run the command again", ErrLocked, dir, LockWait)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	return unlock, nil
 }
 
 // LockRun takes every lock a run needs and finishes an interrupted run:

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/atomicfile"
 )
 
 // JournalFormat is the version of the journal's format.
@@ -252,7 +254,7 @@ func applyChange(c Change) (func() error, error) {
 		if err != nil {
 			return nil, err
 		}
-		return func() error { return removeEmptyDir(c.Path) }, syncDir(filepath.Dir(c.Path))
+		return func() error { return removeEmptyDir(c.Path) }, atomicfile.SyncDir(filepath.Dir(c.Path))
 	case c.Kind == KindDir && c.Op == OpDelete:
 		if c.IfEmpty {
 			if ents, err := os.ReadDir(c.Path); err != nil || len(ents) > 0 {
@@ -271,7 +273,7 @@ func applyChange(c Change) (func() error, error) {
 				return err
 			}
 			return nil
-		}, syncDir(filepath.Dir(c.Path))
+		}, atomicfile.SyncDir(filepath.Dir(c.Path))
 	case c.Op == OpCreate:
 		if err := WriteAtomic(c.Path, c.New, c.Mode); err != nil {
 			return nil, err
@@ -306,7 +308,7 @@ func applyChange(c Change) (func() error, error) {
 				return nil // someone else wrote it since: leave theirs
 			}
 			return WriteAtomic(c.Path, c.Old, mode)
-		}, syncDir(filepath.Dir(c.Path))
+		}, atomicfile.SyncDir(filepath.Dir(c.Path))
 	}
 	return nil, fmt.Errorf("%s: unknown change", c.Path)
 }
@@ -407,14 +409,14 @@ func (tx Tx) begin(changes []Change, missing []string) (*journal, error) {
 			return err
 		}
 		for d := filepath.Join(tmp, rel); d != filepath.Dir(tmp); d = filepath.Dir(d) {
-			if err := syncDir(d); err != nil {
+			if err := atomicfile.SyncDir(d); err != nil {
 				return err
 			}
 		}
 		if err := os.Rename(tmp, top); err != nil {
 			return err
 		}
-		return syncDir(filepath.Dir(top))
+		return atomicfile.SyncDir(filepath.Dir(top))
 	}()
 	if err != nil {
 		os.RemoveAll(tmp)
@@ -474,7 +476,7 @@ func (tx Tx) end(j *journal, held []string) error {
 	if err := os.Remove(filepath.Join(tx.StateDir, journalName)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	if err := syncDir(tx.StateDir); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := atomicfile.SyncDir(tx.StateDir); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
 	if note == "" {
@@ -493,7 +495,7 @@ func finishCleanup(note string, dirs []string) error {
 	if err := os.Remove(note); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	return syncDir(filepath.Dir(note))
+	return atomicfile.SyncDir(filepath.Dir(note))
 }
 
 // resumeCleanup finishes a cleanup that a crash interrupted: its note is
@@ -657,7 +659,7 @@ func reverseStep(s journalStep) (done string, left bool, err error) {
 		if err := os.Remove(s.Path); err != nil {
 			return "", false, err
 		}
-		return "removed " + s.Path, false, syncDir(filepath.Dir(s.Path))
+		return "removed " + s.Path, false, atomicfile.SyncDir(filepath.Dir(s.Path))
 	case s.Op == "update":
 		target := resolve(s.Path)
 		data, err := os.ReadFile(target)

@@ -11,6 +11,8 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/atomicfile"
 )
 
 func installUsage(w io.Writer) {
@@ -249,11 +251,10 @@ func onPath(dir string) bool {
 	return false
 }
 
-// copyBinary puts a copy of src at dst atomically: written to a temporary
-// file in dst's directory, synced, made 0755 and renamed over dst, so dst is
-// at every moment either the old binary or the whole new one. A src that is
-// dst already is left alone.
-func copyBinary(src, dst string) (err error) {
+// copyBinary puts a copy of src at dst with mode 0755 through
+// [atomicfile.Write], so dst is at every moment either the old binary or
+// the whole new one. A src that is dst already is left alone.
+func copyBinary(src, dst string) error {
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		return err
 	}
@@ -269,39 +270,5 @@ func copyBinary(src, dst string) (err error) {
 		return err
 	}
 	defer in.Close()
-	tmp, err := os.CreateTemp(filepath.Dir(dst), "."+filepath.Base(dst)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if _, err = io.Copy(tmp, in); err != nil {
-		return err
-	}
-	if err = tmp.Chmod(0o755); err != nil {
-		return err
-	}
-	if err = tmp.Sync(); err != nil {
-		return err
-	}
-	if err = tmp.Close(); err != nil {
-		return err
-	}
-	if err = os.Rename(tmp.Name(), dst); err != nil {
-		return err
-	}
-	syncDir(filepath.Dir(dst))
-	return nil
-}
-
-// syncDir makes a rename in dir durable where the system allows it.
-func syncDir(dir string) {
-	if d, err := os.Open(dir); err == nil {
-		d.Sync() // not supported on Windows; the rename stands either way
-		d.Close()
-	}
+	return atomicfile.Write(dst, in, 0o755, "")
 }

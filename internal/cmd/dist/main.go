@@ -47,6 +47,7 @@ import (
 	"time"
 
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/atomicfile"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/plugin"
 )
 
@@ -337,13 +338,7 @@ func writeZip(dst, dir string, mtime time.Time, files []file) error {
 	return writeAtomic(dst, buf.Bytes())
 }
 
-func writeAtomic(dst string, data []byte) error {
-	tmp := dst + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, dst)
-}
+func writeAtomic(dst string, data []byte) error { return atomicfile.WriteFile(dst, data, 0o644) }
 
 // writeChecksums writes checksums.txt (sha256sum's format) for names, files
 // of out.

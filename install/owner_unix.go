@@ -3,27 +3,12 @@
 package install
 
 import (
-	"fmt"
 	"io/fs"
 	"os"
 	"os/user"
 	"strconv"
 	"syscall"
 )
-
-// syncDir makes the entries of dir (a rename, a creation or a removal in
-// it) durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("sync %s: %w", dir, err)
-	}
-	return nil
-}
 
 // foreignOwner reports the owner of a file that belongs to another user
 // than the one running the installer.
