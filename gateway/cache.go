@@ -8,8 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"log"
-	"sync"
 	"time"
+
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/flight"
 )
 
 // Cache is the answer cache and the coalescing of identical calls, over a
@@ -27,8 +28,8 @@ type Cache struct {
 	store Store
 	opts  CacheOptions
 
-	mu      sync.Mutex
-	flights map[string]*flight
+	// flights are this replica's runs of work, by store key.
+	flights flight.Group[string, answer]
 }
 
 // CacheOptions configures [NewCache]. The zero value is ready to use.
@@ -86,7 +87,7 @@ func NewCache(store Store, opts CacheOptions) *Cache {
 	if opts.Logf == nil {
 		opts.Logf = log.Printf
 	}
-	return &Cache{store: store, opts: opts, flights: map[string]*flight{}}
+	return &Cache{store: store, opts: opts}
 }
 
 // Key returns the store key of an identity: "c:" and the hex SHA-256.
@@ -120,14 +121,11 @@ func (c *Cache) Set(ctx context.Context, identity []byte, value []byte, ttl time
 	}
 }
 
-// flight is one computation on this replica that identical calls share.
-type flight struct {
-	done    chan struct{}
-	cancel  context.CancelFunc
-	waiters int
-	val     []byte
-	src     Source
-	err     error
+// answer is what a run of [Cache.Do]'s work gives the calls sharing it.
+type answer struct {
+	val []byte
+	src Source
+	err error
 }
 
 // Do returns the answer for identity: from the cache, from an identical
@@ -151,40 +149,17 @@ func (c *Cache) Do(ctx context.Context, identity []byte, ttl time.Duration, work
 	if v, ok := c.Get(ctx, identity); ok {
 		return v, Hit, nil
 	}
-	c.mu.Lock()
-	f, shared := c.flights[key]
-	if !shared {
-		fctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-		f = &flight{done: make(chan struct{}), cancel: cancel}
-		c.flights[key] = f
-		go func() {
-			f.val, f.src, f.err = c.run(fctx, key, ttl, work)
-			c.mu.Lock()
-			delete(c.flights, key)
-			c.mu.Unlock()
-			cancel()
-			close(f.done)
-		}()
+	a, started, err := c.flights.Do(ctx, key, func(fctx context.Context) answer {
+		v, src, err := c.run(fctx, key, ttl, work)
+		return answer{v, src, err}
+	})
+	if err != nil {
+		return nil, Computed, err
 	}
-	f.waiters++
-	c.mu.Unlock()
-
-	select {
-	case <-f.done:
-		src := f.src
-		if shared {
-			src = Coalesced
-		}
-		return f.val, src, f.err
-	case <-ctx.Done():
-		c.mu.Lock()
-		f.waiters--
-		if f.waiters == 0 {
-			f.cancel()
-		}
-		c.mu.Unlock()
-		return nil, Computed, ctx.Err()
+	if !started {
+		a.src = Coalesced
 	}
+	return a.val, a.src, a.err
 }
 
 // run computes key once across replicas; see [Cache.Do].
