@@ -8,8 +8,12 @@ import (
 	"errors"
 	"fmt"
 	"log"
-	"sync"
+	"os"
 	"time"
+
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/flight"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/mcp"
 )
 
 // Cache is the answer cache and the coalescing of identical calls, over a
@@ -23,12 +27,24 @@ import (
 // and must hold nothing secret (no API key, no member token). The store
 // sees only "c:" + hex(SHA-256(identity)), so keys are fixed-length and
 // reveal nothing of the query either.
+//
+// # Entries
+//
+// An answer is stored with its expiry and an HMAC-SHA256 over it, its key
+// and the expiry, under a key derived from CacheOptions.Secret. An entry
+// that fails the check (written by someone who can write to the store but
+// holds no secret, moved from another key, put back after it expired,
+// larger than any answer the cache keeps) is a miss: it is logged (at most
+// a line a minute) and the answer computed again replaces it. It is never
+// an answer.
 type Cache struct {
-	store Store
-	opts  CacheOptions
+	store  Store
+	opts   CacheOptions
+	macKey []byte
+	bad    *rareLog
 
-	mu      sync.Mutex
-	flights map[string]*flight
+	// flights are this replica's runs of work, by store key.
+	flights flight.Group[string, answer]
 }
 
 // CacheOptions configures [NewCache]. The zero value is ready to use.
@@ -44,8 +60,15 @@ type CacheOptions struct {
 	// Poll is the first interval between checks for another replica's
 	// answer; it grows by half each time up to 8×Poll. Zero means 10 ms.
 	Poll time.Duration
-	// Logf reports store errors; nil means log.Printf.
+	// Logf reports store errors and refused entries; nil means
+	// log.Printf.
 	Logf func(format string, args ...any)
+	// Secret authenticates the entries: replicas sharing a store must
+	// have the same one, and whoever may write to the store must not
+	// (the gateway uses its DeepSeek API key). Only a key derived from it
+	// is kept, and neither reaches the store. Nil means a random secret
+	// of this process: only the Caches of this process share answers.
+	Secret []byte
 }
 
 // Source says where [Cache.Do] got an answer.
@@ -86,7 +109,34 @@ func NewCache(store Store, opts CacheOptions) *Cache {
 	if opts.Logf == nil {
 		opts.Logf = log.Printf
 	}
-	return &Cache{store: store, opts: opts, flights: map[string]*flight{}}
+	secret := opts.Secret
+	if secret == nil {
+		secret = processSecret()
+	}
+	opts.Secret = nil
+	return &Cache{store: store, opts: opts, macKey: macKeyOf(secret), bad: newRareLog(opts.Logf, time.Minute)}
+}
+
+// cacheSecret is the secret a gateway's replicas share for its Cache: the
+// DeepSeek API key as o reads it, which every replica holds and neither a
+// member nor whoever can write to Redis does. Nil (a secret of this
+// process) when no key is set at start.
+func cacheSecret(o mcp.Options) []byte {
+	cfg := o.Config
+	if cfg == nil {
+		var err error
+		if cfg, _, err = core.NewConfig(core.Options{}); err != nil {
+			return nil
+		}
+	}
+	getenv := o.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	if key := cfg.ResolveKey(getenv); key != "" {
+		return []byte(key)
+	}
+	return nil
 }
 
 // Key returns the store key of an identity: "c:" and the hex SHA-256.
@@ -95,39 +145,66 @@ func Key(identity []byte) string {
 	return "c:" + hex.EncodeToString(sum[:])
 }
 
-// Get returns the cached answer for identity. A store error is a miss.
+// Get returns the cached answer for identity. A store error, and an entry
+// that fails its check, are a miss.
 func (c *Cache) Get(ctx context.Context, identity []byte) ([]byte, bool) {
-	v, ok, err := c.store.Get(ctx, Key(identity))
+	return c.get(ctx, Key(identity))
+}
+
+// get reads and checks the entry at key.
+func (c *Cache) get(ctx context.Context, key string) ([]byte, bool) {
+	e, ok, err := c.store.Get(ctx, key)
 	if err != nil {
 		c.opts.Logf("gateway: cache read failed, treated as a miss: %v", err)
 		return nil, false
 	}
-	return v, ok
+	if !ok {
+		return nil, false
+	}
+	v, err := openEntry(c.macKey, key, e, time.Now())
+	if err != nil {
+		kind := "entry"
+		if ee, ok := err.(*entryError); ok {
+			kind = ee.kind
+		}
+		c.bad.printf(kind, "gateway: cache entry %s %v; treated as a miss", shortKey(key), err)
+		return nil, false
+	}
+	return v, true
+}
+
+// put stores answer at key for ttl (at least minTTL) as an entry. An
+// answer over maxAnswerBytes is not cached.
+func (c *Cache) put(ctx context.Context, key string, answer []byte, ttl time.Duration) {
+	if ttl < minTTL {
+		ttl = minTTL
+	}
+	if len(answer) > maxAnswerBytes {
+		c.bad.printf("large", "gateway: an answer of %d bytes not cached: over the %d bytes an entry may hold", len(answer), maxAnswerBytes)
+		return
+	}
+	e := sealEntry(c.macKey, key, answer, time.Now().Add(ttl))
+	if err := c.store.Set(ctx, key, e, ttl); err != nil {
+		c.opts.Logf("gateway: cache write failed, answer not cached: %v", err)
+	}
 }
 
 // minTTL is the least time an answer is kept: long enough for the calls
 // waiting on it to read it.
 const minTTL = time.Second
 
-// Set caches value for identity for ttl (at least 1 s). A store error is logged and
-// otherwise ignored: the answer is simply not cached.
+// Set caches value for identity for ttl (at least 1 s). A store error is
+// logged and otherwise ignored: the answer is simply not cached; so is a
+// value over 8 MiB, larger than any answer a tool gives.
 func (c *Cache) Set(ctx context.Context, identity []byte, value []byte, ttl time.Duration) {
-	if ttl < minTTL {
-		ttl = minTTL
-	}
-	if err := c.store.Set(ctx, Key(identity), value, ttl); err != nil {
-		c.opts.Logf("gateway: cache write failed, answer not cached: %v", err)
-	}
+	c.put(ctx, Key(identity), value, ttl)
 }
 
-// flight is one computation on this replica that identical calls share.
-type flight struct {
-	done    chan struct{}
-	cancel  context.CancelFunc
-	waiters int
-	val     []byte
-	src     Source
-	err     error
+// answer is what a run of [Cache.Do]'s work gives the calls sharing it.
+type answer struct {
+	val []byte
+	src Source
+	err error
 }
 
 // Do returns the answer for identity: from the cache, from an identical
@@ -151,40 +228,17 @@ func (c *Cache) Do(ctx context.Context, identity []byte, ttl time.Duration, work
 	if v, ok := c.Get(ctx, identity); ok {
 		return v, Hit, nil
 	}
-	c.mu.Lock()
-	f, shared := c.flights[key]
-	if !shared {
-		fctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-		f = &flight{done: make(chan struct{}), cancel: cancel}
-		c.flights[key] = f
-		go func() {
-			f.val, f.src, f.err = c.run(fctx, key, ttl, work)
-			c.mu.Lock()
-			delete(c.flights, key)
-			c.mu.Unlock()
-			cancel()
-			close(f.done)
-		}()
+	a, started, err := c.flights.Do(ctx, key, func(fctx context.Context) answer {
+		v, src, err := c.run(fctx, key, ttl, work)
+		return answer{v, src, err}
+	})
+	if err != nil {
+		return nil, Computed, err
 	}
-	f.waiters++
-	c.mu.Unlock()
-
-	select {
-	case <-f.done:
-		src := f.src
-		if shared {
-			src = Coalesced
-		}
-		return f.val, src, f.err
-	case <-ctx.Done():
-		c.mu.Lock()
-		f.waiters--
-		if f.waiters == 0 {
-			f.cancel()
-		}
-		c.mu.Unlock()
-		return nil, Computed, ctx.Err()
+	if !started {
+		a.src = Coalesced
 	}
+	return a.val, a.src, a.err
 }
 
 // run computes key once across replicas; see [Cache.Do].
@@ -207,7 +261,7 @@ func (c *Cache) run(ctx context.Context, key string, ttl time.Duration, work fun
 			defer c.store.DelIf(context.WithoutCancel(ctx), lockKey, owner[:])
 			// The owner before us may have stored the answer and let go
 			// between our miss and our lock.
-			if v, ok, err := c.store.Get(ctx, key); err == nil && ok {
+			if v, ok := c.get(ctx, key); ok {
 				return v, Coalesced, nil
 			}
 			stop := c.renew(ctx, lockKey, owner[:])
@@ -227,7 +281,7 @@ func (c *Cache) run(ctx context.Context, key string, ttl time.Duration, work fun
 		if poll < 8*c.opts.Poll {
 			poll += poll / 2
 		}
-		if v, ok, err := c.store.Get(ctx, key); err == nil && ok {
+		if v, ok := c.get(ctx, key); ok {
 			return v, Coalesced, nil
 		}
 	}
@@ -249,9 +303,7 @@ func (c *Cache) compute(ctx context.Context, key string, ttl time.Duration, work
 	if err != nil {
 		return nil, Computed, err
 	}
-	if err := c.store.Set(context.WithoutCancel(ctx), key, v, ttl); err != nil {
-		c.opts.Logf("gateway: cache write failed, answer not cached: %v", err)
-	}
+	c.put(context.WithoutCancel(ctx), key, v, ttl)
 	return v, Computed, nil
 }
 

@@ -304,3 +304,78 @@ func TestCacheWorkPanics(t *testing.T) {
 	require.ErrorIs(t, err, gateway.ErrWorkPanicked)
 	require.EqualError(t, err, "cache: work panicked: decoder bug")
 }
+
+// stuckUnlockStore is a MemStore whose DelIf (a flight releasing its
+// coalescing lock, the last thing it does) waits until release is closed,
+// after saying so on entered.
+type stuckUnlockStore struct {
+	*gateway.MemStore
+	entered chan struct{}
+	release chan struct{}
+}
+
+func (s *stuckUnlockStore) DelIf(ctx context.Context, key string, value []byte) (bool, error) {
+	s.entered <- struct{}{}
+	<-s.release
+	return s.MemStore.DelIf(ctx, key, value)
+}
+
+// doneWatcher is a context that says on waiting when Do first asks for its
+// Done channel: the call has joined or started a flight and waits for it.
+type doneWatcher struct {
+	context.Context
+	once    sync.Once
+	waiting chan struct{}
+}
+
+func (w *doneWatcher) Done() <-chan struct{} {
+	w.once.Do(func() { close(w.waiting) })
+	return w.Context.Done()
+}
+
+// TestCacheCancelledFlightNotJoined: the last caller of a flight leaves, so
+// the flight is cancelled; while it unwinds (releasing its lock), a caller
+// with a live context arrives. It must get an answer of its own, not the
+// cancelled flight's "context canceled".
+func TestCacheCancelledFlightNotJoined(t *testing.T) {
+	store := &stuckUnlockStore{MemStore: gateway.NewMemStore(gateway.MemStoreOptions{}), entered: make(chan struct{}, 1), release: make(chan struct{})}
+	c := gateway.NewCache(store, gateway.CacheOptions{Logf: t.Logf, Poll: time.Millisecond})
+	id := []byte("fetch\x00https://go.dev/doc")
+
+	started := make(chan struct{})
+	ctx, cancel := context.WithCancel(context.Background())
+	first := make(chan error, 1)
+	go func() {
+		_, _, err := c.Do(ctx, id, time.Minute, func(wctx context.Context) ([]byte, error) {
+			close(started)
+			<-wctx.Done()
+			return nil, wctx.Err()
+		})
+		first <- err
+	}()
+	<-started
+	cancel()
+	require.ErrorIs(t, <-first, context.Canceled)
+	<-store.entered // the cancelled flight is releasing its lock
+
+	late := &doneWatcher{Context: context.Background(), waiting: make(chan struct{})}
+	type result struct {
+		v   string
+		src gateway.Source
+		err error
+	}
+	second := make(chan result, 1)
+	go func() {
+		v, src, err := c.Do(late, id, time.Minute, func(context.Context) ([]byte, error) { return []byte("fresh"), nil })
+		second <- result{string(v), src, err}
+	}()
+	<-late.waiting // the late call has joined or started a flight
+	close(store.release)
+	select {
+	case r := <-second:
+		require.NoError(t, r.err, "a call with a live context joined a cancelled flight")
+		require.Equal(t, result{"fresh", gateway.Computed, nil}, r)
+	case <-time.After(30 * time.Second):
+		t.Fatal("the late call got no answer within 30 s")
+	}
+}

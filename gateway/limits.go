@@ -283,12 +283,17 @@ func (l *Limiter) perSecond(kind Kind) int {
 	return n
 }
 
+// rateWindow is the span of the team's rates: requests per second.
+const rateWindow = time.Second
+
 // Rate decides whether the team may send one more DeepSeek request of
 // kind now, and takes the slot when it may. Call it before each request
-// to DeepSeek (not for answers served from the cache).
+// to DeepSeek (not for answers served from the cache). A refusal's
+// RetryIn is at most a second, whatever the store says: no request stays
+// in the window longer.
 func (l *Limiter) Rate(ctx context.Context, kind Kind) Decision {
 	limit := l.perSecond(kind)
-	ok, retry, err := l.store.TakeRate(ctx, "r:"+string(kind), limit, time.Second)
+	ok, retry, err := l.store.TakeRate(ctx, "r:"+string(kind), limit, rateWindow)
 	if err != nil {
 		l.opts.Logf("gateway: %s rate limit not checked: %v", kind, err)
 		ok = true
@@ -296,7 +301,7 @@ func (l *Limiter) Rate(ctx context.Context, kind Kind) Decision {
 	if ok {
 		return Decision{Kind: kind}
 	}
-	return Decision{Reason: TeamBusy, Kind: kind, Limit: limit, RetryIn: retry}
+	return Decision{Reason: TeamBusy, Kind: kind, Limit: limit, RetryIn: min(max(retry, 0), rateWindow)}
 }
 
 // WaitRate is [Limiter.Rate] that waits for a slot while the wait fits in

@@ -102,7 +102,7 @@ func NewServer(o ServerOptions) (*Server, error) {
 	// A replica that dies mid-call holds its coalescing lock until it
 	// expires, and identical calls on the others wait that long: 3 s,
 	// renewed every second while the owner works.
-	s := &Server{opts: o, limiter: lim, metrics: o.Metrics, cache: NewCache(o.Store, CacheOptions{Logf: o.Logf, LockTTL: 3 * time.Second})}
+	s := &Server{opts: o, limiter: lim, metrics: o.Metrics, cache: NewCache(o.Store, CacheOptions{Logf: o.Logf, LockTTL: 3 * time.Second, Secret: cacheSecret(o.MCP)})}
 	s.lifetime, s.cancel = context.WithCancel(context.Background())
 
 	mo := o.MCP

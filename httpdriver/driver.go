@@ -4,10 +4,10 @@ import (
 	"context"
 	"net/http"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/flight"
 )
 
 // Driver runs operations on one engine for a native host that serves many
@@ -28,16 +28,10 @@ type Driver struct {
 	Engine *core.Engine
 	Client *http.Client
 
-	mu      sync.Mutex
-	flights map[core.WorkKey]*flight
-}
-
-// flight is one operation's run that identical calls share.
-type flight struct {
-	done   chan struct{}
-	step   core.Step // set before done is closed
-	refs   int       // callers still waiting (Driver.mu)
-	cancel context.CancelFunc
+	// flights are the runs identical calls share. When every caller of
+	// one has gone, it is cancelled and forgotten at once, so the next
+	// identical call starts afresh.
+	flights flight.Group[core.WorkKey, core.Step]
 }
 
 // Progress is told about each retry: the next request and how the last
@@ -53,49 +47,16 @@ func (d *Driver) Run(ctx context.Context, op core.Operation, progress Progress) 
 	if !ok {
 		return d.run(ctx, op, progress)
 	}
-	d.mu.Lock()
-	f := d.flights[key]
-	leader := f == nil
-	if leader {
-		fctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-		f = &flight{done: make(chan struct{}), cancel: cancel}
-		if d.flights == nil {
-			d.flights = map[core.WorkKey]*flight{}
-		}
-		d.flights[key] = f
-		go func() {
-			defer cancel()
-			f.step = d.run(fctx, op, progress)
-			d.mu.Lock()
-			if d.flights[key] == f {
-				delete(d.flights, key)
-			}
-			d.mu.Unlock()
-			close(f.done)
-		}()
-	}
-	f.refs++
-	d.mu.Unlock()
-	select {
-	case <-f.done:
-		if leader {
-			return f.step
-		}
-		return followed(f.step)
-	case <-ctx.Done():
-		d.mu.Lock()
-		f.refs--
-		if f.refs == 0 {
-			// Nobody waits for the answer: stop the request, and let the
-			// next identical call start afresh.
-			f.cancel()
-			if d.flights[key] == f {
-				delete(d.flights, key)
-			}
-		}
-		d.mu.Unlock()
+	step, leader, err := d.flights.Do(ctx, key, func(fctx context.Context) core.Step {
+		return d.run(fctx, op, progress)
+	})
+	switch {
+	case err != nil:
 		return core.Cancelled(op)
+	case leader:
+		return step
 	}
+	return followed(step)
 }
 
 // followed is a copy of the step a follower is answered with.

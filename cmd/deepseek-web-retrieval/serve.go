@@ -189,7 +189,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		}
 	}
 	if sf.redis != "" {
-		r, err := gateway.OpenRedis(sf.redis, gateway.RedisOptions{})
+		r, err := gateway.OpenRedis(sf.redis, gateway.RedisOptions{Logf: logf})
 		if err != nil {
 			return usageErr(stderr, "serve", "--redis: "+err.Error())
 		}
