@@ -13,6 +13,7 @@ require (
 	github.com/tailscale/hujson v0.0.0-20260727124030-b80ff77dac4f
 	github.com/tetratelabs/wazero v1.12.0
 	go.bytecodealliance.org v0.7.0
+	go.uber.org/goleak v1.3.0
 )
 
 require (
