@@ -122,8 +122,10 @@ func NewServer(o ServerOptions) (*Server, error) {
 	srv := mcp.NewServer(mo)
 
 	// Stateless: no session lives on a replica, so any replica behind any
-	// load balancer can answer any request of a member's session.
-	streamable := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, &sdk.StreamableHTTPOptions{Stateless: true})
+	// load balancer can answer any request of a member's session. The SDK
+	// ties a call to its POST only from protocol 2026-07-28 on; around does
+	// it for every version (see request).
+	streamable := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, &sdk.StreamableHTTPOptions{Stateless: true, PropagateRequestCancellation: true})
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", s.guard(streamable))
 	mux.HandleFunc("GET /healthz", s.healthz)
@@ -152,6 +154,17 @@ func checkOrigin(origin string) error {
 
 // memberKey holds, in a request's context, the member guard authenticated.
 type memberKey struct{}
+
+// request is one POST to /mcp as guard passed it on. The SDK runs the call
+// it carries in a context that keeps the values of the request's context
+// but not its cancellation (before protocol 2026-07-28), so around finds
+// the request there.
+type request struct {
+	// gone ends when the client disconnects, or once it is answered.
+	gone context.Context
+}
+
+type requestKey struct{}
 
 // guard answers 403 to a foreign Origin and 401 (no detail) to a request
 // without a valid member token, before the MCP handler sees it. It
@@ -187,6 +200,7 @@ func (s *Server) guard(next http.Handler) http.Handler {
 			}
 			r = r.WithContext(context.WithValue(r.Context(), memberKey{}, member))
 		}
+		r = r.WithContext(context.WithValue(r.Context(), requestKey{}, &request{gone: r.Context()}))
 		verified.ServeHTTP(w, r)
 	})
 }
@@ -225,6 +239,15 @@ type callStateKey struct{}
 // around is the MCP server's hook: every tool call passes here.
 func (s *Server) around(ctx context.Context, c *mcp.Call, run func(context.Context) mcp.Outcome) mcp.Outcome {
 	start := time.Now()
+	if rq, ok := ctx.Value(requestKey{}).(*request); ok {
+		// Stateless: one POST is one call, and once its client has gone
+		// no one reads the answer. Cancelling stops DeepSeek's request
+		// (unbilled) and frees the member's in-flight slot.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		defer context.AfterFunc(rq.gone, cancel)()
+	}
 	st := &callState{}
 	rec := Record{Time: start, Member: memberOf(c.Extra), Tool: c.Tool}
 	if c.Valid {
