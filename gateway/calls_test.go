@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -186,4 +188,172 @@ func TestGatewayDisconnectCancelsTheCall(t *testing.T) {
 			}, 10*time.Second, 50*time.Millisecond, "the member's in-flight slot was not freed")
 		})
 	}
+}
+
+// bigCall is a deepseek_search call of exactly size bytes, its query made
+// of "a"s (refused before any request: too long).
+func bigCall(id, size int) string {
+	head := `{"jsonrpc":"2.0","id":` + strconv.Itoa(id) + `,"method":"tools/call","params":{"name":"deepseek_search","arguments":{"query":"`
+	const tail = `"}}}`
+	return head + strings.Repeat("a", size-len(head)-len(tail)) + tail
+}
+
+// answer is an HTTP answer to one of several requests.
+type answer struct {
+	i      int
+	status int
+	msg    string
+	err    error
+}
+
+// slowPost is a POST whose body is sent but for its last byte until
+// finish is called: the server holds it while it reads.
+type slowPost struct {
+	pw   *io.PipeWriter
+	body string
+}
+
+// startSlowPost starts POSTing body to base as token; its answer goes to
+// answers with index i.
+func startSlowPost(t *testing.T, base, token, body string, i int, answers chan<- answer) *slowPost {
+	t.Helper()
+	pr, pw := io.Pipe()
+	req := rpc{token: token}.request(context.Background(), t, base)
+	req.Body, req.ContentLength, req.GetBody = pr, int64(len(body)), nil
+	go func() {
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			answers <- answer{i: i, err: err}
+			return
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		msg := strings.TrimSpace(string(b))
+		for _, line := range strings.Split(msg, "\n") {
+			if data, ok := strings.CutPrefix(line, "data: "); ok {
+				msg = data
+			}
+		}
+		answers <- answer{i: i, status: resp.StatusCode, msg: msg}
+	}()
+	// Whatever happened, the server is not left reading at the end.
+	t.Cleanup(func() { pw.CloseWithError(errors.New("the test is over")) })
+	p := &slowPost{pw: pw, body: body}
+	go func() { _, _ = io.WriteString(pw, body[:len(body)-1]) }()
+	return p
+}
+
+// finish sends the last byte (the server may have refused the body
+// unread: the write then fails, as it should).
+func (p *slowPost) finish() {
+	go func() {
+		_, _ = io.WriteString(p.pw, p.body[len(p.body)-1:])
+		p.pw.Close()
+	}()
+}
+
+// next returns the next answer, failing after 10 s without one.
+func next(t *testing.T, answers <-chan answer) answer {
+	t.Helper()
+	select {
+	case a := <-answers:
+		require.NoError(t, a.err)
+		return a
+	case <-time.After(10 * time.Second):
+		require.FailNow(t, "no answer within 10 s")
+		return answer{}
+	}
+}
+
+// A member's in-flight slot is taken before their request's body is read:
+// with --in-flight 2, six 300 KB POSTs whose bodies are still arriving get
+// two read and four HTTP 429s with the "busy" sentence, unread. (Before,
+// the SDK read and parsed all six before any limit applied.)
+func TestGatewayAdmitsBeforeReading(t *testing.T) {
+	d := deepseektest.New(t, gwKey)
+	tokens, _, toks := newTokens(t, "alice")
+	r := startReplica(t, d, tokens, nil, func(o *gateway.ServerOptions) { o.Limits.InFlight = 2 })
+	answers := make(chan answer, 6)
+	var posts []*slowPost
+	for i := range 6 {
+		posts = append(posts, startSlowPost(t, r.srv.URL, toks["alice"], bigCall(i, 300_000), i, answers))
+	}
+	for range 4 {
+		a := next(t, answers)
+		require.Equal(t, http.StatusTooManyRequests, a.status)
+		require.Equal(t, `{"error":{"code":-32000,"message":"busy: alice already has 2 calls in flight, the most allowed; retry when one of them finishes"},"id":null,"jsonrpc":"2.0"}`, a.msg)
+	}
+	require.Eventually(t, func() bool {
+		held, _, _ := r.gw.BodyGate()
+		return held == 600_000
+	}, 10*time.Second, 10*time.Millisecond, "the two admitted bodies are held")
+	for _, p := range posts {
+		p.finish()
+	}
+	for range 2 {
+		a := next(t, answers)
+		require.Equal(t, http.StatusOK, a.status, a.msg)
+		text, isErr := toolText(t, a.msg)
+		require.True(t, isErr)
+		require.Contains(t, text, "DeepSeek Search: the query is")
+	}
+	held, peak, _ := r.gw.BodyGate()
+	require.Equal(t, int64(0), held)
+	require.Equal(t, int64(600_000), peak)
+	require.Empty(t, d.Requests())
+}
+
+// Room for bodies is shared by every member: with a budget of 1 MiB, six
+// members' 300 KB bodies are held three at a time (the others wait their
+// turn, unread); the most held at once stays within the budget; a request
+// that finds no room within the wait gets HTTP 503 with a "busy" sentence.
+func TestGatewayBodyBudget(t *testing.T) {
+	d := deepseektest.New(t, gwKey)
+	names := []string{"m0", "m1", "m2", "m3", "m4", "m5"}
+	tokens, _, toks := newTokens(t, names...)
+	r := startReplica(t, d, tokens, nil, func(o *gateway.ServerOptions) { o.BodyBudget = 1 << 20 })
+	answers := make(chan answer, len(names))
+	var posts []*slowPost
+	for i, name := range names {
+		posts = append(posts, startSlowPost(t, r.srv.URL, toks[name], bigCall(i, 300_000), i, answers))
+	}
+	held, _, waiting := r.gw.BodyGate()
+	for deadline := time.Now().Add(10 * time.Second); (held != 900_000 || waiting != 3) && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+		held, _, waiting = r.gw.BodyGate()
+	}
+	require.Equal(t, []int64{900_000, 3}, []int64{held, int64(waiting)}, "bytes held and requests waiting: three bodies of 300 KB fit in 1 MiB")
+	_, peak, _ := r.gw.BodyGate()
+	require.Equal(t, int64(900_000), peak)
+	for _, p := range posts {
+		p.finish()
+	}
+	for range names {
+		a := next(t, answers)
+		require.Equal(t, http.StatusOK, a.status, a.msg)
+		text, isErr := toolText(t, a.msg)
+		require.True(t, isErr)
+		require.Contains(t, text, "DeepSeek Search: the query is")
+	}
+	held, peak, _ = r.gw.BodyGate()
+	require.Equal(t, int64(0), held)
+	require.LessOrEqual(t, peak, int64(1<<20))
+
+	// No room within the wait: 503.
+	defer gateway.SetBodyWait(100 * time.Millisecond)()
+	posts = posts[:0]
+	for i, name := range names[:4] {
+		posts = append(posts, startSlowPost(t, r.srv.URL, toks[name], bigCall(i, 300_000), i, answers))
+	}
+	a := next(t, answers)
+	require.Equal(t, http.StatusServiceUnavailable, a.status)
+	require.Equal(t, `{"error":{"code":-32000,"message":"busy: the gateway is at its limit of 1 MiB of requests at once; retry in a few seconds"},"id":null,"jsonrpc":"2.0"}`, a.msg)
+	for _, p := range posts {
+		p.finish()
+	}
+	for range 3 {
+		require.Equal(t, http.StatusOK, next(t, answers).status)
+	}
+	_, peak, _ = r.gw.BodyGate()
+	require.LessOrEqual(t, peak, int64(1<<20))
 }

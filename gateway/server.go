@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -56,6 +57,13 @@ type ServerOptions struct {
 	// Logf reports refusals and store trouble; nil means log.Printf. Its
 	// lines hold no key and no token.
 	Logf func(format string, args ...any)
+	// BodyBudget bounds the bytes of the request bodies the server holds
+	// at once, summed over every request from before its body is read
+	// until it is answered (one of unknown length counts as 4 MiB, the
+	// most a body may be). A request that does not fit waits up to 10 s
+	// for room, then gets HTTP 503 and a "busy" sentence. Zero means
+	// 16 MiB.
+	BodyBudget int64
 }
 
 // Server is the team gateway's HTTP side: the MCP tools at /mcp over
@@ -69,6 +77,9 @@ type Server struct {
 	cache   *Cache
 	metrics *Metrics
 	handler http.Handler
+	// bodies holds the request bodies being read or answered to
+	// ServerOptions.BodyBudget.
+	bodies *bodyGate
 
 	// lifetime ends when Close is called: every call in flight is
 	// cancelled.
@@ -95,6 +106,12 @@ func NewServer(o ServerOptions) (*Server, error) {
 	if o.Store == nil {
 		o.Store = NewMemStore(MemStoreOptions{})
 	}
+	if o.BodyBudget < 0 {
+		return nil, fmt.Errorf("gateway: a body budget of %d bytes; want 0 (the default, 16 MiB) or more", o.BodyBudget)
+	}
+	if o.BodyBudget == 0 {
+		o.BodyBudget = defaultBodyBudget
+	}
 	lim, err := NewLimiter(o.Store, o.Limits, LimiterOptions{Metrics: o.Metrics, Logf: o.Logf})
 	if err != nil {
 		return nil, err
@@ -102,7 +119,7 @@ func NewServer(o ServerOptions) (*Server, error) {
 	// A replica that dies mid-call holds its coalescing lock until it
 	// expires, and identical calls on the others wait that long: 3 s,
 	// renewed every second while the owner works.
-	s := &Server{opts: o, limiter: lim, metrics: o.Metrics, cache: NewCache(o.Store, CacheOptions{Logf: o.Logf, LockTTL: 3 * time.Second})}
+	s := &Server{opts: o, limiter: lim, metrics: o.Metrics, cache: NewCache(o.Store, CacheOptions{Logf: o.Logf, LockTTL: 3 * time.Second}), bodies: newBodyGate(o.BodyBudget)}
 	s.lifetime, s.cancel = context.WithCancel(context.Background())
 
 	mo := o.MCP
@@ -155,22 +172,13 @@ func checkOrigin(origin string) error {
 // memberKey holds, in a request's context, the member guard authenticated.
 type memberKey struct{}
 
-// request is one POST to /mcp as guard passed it on. The SDK runs the call
-// it carries in a context that keeps the values of the request's context
-// but not its cancellation (before protocol 2026-07-28), so around finds
-// the request there.
-type request struct {
-	// gone ends when the client disconnects, or once it is answered.
-	gone context.Context
-}
-
-type requestKey struct{}
-
 // guard answers 403 to a foreign Origin and 401 (no detail) to a request
 // without a valid member token, before the MCP handler sees it. It
 // authenticates once; the SDK's bearer middleware then only hands the
 // member on as auth.TokenInfo, so tool calls see it in req.Extra and the
-// SDK keeps one member's session from another.
+// SDK keeps one member's session from another. Then it admits a POST
+// before reading its body (see admit) and hands the request to the call
+// in its context.
 func (s *Server) guard(next http.Handler) http.Handler {
 	var verified http.Handler = next
 	if s.opts.Tokens != nil {
@@ -189,8 +197,10 @@ func (s *Server) guard(next http.Handler) http.Handler {
 			w.WriteHeader(http.StatusForbidden)
 			return
 		}
+		member := LocalMember
 		if s.opts.Tokens != nil {
-			member, err := s.opts.Tokens.Authenticate(r.Header.Get("Authorization"))
+			var err error
+			member, err = s.opts.Tokens.Authenticate(r.Header.Get("Authorization"))
 			if err != nil {
 				s.opts.Logf("gateway: 401 for %s: %v", r.RemoteAddr, err)
 				s.metrics.Calls.Inc("", "unauthorized")
@@ -200,7 +210,16 @@ func (s *Server) guard(next http.Handler) http.Handler {
 			}
 			r = r.WithContext(context.WithValue(r.Context(), memberKey{}, member))
 		}
-		r = r.WithContext(context.WithValue(r.Context(), requestKey{}, &request{gone: r.Context()}))
+		if r.Method != http.MethodPost {
+			verified.ServeHTTP(w, r) // no body, no call: the SDK answers 405
+			return
+		}
+		rq, done := s.admit(w, r, member)
+		if rq == nil {
+			return
+		}
+		defer done()
+		r = r.WithContext(context.WithValue(r.Context(), requestKey{}, rq))
 		verified.ServeHTTP(w, r)
 	})
 }
@@ -239,7 +258,7 @@ type callStateKey struct{}
 // around is the MCP server's hook: every tool call passes here.
 func (s *Server) around(ctx context.Context, c *mcp.Call, run func(context.Context) mcp.Outcome) mcp.Outcome {
 	start := time.Now()
-	if rq, ok := ctx.Value(requestKey{}).(*request); ok {
+	if rq := requestOf(ctx); rq != nil {
 		// Stateless: one POST is one call, and once its client has gone
 		// no one reads the answer. Cancelling stops DeepSeek's request
 		// (unbilled) and frees the member's in-flight slot.
@@ -294,7 +313,7 @@ func (s *Server) serve(ctx context.Context, c *mcp.Call, member string, run func
 	if !c.Valid {
 		return run(ctx), "invalid", Computed
 	}
-	release, d := s.limiter.Admit(ctx, member)
+	release, d := s.admitCall(ctx, member)
 	if !d.OK() {
 		return mcp.Outcome{Text: d.Text(), IsError: true}, d.Outcome(), Computed
 	}
@@ -339,6 +358,27 @@ func (s *Server) serve(ctx context.Context, c *mcp.Call, member string, run func
 		return mcp.Outcome{Text: "the gateway could not answer: " + err.Error(), IsError: true}, "error", src
 	}
 	return mcp.Outcome{Text: string(answer)}, "ok", src
+}
+
+// admitCall admits one call of member: the in-flight slot its request
+// took before its body was read (a batch's other calls take their own),
+// then one unit of the day's quota.
+func (s *Server) admitCall(ctx context.Context, member string) (release func(), d Decision) {
+	rq := requestOf(ctx)
+	if !rq.claim() {
+		return s.limiter.Admit(ctx, member)
+	}
+	var once sync.Once
+	release = func() { once.Do(rq.drop) }
+	if !rq.busy.OK() {
+		release()
+		return func() {}, rq.busy
+	}
+	if d = s.limiter.spendQuota(ctx, member); !d.OK() {
+		release()
+		return func() {}, d
+	}
+	return release, d
 }
 
 // meteredTransport holds every DeepSeek request to the team's rate and
