@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,6 +14,8 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/sync/semaphore"
+
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/rpcid"
 )
 
 // Admission before parsing: a POST to /mcp takes its member's in-flight
@@ -95,14 +98,14 @@ func (rq *request) drop() {
 }
 
 // admit takes, for a POST to /mcp, member's in-flight slot, then room for
-// the body, then reads the body and puts it back in r.Body for the SDK. It
-// answers the refusals itself and returns nil then; otherwise the caller
-// must call done once the request is answered.
-func (s *Server) admit(w http.ResponseWriter, r *http.Request, member string) (rq *request, done func()) {
+// the body, then reads the body. It answers the refusals itself and
+// returns nil then; otherwise the caller must call done once the request
+// is answered.
+func (s *Server) admit(w http.ResponseWriter, r *http.Request, member string) (rq *request, body []byte, done func()) {
 	size := r.ContentLength
 	if size > maxBody {
 		http.Error(w, fmt.Sprintf("request body exceeds %d bytes", maxBody), http.StatusRequestEntityTooLarge)
-		return nil, nil
+		return nil, nil, nil
 	}
 	rq = &request{gone: r.Context()}
 	rq.refs.Store(1)
@@ -110,7 +113,7 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, member string) (r
 	if !d.OK() {
 		if size < 0 || size > smallBody {
 			s.refuse(w, http.StatusTooManyRequests, d.Text())
-			return nil, nil
+			return nil, nil, nil
 		}
 		rq.busy = d
 	}
@@ -127,13 +130,13 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, member string) (r
 		if r.Context().Err() == nil {
 			s.refuse(w, http.StatusServiceUnavailable, fmt.Sprintf("busy: the gateway is at its limit of %s of requests at once; retry in a few seconds", mib(s.bodies.size)))
 		}
-		return nil, nil
+		return nil, nil, nil
 	}
 	done = func() {
 		s.bodies.release(weight)
 		rq.drop()
 	}
-	body, err := readBody(r.Body, size)
+	body, err = readBody(r.Body, size)
 	if err != nil {
 		done()
 		if errors.Is(err, errBodyTooLarge) {
@@ -141,10 +144,9 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, member string) (r
 		} else {
 			http.Error(w, "failed to read body", http.StatusBadRequest)
 		}
-		return nil, nil
+		return nil, nil, nil
 	}
-	r.Body = &heldBody{b: body}
-	return rq, done
+	return rq, body, done
 }
 
 var errBodyTooLarge = errors.New("body too large")
@@ -161,6 +163,28 @@ func readBody(r io.Reader, size int64) ([]byte, error) {
 		err = errBodyTooLarge
 	}
 	return b, err
+}
+
+// checkIDs answers 400 to a request whose call (or one of a batch's
+// calls) has an id the SDK would answer under another id, with the stdio
+// server's error, and reports whether it did.
+func (s *Server) checkIDs(w http.ResponseWriter, body []byte) bool {
+	msgs := []json.RawMessage{body}
+	if b := bytes.TrimLeft(body, " \t\r\n"); len(b) > 0 && b[0] == '[' {
+		if json.Unmarshal(b, &msgs) != nil {
+			return false // the SDK answers what is not JSON-RPC
+		}
+	}
+	for _, m := range msgs {
+		if id, text := rpcid.Refusal(m); text != "" {
+			s.metrics.Calls.Inc("", "invalid")
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusBadRequest)
+			_, _ = w.Write(rpcid.ErrorLine(id, rpcid.CodeInvalidRequest, text))
+			return true
+		}
+	}
+	return false
 }
 
 // heldBody hands a body read by admit to the SDK, and lets go of it once

@@ -357,3 +357,46 @@ func TestGatewayBodyBudget(t *testing.T) {
 	_, peak, _ = r.gw.BodyGate()
 	require.LessOrEqual(t, peak, int64(1<<20))
 }
+
+// Ids are answered as sent over HTTP too: an id the SDK would read as
+// another number (it reads numbers as float64) is refused with the stdio
+// server's error, its id echoed byte for byte; the others are answered
+// under exactly their id. (Before, 1.5 came back as 1,
+// 18446744073709551615 as a negative number, 9007199254740993 as
+// ...992.)
+func TestGatewayIDsEchoedExactly(t *testing.T) {
+	d := deepseektest.New(t, gwKey)
+	d.Fetch = deepseektest.Answer(200, fetchAnswer)
+	tokens, _, toks := newTokens(t, "alice")
+	r := startReplica(t, d, tokens, nil, nil)
+	refused := func(id string) string {
+		return `{"jsonrpc":"2.0","id":` + id + `,"error":{"code":-32600,"message":"invalid request: the id ` + id +
+			` is not a whole number from -9007199254740991 to 9007199254740991 written without a fraction or exponent; use such a number or a string"}}`
+	}
+	for _, tc := range []struct {
+		id, method string
+		status     int
+		want       string
+	}{
+		{`1.5`, "ping", 400, refused(`1.5`)},
+		{`18446744073709551615`, "ping", 400, refused(`18446744073709551615`)},
+		{`9007199254740993`, "ping", 400, refused(`9007199254740993`)},
+		{`1e3`, "ping", 400, refused(`1e3`)},
+		{`-0`, "ping", 400, refused(`-0`)},
+		{`9007199254740993`, "tools/call", 400, refused(`9007199254740993`)},
+		{`1`, "ping", 200, `{"jsonrpc":"2.0","id":1,"result":{}}`},
+		{`-7`, "ping", 200, `{"jsonrpc":"2.0","id":-7,"result":{}}`},
+		{`9007199254740991`, "ping", 200, `{"jsonrpc":"2.0","id":9007199254740991,"result":{}}`},
+		{`"a"`, "ping", 200, `{"jsonrpc":"2.0","id":"a","result":{}}`},
+		{`"1.5"`, "ping", 200, `{"jsonrpc":"2.0","id":"1.5","result":{}}`},
+	} {
+		c := rpc{token: toks["alice"], id: tc.id, method: tc.method}
+		if tc.method == "tools/call" {
+			c.tool, c.args = "deepseek_fetch", map[string]any{"url": "https://go.dev/"}
+		}
+		status, msg := c.do(t, r.srv.URL)
+		require.Equal(t, tc.status, status, "id %s: %s", tc.id, msg)
+		require.Equal(t, tc.want, msg, "id %s", tc.id)
+	}
+	require.Empty(t, d.Requests(), "a refused call reaches no one")
+}

@@ -177,8 +177,9 @@ type memberKey struct{}
 // authenticates once; the SDK's bearer middleware then only hands the
 // member on as auth.TokenInfo, so tool calls see it in req.Extra and the
 // SDK keeps one member's session from another. Then it admits a POST
-// before reading its body (see admit) and hands the request to the call
-// in its context.
+// before reading its body (see admit), refuses an id the SDK would not
+// echo (as the stdio server does) and hands the request to the call in
+// its context.
 func (s *Server) guard(next http.Handler) http.Handler {
 	var verified http.Handler = next
 	if s.opts.Tokens != nil {
@@ -214,11 +215,15 @@ func (s *Server) guard(next http.Handler) http.Handler {
 			verified.ServeHTTP(w, r) // no body, no call: the SDK answers 405
 			return
 		}
-		rq, done := s.admit(w, r, member)
+		rq, body, done := s.admit(w, r, member)
 		if rq == nil {
 			return
 		}
 		defer done()
+		if s.checkIDs(w, body) {
+			return
+		}
+		r.Body = &heldBody{b: body}
 		r = r.WithContext(context.WithValue(r.Context(), requestKey{}, rq))
 		verified.ServeHTTP(w, r)
 	})
