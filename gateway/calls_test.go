@@ -400,3 +400,60 @@ func TestGatewayIDsEchoedExactly(t *testing.T) {
 	}
 	require.Empty(t, d.Requests(), "a refused call reaches no one")
 }
+
+// rateCounter counts the team rate slots taken from a store.
+type rateCounter struct {
+	gateway.Store
+	taken atomic.Int32
+}
+
+func (c *rateCounter) TakeRate(ctx context.Context, key string, limit int, window time.Duration) (bool, time.Duration, error) {
+	c.taken.Add(1)
+	return c.Store.TakeRate(ctx, key, limit, window)
+}
+
+// A call refused before any request (a private URL, a query too long)
+// takes no team rate slot and costs a short audit line; a valid call
+// after five refused ones is answered, not "busy". (Before, each refused
+// call took a slot first, so with 1 Fetch a second the valid one was
+// refused, and the 300 KB query made a 300 KB audit line.)
+func TestGatewayRefusedCallsCostLittle(t *testing.T) {
+	d := deepseektest.New(t, gwKey)
+	d.Fetch = deepseektest.Answer(200, fetchAnswer)
+	store := &rateCounter{Store: gateway.NewMemStore(gateway.MemStoreOptions{})}
+	tokens, _, toks := newTokens(t, "alice", "bob")
+	r := startReplica(t, d, tokens, store, func(o *gateway.ServerOptions) {
+		o.Limits = gateway.Limits{SearchPerSecond: 1, FetchPerSecond: 1, MaxWait: -1}
+	})
+	alice := r.session(t, toks["alice"])
+	for _, tc := range []struct {
+		tool string
+		args map[string]any
+		text string
+	}{
+		{"deepseek_fetch", map[string]any{"url": "http://10.0.0.1/admin"}, `DeepSeek Fetch: url refused: host "10.0.0.1" is a private-network (RFC 1918) address 10.0.0.1`},
+		{"deepseek_fetch", map[string]any{"url": "http://127.0.0.1/"}, `DeepSeek Fetch: url refused: host "127.0.0.1" is the loopback address 127.0.0.1`},
+		{"deepseek_fetch", map[string]any{"url": "http://169.254.169.254/latest/meta-data/"}, `DeepSeek Fetch: url refused: host "169.254.169.254" is the link-local cloud metadata address`},
+		{"deepseek_fetch", map[string]any{"url": "http://10.0.0.1/" + strings.Repeat("x", 300_000)}, "DeepSeek Fetch: url refused: the URL is 300,016 characters long (the limit is 8,192)"},
+		{"deepseek_search", map[string]any{"query": strings.Repeat("a", 300_000)}, "DeepSeek Search: the query is 300000 characters long; DeepSeek accepts at most 128."},
+	} {
+		text, isErr := callText(t, alice, tc.tool, tc.args)
+		require.True(t, isErr, text)
+		require.Contains(t, text, tc.text)
+	}
+	require.Empty(t, d.Requests())
+	require.Equal(t, int32(0), store.taken.Load(), "rate slots taken by calls that sent no request")
+	lines := strings.Split(strings.TrimSpace(r.audit.String()), "\n")
+	require.Len(t, lines, 5)
+	for _, l := range lines {
+		require.Less(t, len(l), 4<<10, "%.200s", l)
+		require.True(t, json.Valid([]byte(l)))
+	}
+	require.Contains(t, lines[3], `… (300016 bytes, truncated)"`)
+	require.Contains(t, lines[4], `… (300000 bytes, truncated)"`)
+
+	text, isErr := callText(t, r.session(t, toks["bob"]), "deepseek_fetch", map[string]any{"url": "https://go.dev/doc/effective_go"})
+	require.False(t, isErr, text)
+	require.Contains(t, text, "Effective Go is a guide.")
+	require.Equal(t, int32(1), store.taken.Load())
+}

@@ -251,14 +251,24 @@ func memberOf(extra *sdk.RequestExtra) string {
 
 // callState is what the metered transport learns of one call's requests.
 type callState struct {
-	// prepaid is set when the call took its first rate slot before
-	// running, so its first request does not take another.
-	prepaid atomic.Bool
-	status  atomic.Int32
-	billed  atomic.Bool
+	// sent is set once one of the call's requests has gone to DeepSeek.
+	sent   atomic.Bool
+	status atomic.Int32
+	billed atomic.Bool
 }
 
 type callStateKey struct{}
+
+// abortKey holds, in a running call's context, what ends the call with a
+// cause: the metered transport's rateRefusal.
+type abortKey struct{}
+
+// rateRefusal ends a call whose first DeepSeek request found the team at
+// its rate: the member reads the "busy" sentence, not what the engine
+// would make of a 429.
+type rateRefusal struct{ d Decision }
+
+func (e *rateRefusal) Error() string { return e.d.Text() }
 
 // around is the MCP server's hook: every tool call passes here.
 func (s *Server) around(ctx context.Context, c *mcp.Call, run func(context.Context) mcp.Outcome) mcp.Outcome {
@@ -323,20 +333,14 @@ func (s *Server) serve(ctx context.Context, c *mcp.Call, member string, run func
 		return mcp.Outcome{Text: d.Text(), IsError: true}, d.Outcome(), Computed
 	}
 	defer release()
-	kind := Search
-	if c.Op.Kind == core.KindFetch {
-		kind = Fetch
-	}
 	work := func(ctx context.Context) ([]byte, error) {
-		d, err := s.limiter.WaitRate(ctx, kind)
-		if err == nil && !d.OK() {
-			return nil, &refusal{mcp.Outcome{Text: d.Text(), IsError: true}, d.Outcome()}
+		ctx, abort := context.WithCancelCause(ctx)
+		defer abort(nil)
+		out := run(context.WithValue(ctx, abortKey{}, abort))
+		var rr *rateRefusal
+		if errors.As(context.Cause(ctx), &rr) {
+			return nil, &refusal{mcp.Outcome{Text: rr.d.Text(), IsError: true}, rr.d.Outcome()}
 		}
-		if err != nil {
-			return nil, &refusal{mcp.Outcome{Text: "the call was cancelled", IsError: true}, "cancelled"}
-		}
-		st.prepaid.Store(true)
-		out := run(ctx)
 		if out.IsError {
 			return nil, &refusal{out, "error"}
 		}
@@ -387,8 +391,12 @@ func (s *Server) admitCall(ctx context.Context, member string) (release func(), 
 }
 
 // meteredTransport holds every DeepSeek request to the team's rate and
-// counts it; a call's first request uses the slot the call took before it
-// ran.
+// counts it: a slot is taken only for a request that goes out, so a call
+// refused before any request (a private URL, a query too long) or
+// answered from the cache takes none. When a call's first request finds
+// no slot within MaxWait, the call ends with the "busy" sentence; a later
+// one (a retry, a continuation) is answered 429 with Retry-After, which
+// the engine waits out as it would DeepSeek's.
 type meteredTransport struct {
 	base http.RoundTripper
 	s    *Server
@@ -400,21 +408,27 @@ func (t *meteredTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 		kind, tool = Fetch, mcp.FetchTool
 	}
 	st, _ := r.Context().Value(callStateKey{}).(*callState)
-	if st == nil || !st.prepaid.CompareAndSwap(true, false) {
-		d, err := t.s.limiter.WaitRate(r.Context(), kind)
-		if err != nil {
-			return nil, err
+	d, err := t.s.limiter.WaitRate(r.Context(), kind)
+	if err != nil {
+		return nil, err
+	}
+	if !d.OK() {
+		if abort, ok := r.Context().Value(abortKey{}).(context.CancelCauseFunc); ok && st != nil && !st.sent.Load() {
+			rr := &rateRefusal{d}
+			abort(rr)
+			return nil, rr
 		}
-		if !d.OK() {
-			// As DeepSeek would answer: the engine waits and retries, or
-			// says the service is rate limiting.
-			return &http.Response{
-				StatusCode: http.StatusTooManyRequests, Status: "429 Too Many Requests", Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
-				Header:  http.Header{"Retry-After": {strconv.Itoa(int(d.RetryIn/time.Second) + 1)}, "Content-Type": {"text/plain"}},
-				Body:    http.NoBody,
-				Request: r,
-			}, nil
-		}
+		// As DeepSeek would answer: the engine waits and retries, or says
+		// the service is rate limiting.
+		return &http.Response{
+			StatusCode: http.StatusTooManyRequests, Status: "429 Too Many Requests", Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+			Header:  http.Header{"Retry-After": {strconv.Itoa(int(d.RetryIn/time.Second) + 1)}, "Content-Type": {"text/plain"}},
+			Body:    http.NoBody,
+			Request: r,
+		}, nil
+	}
+	if st != nil {
+		st.sent.Store(true)
 	}
 	t.s.metrics.DeepSeekRequests.Inc(tool)
 	resp, err := t.base.RoundTrip(r)
