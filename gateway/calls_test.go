@@ -457,3 +457,34 @@ func TestGatewayRefusedCallsCostLittle(t *testing.T) {
 	require.Contains(t, text, "Effective Go is a guide.")
 	require.Equal(t, int32(1), store.taken.Load())
 }
+
+// Refused requests are logged at a bounded pace: of 100 bad tokens, five
+// lines, then one line with the count of the rest when the interval ends
+// (or the server closes). (Before, 100 lines, one per 401.)
+func TestGatewayRefusalLogsAreBounded(t *testing.T) {
+	d := deepseektest.New(t, gwKey)
+	tokens, _, _ := newTokens(t, "alice")
+	var logs logBuf
+	r := startReplica(t, d, tokens, nil, func(o *gateway.ServerOptions) { o.Logf = logs.Logf })
+	r.gw.SetRefusalLogEvery(time.Hour)
+	count := func(s string) int { return strings.Count(logs.String(), s) }
+	for range 100 {
+		code, _ := post(t, r.srv.URL, map[string]string{"Authorization": "Bearer " + gateway.NewToken()})
+		require.Equal(t, http.StatusUnauthorized, code)
+	}
+	require.Equal(t, 5, count("gateway: 401 for "), logs.String())
+	r.gw.EndRefusalInterval()
+	require.Eventually(t, func() bool {
+		return count("gateway: 95 more refused requests were not logged (at most 5 lines every 1h0m0s)") == 1
+	}, 10*time.Second, 10*time.Millisecond, logs.String())
+
+	// The next interval logs five again; what is left is reported at close.
+	for range 8 {
+		code, _ := post(t, r.srv.URL, nil)
+		require.Equal(t, http.StatusUnauthorized, code)
+	}
+	require.Equal(t, 10, count("gateway: 401 for "))
+	r.gw.Close()
+	require.Equal(t, 1, count("gateway: 3 more refused requests were not logged"), logs.String())
+	require.NotContains(t, logs.String(), "dwr_")
+}

@@ -17,3 +17,21 @@ func SetBodyWait(d time.Duration) (restore func()) {
 	bodyWait = d
 	return func() { bodyWait = old }
 }
+
+// SetRefusalLogEvery sets the interval of s's refusal log lines.
+func (s *Server) SetRefusalLogEvery(d time.Duration) {
+	s.refusals.mu.Lock()
+	defer s.refusals.mu.Unlock()
+	s.refusals.every = d
+}
+
+// EndRefusalInterval makes s's refusal log end its interval now, as its
+// timer would when the interval is over.
+func (s *Server) EndRefusalInterval() {
+	s.refusals.mu.Lock()
+	defer s.refusals.mu.Unlock()
+	s.refusals.start = time.Now().Add(-s.refusals.every)
+	if s.refusals.timer != nil {
+		s.refusals.timer.Reset(0)
+	}
+}

@@ -54,8 +54,9 @@ type ServerOptions struct {
 	Audit *Audit
 	// Metrics counts what /metrics serves; nil means NewMetrics().
 	Metrics *Metrics
-	// Logf reports refusals and store trouble; nil means log.Printf. Its
-	// lines hold no key and no token.
+	// Logf reports refusals (at most 5 lines every 10 s, then a count)
+	// and store trouble; nil means log.Printf. Its lines hold no key and
+	// no token.
 	Logf func(format string, args ...any)
 	// BodyBudget bounds the bytes of the request bodies the server holds
 	// at once, summed over every request from before its body is read
@@ -80,6 +81,8 @@ type Server struct {
 	// bodies holds the request bodies being read or answered to
 	// ServerOptions.BodyBudget.
 	bodies *bodyGate
+	// refusals logs refused requests (401s) at a bounded pace.
+	refusals *refusalLog
 
 	// lifetime ends when Close is called: every call in flight is
 	// cancelled.
@@ -119,7 +122,8 @@ func NewServer(o ServerOptions) (*Server, error) {
 	// A replica that dies mid-call holds its coalescing lock until it
 	// expires, and identical calls on the others wait that long: 3 s,
 	// renewed every second while the owner works.
-	s := &Server{opts: o, limiter: lim, metrics: o.Metrics, cache: NewCache(o.Store, CacheOptions{Logf: o.Logf, LockTTL: 3 * time.Second}), bodies: newBodyGate(o.BodyBudget)}
+	s := &Server{opts: o, limiter: lim, metrics: o.Metrics, cache: NewCache(o.Store, CacheOptions{Logf: o.Logf, LockTTL: 3 * time.Second}),
+		bodies: newBodyGate(o.BodyBudget), refusals: newRefusalLog(o.Logf)}
 	s.lifetime, s.cancel = context.WithCancel(context.Background())
 
 	mo := o.MCP
@@ -158,8 +162,12 @@ func (s *Server) Handler() http.Handler { return s.handler }
 func (s *Server) Metrics() *Metrics { return s.metrics }
 
 // Close cancels every call in flight; their members get a cancelled
-// result. It does not close connections (http.Server.Shutdown does).
-func (s *Server) Close() { s.cancel() }
+// result, and logs how many refusals went unlogged. It does not close
+// connections (http.Server.Shutdown does).
+func (s *Server) Close() {
+	s.cancel()
+	s.refusals.flush()
+}
 
 func checkOrigin(origin string) error {
 	scheme, rest, ok := strings.Cut(origin, "://")
@@ -203,7 +211,7 @@ func (s *Server) guard(next http.Handler) http.Handler {
 			var err error
 			member, err = s.opts.Tokens.Authenticate(r.Header.Get("Authorization"))
 			if err != nil {
-				s.opts.Logf("gateway: 401 for %s: %v", r.RemoteAddr, err)
+				s.refusals.printf("gateway: 401 for %s: %v", r.RemoteAddr, err)
 				s.metrics.Calls.Inc("", "unauthorized")
 				w.Header().Set("WWW-Authenticate", `Bearer realm="deepseek-web-retrieval"`)
 				w.WriteHeader(http.StatusUnauthorized)
