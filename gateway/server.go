@@ -295,7 +295,7 @@ func (s *Server) around(ctx context.Context, c *mcp.Call, run func(context.Conte
 	if c.Valid {
 		rec.Query, rec.URL = c.Op.Query, c.Op.URL
 	}
-	out, outcome, src := s.serve(context.WithValue(ctx, callStateKey{}, st), c, rec.Member, run, st)
+	out, outcome, src := s.serve(context.WithValue(ctx, callStateKey{}, st), c, rec.Member, run)
 	if ctx.Err() != nil && out.IsError {
 		outcome = "cancelled"
 	}
@@ -332,7 +332,7 @@ func (r *refusal) Error() string { return r.out.Text }
 
 // serve admits, answers and reports one call: the outcome, its label and
 // where the answer came from.
-func (s *Server) serve(ctx context.Context, c *mcp.Call, member string, run func(context.Context) mcp.Outcome, st *callState) (mcp.Outcome, string, Source) {
+func (s *Server) serve(ctx context.Context, c *mcp.Call, member string, run func(context.Context) mcp.Outcome) (mcp.Outcome, string, Source) {
 	if !c.Valid {
 		return run(ctx), "invalid", Computed
 	}
