@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 // Record is one audit line: one tool call.
@@ -55,11 +57,17 @@ type auditLine struct {
 	DurationMS int64  `json:"duration_ms"`
 }
 
+// maxAuditField is the most bytes of a string field an audit line holds
+// (after masking); a longer one is cut there and marked with its length.
+const maxAuditField = 1024
+
 // Audit writes one JSON line per call to an io.Writer. Every string field
 // goes through the mask function first, and so does the finished line, so
 // a key or token pasted into a query, a URL or an error text is masked
-// whatever JSON escaping does to it. Safe for concurrent use: each line
-// is one Write.
+// whatever JSON escaping does to it. A field longer than 1 KiB is cut
+// there and ends "… (N bytes, truncated)", N its length as the member
+// sent it: a call refused for a 4 MB query costs a short line, not 4 MB of
+// log. Safe for concurrent use: each line is one Write.
 type Audit struct {
 	mask func(string) string
 
@@ -80,12 +88,12 @@ func NewAudit(w io.Writer, mask func(string) string) *Audit {
 func (a *Audit) Log(r Record) error {
 	l := auditLine{
 		Time:       r.Time.UTC().Format("2006-01-02T15:04:05.000Z07:00"),
-		Member:     a.mask(r.Member),
-		Tool:       a.mask(r.Tool),
-		Query:      a.mask(r.Query),
-		URL:        a.mask(r.URL),
-		Outcome:    a.mask(r.Outcome),
-		Error:      a.mask(r.Error),
+		Member:     a.field(r.Member),
+		Tool:       a.field(r.Tool),
+		Query:      a.field(r.Query),
+		URL:        a.field(r.URL),
+		Outcome:    a.field(r.Outcome),
+		Error:      a.field(r.Error),
 		Status:     r.Status,
 		Bytes:      r.Bytes,
 		Billed:     r.Billed,
@@ -106,4 +114,18 @@ func (a *Audit) Log(r Record) error {
 		return fmt.Errorf("audit: %w", err)
 	}
 	return nil
+}
+
+// field masks s, then cuts it to maxAuditField bytes (masking first, so
+// no cut leaves part of a secret that the mask would no longer know).
+func (a *Audit) field(s string) string {
+	m := a.mask(s)
+	if len(m) <= maxAuditField {
+		return m
+	}
+	cut := maxAuditField
+	for cut > 0 && !utf8.RuneStart(m[cut]) {
+		cut--
+	}
+	return m[:cut] + "… (" + strconv.Itoa(len(s)) + " bytes, truncated)"
 }

@@ -86,3 +86,36 @@ func TestAuditConcurrent(t *testing.T) {
 		require.True(t, json.Valid([]byte(l)), "interleaved line: %.80s", l)
 	}
 }
+
+// A field over 1 KiB is cut there, masked first, on a character boundary,
+// and says how long it was; the line stays one valid JSON line. (Before, a
+// 3.9 MB query made a 3.9 MB line.)
+func TestAuditTruncatesLongFields(t *testing.T) {
+	const key = "sk-0123456789abcdef0123456789abcdef"
+	mask := core.NewRedactor(key).Mask
+	for _, tc := range []struct {
+		name, value, want string
+	}{
+		{"short", "go generics", "go generics"},
+		{"exactly 1 KiB", strings.Repeat("a", 1024), strings.Repeat("a", 1024)},
+		{"long", strings.Repeat("a", 3_900_000), strings.Repeat("a", 1024) + "… (3900000 bytes, truncated)"},
+		{"a key across the cut", strings.Repeat("a", 1010) + key + strings.Repeat("b", 2000),
+			mask(strings.Repeat("a", 1010) + key + strings.Repeat("b", 2000))[:1024] + "… (3045 bytes, truncated)"},
+		{"a character across the cut", "a" + strings.Repeat("é", 1000), "a" + strings.Repeat("é", 511) + "… (2001 bytes, truncated)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			a := gateway.NewAudit(&buf, mask)
+			require.NoError(t, a.Log(gateway.Record{Member: "alice", Tool: "deepseek_search", Query: tc.value, URL: tc.value, Error: tc.value, Outcome: "error"}))
+			line := buf.String()
+			require.Equal(t, 1, strings.Count(line, "\n"))
+			var got map[string]any
+			require.NoError(t, json.Unmarshal([]byte(line), &got), line)
+			require.Equal(t, tc.want, got["query"])
+			require.Equal(t, tc.want, got["url"])
+			require.Equal(t, tc.want, got["error"])
+			require.NotContains(t, line, key[:12])
+			require.Less(t, len(line), 4<<10)
+		})
+	}
+}

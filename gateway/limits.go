@@ -220,6 +220,21 @@ func (l *Limiter) dayStart(t time.Time) time.Time {
 // more than once); otherwise release is a no-op. A refused call uses no
 // quota.
 func (l *Limiter) Admit(ctx context.Context, member string) (release func(), d Decision) {
+	release, d = l.takeSlot(ctx, member)
+	if !d.OK() {
+		return release, d
+	}
+	if d = l.spendQuota(ctx, member); !d.OK() {
+		release()
+		return func() {}, d
+	}
+	return release, d
+}
+
+// takeSlot is the first half of [Limiter.Admit]: a slot among member's
+// calls in flight, without the quota. The gateway takes it before it
+// reads a request's body.
+func (l *Limiter) takeSlot(ctx context.Context, member string) (release func(), d Decision) {
 	slotKey := "f:" + member
 	id := strconv.FormatUint(randUint64(), 36)
 	_, ok, err := l.store.AcquireSlot(ctx, slotKey, id, l.lim.InFlight, l.lim.InFlightTTL)
@@ -240,6 +255,12 @@ func (l *Limiter) Admit(ctx context.Context, member string) (release func(), d D
 			}
 		})
 	}
+	return release, Decision{Member: member}
+}
+
+// spendQuota is the second half of [Limiter.Admit]: one unit of member's
+// quota for the day, if there is one.
+func (l *Limiter) spendQuota(ctx context.Context, member string) Decision {
 	if l.lim.PerDay > 0 {
 		start := l.dayStart(l.opts.Now())
 		reset := start.Add(24 * time.Hour)
@@ -252,11 +273,10 @@ func (l *Limiter) Admit(ctx context.Context, member string) (release func(), d D
 			ok = true
 		}
 		if !ok {
-			release()
-			return func() {}, Decision{Reason: QuotaSpent, Member: member, Limit: l.lim.PerDay, ResetAt: reset}
+			return Decision{Reason: QuotaSpent, Member: member, Limit: l.lim.PerDay, ResetAt: reset}
 		}
 	}
-	return release, Decision{Member: member}
+	return Decision{Member: member}
 }
 
 // QuotaUsed returns how many calls member made in the current quota day

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -53,9 +54,17 @@ type ServerOptions struct {
 	Audit *Audit
 	// Metrics counts what /metrics serves; nil means NewMetrics().
 	Metrics *Metrics
-	// Logf reports refusals and store trouble; nil means log.Printf. Its
-	// lines hold no key and no token.
+	// Logf reports refusals (at most 5 lines every 10 s, then a count)
+	// and store trouble; nil means log.Printf. Its lines hold no key and
+	// no token.
 	Logf func(format string, args ...any)
+	// BodyBudget bounds the bytes of the request bodies the server holds
+	// at once, summed over every request from before its body is read
+	// until it is answered (one of unknown length counts as 4 MiB, the
+	// most a body may be). A request that does not fit waits up to 10 s
+	// for room, then gets HTTP 503 and a "busy" sentence. Zero means
+	// 16 MiB.
+	BodyBudget int64
 }
 
 // Server is the team gateway's HTTP side: the MCP tools at /mcp over
@@ -69,6 +78,11 @@ type Server struct {
 	cache   *Cache
 	metrics *Metrics
 	handler http.Handler
+	// bodies holds the request bodies being read or answered to
+	// ServerOptions.BodyBudget.
+	bodies *bodyGate
+	// refusals logs refused requests (401s) at a bounded pace.
+	refusals *refusalLog
 
 	// lifetime ends when Close is called: every call in flight is
 	// cancelled.
@@ -95,6 +109,12 @@ func NewServer(o ServerOptions) (*Server, error) {
 	if o.Store == nil {
 		o.Store = NewMemStore(MemStoreOptions{})
 	}
+	if o.BodyBudget < 0 {
+		return nil, fmt.Errorf("gateway: a body budget of %d bytes; want 0 (the default, 16 MiB) or more", o.BodyBudget)
+	}
+	if o.BodyBudget == 0 {
+		o.BodyBudget = defaultBodyBudget
+	}
 	lim, err := NewLimiter(o.Store, o.Limits, LimiterOptions{Metrics: o.Metrics, Logf: o.Logf})
 	if err != nil {
 		return nil, err
@@ -102,7 +122,8 @@ func NewServer(o ServerOptions) (*Server, error) {
 	// A replica that dies mid-call holds its coalescing lock until it
 	// expires, and identical calls on the others wait that long: 3 s,
 	// renewed every second while the owner works.
-	s := &Server{opts: o, limiter: lim, metrics: o.Metrics, cache: NewCache(o.Store, CacheOptions{Logf: o.Logf, LockTTL: 3 * time.Second, Secret: cacheSecret(o.MCP)})}
+	s := &Server{opts: o, limiter: lim, metrics: o.Metrics, cache: NewCache(o.Store, CacheOptions{Logf: o.Logf, LockTTL: 3 * time.Second, Secret: cacheSecret(o.MCP)}),
+		bodies: newBodyGate(o.BodyBudget), refusals: newRefusalLog(o.Logf)}
 	s.lifetime, s.cancel = context.WithCancel(context.Background())
 
 	mo := o.MCP
@@ -122,8 +143,10 @@ func NewServer(o ServerOptions) (*Server, error) {
 	srv := mcp.NewServer(mo)
 
 	// Stateless: no session lives on a replica, so any replica behind any
-	// load balancer can answer any request of a member's session.
-	streamable := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, &sdk.StreamableHTTPOptions{Stateless: true})
+	// load balancer can answer any request of a member's session. The SDK
+	// ties a call to its POST only from protocol 2026-07-28 on; around does
+	// it for every version (see request).
+	streamable := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, &sdk.StreamableHTTPOptions{Stateless: true, PropagateRequestCancellation: true})
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", s.guard(streamable))
 	mux.HandleFunc("GET /healthz", s.healthz)
@@ -139,8 +162,12 @@ func (s *Server) Handler() http.Handler { return s.handler }
 func (s *Server) Metrics() *Metrics { return s.metrics }
 
 // Close cancels every call in flight; their members get a cancelled
-// result. It does not close connections (http.Server.Shutdown does).
-func (s *Server) Close() { s.cancel() }
+// result, and logs how many refusals went unlogged. It does not close
+// connections (http.Server.Shutdown does).
+func (s *Server) Close() {
+	s.cancel()
+	s.refusals.flush()
+}
 
 func checkOrigin(origin string) error {
 	scheme, rest, ok := strings.Cut(origin, "://")
@@ -157,7 +184,10 @@ type memberKey struct{}
 // without a valid member token, before the MCP handler sees it. It
 // authenticates once; the SDK's bearer middleware then only hands the
 // member on as auth.TokenInfo, so tool calls see it in req.Extra and the
-// SDK keeps one member's session from another.
+// SDK keeps one member's session from another. Then it admits a POST
+// before reading its body (see admit), refuses an id the SDK would not
+// echo (as the stdio server does) and hands the request to the call in
+// its context.
 func (s *Server) guard(next http.Handler) http.Handler {
 	var verified http.Handler = next
 	if s.opts.Tokens != nil {
@@ -176,10 +206,12 @@ func (s *Server) guard(next http.Handler) http.Handler {
 			w.WriteHeader(http.StatusForbidden)
 			return
 		}
+		member := LocalMember
 		if s.opts.Tokens != nil {
-			member, err := s.opts.Tokens.Authenticate(r.Header.Get("Authorization"))
+			var err error
+			member, err = s.opts.Tokens.Authenticate(r.Header.Get("Authorization"))
 			if err != nil {
-				s.opts.Logf("gateway: 401 for %s: %v", r.RemoteAddr, err)
+				s.refusals.printf("gateway: 401 for %s: %v", r.RemoteAddr, err)
 				s.metrics.Calls.Inc("", "unauthorized")
 				w.Header().Set("WWW-Authenticate", `Bearer realm="deepseek-web-retrieval"`)
 				w.WriteHeader(http.StatusUnauthorized)
@@ -187,6 +219,20 @@ func (s *Server) guard(next http.Handler) http.Handler {
 			}
 			r = r.WithContext(context.WithValue(r.Context(), memberKey{}, member))
 		}
+		if r.Method != http.MethodPost {
+			verified.ServeHTTP(w, r) // no body, no call: the SDK answers 405
+			return
+		}
+		rq, body, done := s.admit(w, r, member)
+		if rq == nil {
+			return
+		}
+		defer done()
+		if s.checkIDs(w, body) {
+			return
+		}
+		r.Body = &heldBody{b: body}
+		r = r.WithContext(context.WithValue(r.Context(), requestKey{}, rq))
 		verified.ServeHTTP(w, r)
 	})
 }
@@ -213,24 +259,43 @@ func memberOf(extra *sdk.RequestExtra) string {
 
 // callState is what the metered transport learns of one call's requests.
 type callState struct {
-	// prepaid is set when the call took its first rate slot before
-	// running, so its first request does not take another.
-	prepaid atomic.Bool
-	status  atomic.Int32
-	billed  atomic.Bool
+	// sent is set once one of the call's requests has gone to DeepSeek.
+	sent   atomic.Bool
+	status atomic.Int32
+	billed atomic.Bool
 }
 
 type callStateKey struct{}
 
+// abortKey holds, in a running call's context, what ends the call with a
+// cause: the metered transport's rateRefusal.
+type abortKey struct{}
+
+// rateRefusal ends a call whose first DeepSeek request found the team at
+// its rate: the member reads the "busy" sentence, not what the engine
+// would make of a 429.
+type rateRefusal struct{ d Decision }
+
+func (e *rateRefusal) Error() string { return e.d.Text() }
+
 // around is the MCP server's hook: every tool call passes here.
 func (s *Server) around(ctx context.Context, c *mcp.Call, run func(context.Context) mcp.Outcome) mcp.Outcome {
 	start := time.Now()
+	if rq := requestOf(ctx); rq != nil {
+		// Stateless: one POST is one call, and once its client has gone
+		// no one reads the answer. Cancelling stops DeepSeek's request
+		// (unbilled) and frees the member's in-flight slot.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		defer context.AfterFunc(rq.gone, cancel)()
+	}
 	st := &callState{}
 	rec := Record{Time: start, Member: memberOf(c.Extra), Tool: c.Tool}
 	if c.Valid {
 		rec.Query, rec.URL = c.Op.Query, c.Op.URL
 	}
-	out, outcome, src := s.serve(context.WithValue(ctx, callStateKey{}, st), c, rec.Member, run, st)
+	out, outcome, src := s.serve(context.WithValue(ctx, callStateKey{}, st), c, rec.Member, run)
 	if ctx.Err() != nil && out.IsError {
 		outcome = "cancelled"
 	}
@@ -267,29 +332,23 @@ func (r *refusal) Error() string { return r.out.Text }
 
 // serve admits, answers and reports one call: the outcome, its label and
 // where the answer came from.
-func (s *Server) serve(ctx context.Context, c *mcp.Call, member string, run func(context.Context) mcp.Outcome, st *callState) (mcp.Outcome, string, Source) {
+func (s *Server) serve(ctx context.Context, c *mcp.Call, member string, run func(context.Context) mcp.Outcome) (mcp.Outcome, string, Source) {
 	if !c.Valid {
 		return run(ctx), "invalid", Computed
 	}
-	release, d := s.limiter.Admit(ctx, member)
+	release, d := s.admitCall(ctx, member)
 	if !d.OK() {
 		return mcp.Outcome{Text: d.Text(), IsError: true}, d.Outcome(), Computed
 	}
 	defer release()
-	kind := Search
-	if c.Op.Kind == core.KindFetch {
-		kind = Fetch
-	}
 	work := func(ctx context.Context) ([]byte, error) {
-		d, err := s.limiter.WaitRate(ctx, kind)
-		if err == nil && !d.OK() {
-			return nil, &refusal{mcp.Outcome{Text: d.Text(), IsError: true}, d.Outcome()}
+		ctx, abort := context.WithCancelCause(ctx)
+		defer abort(nil)
+		out := run(context.WithValue(ctx, abortKey{}, abort))
+		var rr *rateRefusal
+		if errors.As(context.Cause(ctx), &rr) {
+			return nil, &refusal{mcp.Outcome{Text: rr.d.Text(), IsError: true}, rr.d.Outcome()}
 		}
-		if err != nil {
-			return nil, &refusal{mcp.Outcome{Text: "the call was cancelled", IsError: true}, "cancelled"}
-		}
-		st.prepaid.Store(true)
-		out := run(ctx)
 		if out.IsError {
 			return nil, &refusal{out, "error"}
 		}
@@ -318,9 +377,34 @@ func (s *Server) serve(ctx context.Context, c *mcp.Call, member string, run func
 	return mcp.Outcome{Text: string(answer)}, "ok", src
 }
 
+// admitCall admits one call of member: the in-flight slot its request
+// took before its body was read (a batch's other calls take their own),
+// then one unit of the day's quota.
+func (s *Server) admitCall(ctx context.Context, member string) (release func(), d Decision) {
+	rq := requestOf(ctx)
+	if !rq.claim() {
+		return s.limiter.Admit(ctx, member)
+	}
+	var once sync.Once
+	release = func() { once.Do(rq.drop) }
+	if !rq.busy.OK() {
+		release()
+		return func() {}, rq.busy
+	}
+	if d = s.limiter.spendQuota(ctx, member); !d.OK() {
+		release()
+		return func() {}, d
+	}
+	return release, d
+}
+
 // meteredTransport holds every DeepSeek request to the team's rate and
-// counts it; a call's first request uses the slot the call took before it
-// ran.
+// counts it: a slot is taken only for a request that goes out, so a call
+// refused before any request (a private URL, a query too long) or
+// answered from the cache takes none. When a call's first request finds
+// no slot within MaxWait, the call ends with the "busy" sentence; a later
+// one (a retry, a continuation) is answered 429 with Retry-After, which
+// the engine waits out as it would DeepSeek's.
 type meteredTransport struct {
 	base http.RoundTripper
 	s    *Server
@@ -332,21 +416,27 @@ func (t *meteredTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 		kind, tool = Fetch, mcp.FetchTool
 	}
 	st, _ := r.Context().Value(callStateKey{}).(*callState)
-	if st == nil || !st.prepaid.CompareAndSwap(true, false) {
-		d, err := t.s.limiter.WaitRate(r.Context(), kind)
-		if err != nil {
-			return nil, err
+	d, err := t.s.limiter.WaitRate(r.Context(), kind)
+	if err != nil {
+		return nil, err
+	}
+	if !d.OK() {
+		if abort, ok := r.Context().Value(abortKey{}).(context.CancelCauseFunc); ok && st != nil && !st.sent.Load() {
+			rr := &rateRefusal{d}
+			abort(rr)
+			return nil, rr
 		}
-		if !d.OK() {
-			// As DeepSeek would answer: the engine waits and retries, or
-			// says the service is rate limiting.
-			return &http.Response{
-				StatusCode: http.StatusTooManyRequests, Status: "429 Too Many Requests", Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
-				Header:  http.Header{"Retry-After": {strconv.Itoa(int(d.RetryIn/time.Second) + 1)}, "Content-Type": {"text/plain"}},
-				Body:    http.NoBody,
-				Request: r,
-			}, nil
-		}
+		// As DeepSeek would answer: the engine waits and retries, or says
+		// the service is rate limiting.
+		return &http.Response{
+			StatusCode: http.StatusTooManyRequests, Status: "429 Too Many Requests", Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+			Header:  http.Header{"Retry-After": {strconv.Itoa(int(d.RetryIn/time.Second) + 1)}, "Content-Type": {"text/plain"}},
+			Body:    http.NoBody,
+			Request: r,
+		}, nil
+	}
+	if st != nil {
+		st.sent.Store(true)
 	}
 	t.s.metrics.DeepSeekRequests.Inc(tool)
 	resp, err := t.base.RoundTrip(r)

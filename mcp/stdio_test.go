@@ -53,6 +53,7 @@ func serveStdio(t *testing.T, options string) *stdio {
 		inW.Close()
 		go io.Copy(io.Discard, outR)
 		<-done
+		outW.Close() // ends the io.Copy above
 	})
 	return &stdio{in: inW, out: bufio.NewReader(outR)}
 }

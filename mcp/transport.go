@@ -8,12 +8,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/rpcid"
 )
 
 // MaxLineBytes is the longest line the stdio transport accepts (16 MiB, the
@@ -23,7 +24,7 @@ const MaxLineBytes = sdk.DefaultMaxLineLength
 // JSON-RPC error codes the transport answers with itself.
 const (
 	codeParseError     = -32700
-	codeInvalidRequest = -32600
+	codeInvalidRequest = rpcid.CodeInvalidRequest
 	codeInternalError  = -32603
 	// codeNotInitialized answers a call sent before initialize, as LSP's
 	// ServerNotInitialized does (JSON-RPC leaves -32000 to -32099 to
@@ -39,10 +40,6 @@ const (
 	// (32 MiB); one call is always let through, up to MaxLineBytes.
 	DefaultMaxPendingBytes = 32 << 20
 )
-
-// maxSafeID is the largest integer id the SDK, which reads numbers as
-// float64, echoes exactly (2^53-1).
-const maxSafeID = 1<<53 - 1
 
 // StdioTransport is newline-delimited JSON-RPC over r and w that survives bad
 // input. The SDK's own stdio transport ends the session at the first line
@@ -336,36 +333,10 @@ func rejectLine(line []byte, tooLong bool) (int, string) {
 	if _, err := jsonrpc.DecodeMessage(line); err != nil {
 		return codeInvalidRequest, "invalid request: not a JSON-RPC 2.0 request, notification or response"
 	}
-	var probe struct {
-		ID     json.RawMessage `json:"id"`
-		Method *string         `json:"method"`
-	}
-	if json.Unmarshal(line, &probe) == nil && probe.Method != nil && len(probe.ID) > 0 {
-		if c := probe.ID[0]; (c == '-' || c >= '0' && c <= '9') && !safeInteger(probe.ID) {
-			return codeInvalidRequest, "invalid request: the id " + clip(string(probe.ID), 40) +
-				" is not a whole number from -9007199254740991 to 9007199254740991 written without a fraction or exponent; use such a number or a string"
-		}
+	if _, text := rpcid.Refusal(line); text != "" {
+		return codeInvalidRequest, text
 	}
 	return 0, ""
-}
-
-// safeInteger reports whether a JSON number is written as a plain integer
-// (no fraction, exponent or -0) within ±(2^53-1), so that the SDK, which
-// reads ids as float64, answers with the same digits.
-func safeInteger(num []byte) bool {
-	digits := bytes.TrimPrefix(num, []byte("-"))
-	if len(digits) == 0 || len(digits) > 16 || digits[0] == '0' && (len(digits) > 1 || len(num) > 1) {
-		return false
-	}
-	n, err := strconv.ParseInt(string(digits), 10, 64)
-	return err == nil && n <= maxSafeID
-}
-
-func clip(s string, n int) string {
-	if len(s) > n {
-		return s[:n] + "…"
-	}
-	return s
 }
 
 // errorResponse is the JSON-RPC error answering line, with its id as sent
@@ -389,16 +360,5 @@ func errorResponse(line []byte, code int, msg string) []byte {
 
 // errorLine is a JSON-RPC error response with id, as a line.
 func errorLine(id json.RawMessage, code int, msg string) []byte {
-	b, _ := json.Marshal(struct {
-		JSONRPC string          `json:"jsonrpc"`
-		ID      json.RawMessage `json:"id"`
-		Error   struct {
-			Code    int    `json:"code"`
-			Message string `json:"message"`
-		} `json:"error"`
-	}{JSONRPC: "2.0", ID: id, Error: struct {
-		Code    int    `json:"code"`
-		Message string `json:"message"`
-	}{code, msg}})
-	return append(b, '\n')
+	return rpcid.ErrorLine(id, code, msg)
 }

@@ -1,0 +1,37 @@
+package gateway
+
+import "time"
+
+// BodyGate reports, for the tests, the bytes of request bodies the server
+// holds now, the most it held at once, and the requests waiting for room.
+func (s *Server) BodyGate() (held, peak int64, waiting int) {
+	s.bodies.mu.Lock()
+	defer s.bodies.mu.Unlock()
+	return s.bodies.held, s.bodies.peak, s.bodies.waiting
+}
+
+// SetBodyWait sets how long a request waits for room for its body, until
+// the returned function restores it.
+func SetBodyWait(d time.Duration) (restore func()) {
+	old := bodyWait
+	bodyWait = d
+	return func() { bodyWait = old }
+}
+
+// SetRefusalLogEvery sets the interval of s's refusal log lines.
+func (s *Server) SetRefusalLogEvery(d time.Duration) {
+	s.refusals.mu.Lock()
+	defer s.refusals.mu.Unlock()
+	s.refusals.every = d
+}
+
+// EndRefusalInterval makes s's refusal log end its interval now, as its
+// timer would when the interval is over.
+func (s *Server) EndRefusalInterval() {
+	s.refusals.mu.Lock()
+	defer s.refusals.mu.Unlock()
+	s.refusals.start = time.Now().Add(-s.refusals.every)
+	if s.refusals.timer != nil {
+		s.refusals.timer.Reset(0)
+	}
+}
