@@ -35,3 +35,15 @@ func (s *Server) EndRefusalInterval() {
 		s.refusals.timer.Reset(0)
 	}
 }
+
+// WithDeadlines returns o with its deadlines set: the headers', the
+// body's, an idle connection's, and how long a new connection keeps its
+// slot at the MaxConns limit. Tests shorten them.
+func WithDeadlines(o ServeOptions, header, body, idle, evictNew time.Duration) ServeOptions {
+	o.headerTimeout, o.bodyTimeout, o.idleTimeout, o.evictNewAfter = header, body, idle, evictNew
+	return o
+}
+
+// BodyDeadline is bodyDeadline: d for the body to arrive, and the
+// connection closed after a reply that starts before it has.
+var BodyDeadline = bodyDeadline

@@ -35,6 +35,7 @@ func TestServeFlags(t *testing.T) {
 		{[]string{"--allow-origin", "app.example.com"}, `allowed origin "app.example.com": want scheme://host[:port]`},
 		{[]string{"--redis", "http://x"}, "--redis: redis URL: want redis://"},
 		{[]string{"--replicas", "0"}, "--replicas is at least 1"},
+		{[]string{"--max-conns", "-1"}, "--fetch-rps and --max-conns are 0 (the default) or more"},
 		{[]string{"--max-results", "99"}, "--max-results"},
 		{[]string{"token", "add"}, "serve token needs --tokens FILE"},
 		{[]string{"token", "frob", "x", "--tokens", "t.json"}, "serve token: want add NAME, revoke NAME or list"},
