@@ -161,7 +161,7 @@ func memberFetch(ctx context.Context, addr, token string) (string, error) {
 }
 
 // A request refused before its body is read (401 without a token, 403
-// for a foreign Origin) is answered at once and its
+// for a foreign Origin or a rebinding Host) is answered at once and its
 // connection closed, however slowly the body comes; net/http would first
 // read up to 256 KiB of the body, and wait for it for ever.
 func TestServeRefusalDoesNotWaitForBody(t *testing.T) {
@@ -173,6 +173,7 @@ func TestServeRefusalDoesNotWaitForBody(t *testing.T) {
 	}{
 		{"no token", "Host: 127.0.0.1\r\n", http.StatusUnauthorized},
 		{"foreign Origin", "Host: 127.0.0.1\r\nAuthorization: Bearer " + s.token + "\r\nOrigin: https://evil.example.com\r\n", http.StatusForbidden},
+		{"rebinding Host", "Host: evil.example\r\nAuthorization: Bearer " + s.token + "\r\n", http.StatusForbidden},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c, br := dialRaw(t, s.addr)

@@ -48,6 +48,11 @@ Flags:
   --allow-origin ORIGIN    a browser origin (https://app.example.com) allowed to
                            call /mcp; repeat or separate with commas. Requests
                            from other origins get 403
+  --public-url URL         the URL members reach the gateway at through a reverse
+                           proxy (https://gw.example.com); repeat or separate
+                           with commas. On a loopback address /mcp refuses (403)
+                           any Host but loopback and these URLs' hosts (DNS
+                           rebinding), so a proxy on this machine needs it
   --max-conns N            connections open at once (default 1024, fewer when
                            the open-file limit is lower); at the limit idle ones
                            are closed to make room and new ones wait. Headers
@@ -90,7 +95,7 @@ const (
 // serveFlags are serve's own flags (the tools' options are bindOptionFlags').
 type serveFlags struct {
 	listen, tokens, redis, audit                              string
-	origins                                                   stringList
+	origins, publicURLs                                       stringList
 	replicas, perDay, inFlight, searchRPS, fetchRPS, maxConns int
 	shutdown                                                  time.Duration
 }
@@ -127,6 +132,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fl.StringVar(&sf.redis, "redis", "", "")
 	fl.StringVar(&sf.audit, "audit", "-", "")
 	fl.Var(&sf.origins, "allow-origin", "")
+	fl.Var(&sf.publicURLs, "public-url", "")
 	fl.IntVar(&sf.maxConns, "max-conns", 0, "")
 	fl.IntVar(&sf.replicas, "replicas", 1, "")
 	fl.IntVar(&sf.perDay, "per-day", 0, "")
@@ -182,6 +188,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	so := gateway.ServerOptions{
 		MCP:          mcp.Options{Config: cfg, Version: versionString()},
 		AllowOrigins: sf.origins,
+		PublicURLs:   sf.publicURLs,
 		Limits:       gateway.Limits{PerDay: sf.perDay, InFlight: sf.inFlight, SearchPerSecond: sf.searchRPS, FetchPerSecond: sf.fetchRPS, Replicas: sf.replicas},
 		CacheTTL:     time.Duration(cfg.CacheTTLMinutes) * time.Minute,
 		Metrics:      gateway.NewMetrics(),
