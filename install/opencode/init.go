@@ -136,7 +136,7 @@ type configFile struct {
 func (ip *initPlan) readConfig() (*configFile, error) {
 	cf := &configFile{path: filepath.Join(ip.dir, ip.cfgName)}
 	var err error
-	if cf.data, cf.mode, cf.existed, err = install.ReadFile(cf.path); err != nil {
+	if cf.data, cf.mode, cf.existed, err = install.ReadConfig(cf.path); err != nil {
 		return nil, err
 	}
 	cf.mark, cf.body = install.SplitBOM(cf.data)
