@@ -40,6 +40,19 @@ type hunkJSON struct {
 	OldBytes []byte `json:"oldBytes,omitempty"`
 }
 
+// InvalidUTF8At returns the offset of the first byte of b that is not
+// valid UTF-8, or -1.
+func InvalidUTF8At(b []byte) int {
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n == 1 {
+			return i
+		}
+		i += n
+	}
+	return -1
+}
+
 // MarshalJSON writes the hunk as hunkJSON.
 func (h Hunk) MarshalJSON() ([]byte, error) {
 	v := hunkJSON{At: h.At, Del: h.Del, Old: h.Old}

@@ -38,7 +38,7 @@ func ParseTOML(data []byte) (*TOMLDoc, map[string]any, error) {
 		return nil, nil, err
 	}
 	if !utf8.Valid(data) {
-		return nil, nil, fmt.Errorf("not valid UTF-8")
+		return nil, nil, fmt.Errorf("byte %d is not valid UTF-8, which TOML requires", InvalidUTF8At(data))
 	}
 	var m map[string]any
 	if _, err := toml.Decode(string(data), &m); err != nil {

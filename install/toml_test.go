@@ -75,3 +75,8 @@ func TestSecrets(t *testing.T) {
 	tomlCfg := "[mcp_servers.gh.env]\nGITHUB_TOKEN = \"tok-value-1\"\n[x]\nbearer_token = \"abcdef12\"\n"
 	require.Len(t, Secrets("config.toml", []byte(tomlCfg)), 2)
 }
+
+func TestParseTOMLNamesTheByteNotUTF8(t *testing.T) {
+	_, _, err := ParseTOML([]byte("a = 1\nb = \"x\xe2\x82\"\n"))
+	require.EqualError(t, err, "byte 12 is not valid UTF-8, which TOML requires")
+}
