@@ -42,9 +42,9 @@ const (
 	// At the MaxConns limit, a new connection still without its first
 	// request's headers after this may be closed to make room.
 	defaultEvictNewAfter = time.Second
-	// After a reply to a request whose body was not read, the bytes
-	// already on their way are still read (and dropped) for this long,
-	// so the client reads the reply rather than a reset.
+	// A reply to a request whose body was not read waits this long for
+	// the rest of the body: read in time, it keeps the connection for the
+	// client's next request; not, the connection is closed.
 	closeGrace = 500 * time.Millisecond
 )
 
@@ -81,8 +81,9 @@ func (o ServeOptions) withDefaults(logf func(string, ...any)) ServeOptions {
 // It bounds what a client, with a token or without, can hold: a
 // request's headers must arrive within 10 seconds and its body within 30,
 // an idle keep-alive connection is closed after 3 minutes, a reply to a
-// request whose body was not read (a 401, a 403) closes the connection
-// instead of waiting for the rest of the body, and at most o.MaxConns
+// request whose body was not read (a 401, a 403) waits at most half a
+// second for the rest of the body before it closes the connection, and
+// at most o.MaxConns
 // connections are open at once. Nothing bounds how long an answer takes
 // to write: calls answer as Server-Sent Events, for a minute or more.
 func (s *Server) Serve(ctx context.Context, ln net.Listener, o ServeOptions) error {
@@ -113,11 +114,10 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, o ServeOptions) err
 	return nil
 }
 
-// bodyDeadline gives a request's body d to arrive, and closes the
-// connection after a reply that starts before the body was read to its
-// end, instead of first reading up to 256 KiB of the rest as net/http
-// does to reuse the connection (a 401 to a body that never finishes
-// would hold the connection for ever). Once the body has been read,
+// bodyDeadline gives a request's body d to arrive, and only closeGrace
+// once a reply starts before the body was read to its end: net/http reads
+// up to 256 KiB of the rest before it replies, to reuse the connection,
+// and a 401 to a body that never finishes would otherwise wait for d. Once the body has been read,
 // net/http lifts the deadline as it starts reading in the background
 // (to see the client go away) while the answer streams.
 func bodyDeadline(next http.Handler, d time.Duration) http.Handler {
@@ -148,8 +148,8 @@ func (b *doneBody) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// replyWriter closes the connection after a reply that starts before
-// the request's body was read to its end.
+// replyWriter cuts the body's deadline to closeGrace when a reply starts
+// before the request's body was read to its end.
 type replyWriter struct {
 	http.ResponseWriter
 	rc      *http.ResponseController
@@ -165,7 +165,11 @@ func (w *replyWriter) start(code int) {
 		if w.body.done.Load() {
 			return
 		}
-		w.Header().Set("Connection", "close")
+		// net/http reads what is left of the body (up to 256 KiB) before
+		// it writes the reply, to keep the connection: a body already sent
+		// is read at once and the connection stays open for the next
+		// request; one that is not all there within closeGrace fails the
+		// read, and net/http answers with "Connection: close" and closes.
 		_ = w.rc.SetReadDeadline(time.Now().Add(closeGrace))
 	})
 }
@@ -224,6 +228,18 @@ type capConn struct {
 	// guarded by k.mu.
 	state http.ConnState
 	since time.Time
+}
+
+// CloseWrite half-closes a TCP connection, as net/http does before it
+// closes one whose request body it did not read: the client sees the FIN
+// at once and does not send its next request on a connection about to be
+// reset. Without it, the wrapper hid the method and net/http skipped the
+// half-close.
+func (c *capConn) CloseWrite() error {
+	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return nil
 }
 
 func (c *capConn) Close() error {

@@ -190,6 +190,41 @@ func TestServeRefusalDoesNotWaitForBody(t *testing.T) {
 	}
 }
 
+// A refusal to a request whose body was sent whole keeps the connection:
+// the client's next request on it is answered. Clients that pool
+// connections (Bun's fetch) send the next request on the same one, and
+// got a reset when every refusal closed it.
+func TestServeRefusalKeepsAWholeRequestsConnection(t *testing.T) {
+	s := serveGateway(t, gateway.ServeOptions{ShutdownTimeout: time.Second}, nil)
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`
+	for _, tc := range []struct {
+		name, headers string
+		status        int
+	}{
+		{"no token", "Host: 127.0.0.1\r\n", http.StatusUnauthorized},
+		{"foreign Origin", "Host: 127.0.0.1\r\nAuthorization: Bearer " + s.token + "\r\nOrigin: https://evil.example.com\r\n", http.StatusForbidden},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, br := dialRaw(t, s.addr)
+			_ = c.SetDeadline(time.Now().Add(15 * time.Second))
+			_, err := fmt.Fprintf(c, "POST /mcp HTTP/1.1\r\n%sContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: %d\r\n\r\n%s", tc.headers, len(body), body)
+			require.NoError(t, err)
+			resp, err := http.ReadResponse(br, nil)
+			require.NoError(t, err)
+			_, _ = io.Copy(io.Discard, resp.Body)
+			require.Equal(t, tc.status, resp.StatusCode)
+			require.False(t, resp.Close, "the refusal closes a connection whose request was whole")
+
+			_, err = io.WriteString(c, "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+			require.NoError(t, err)
+			resp, err = http.ReadResponse(br, nil)
+			require.NoError(t, err, "the next request on the connection is not answered")
+			_, _ = io.Copy(io.Discard, resp.Body)
+			require.Equal(t, http.StatusOK, resp.StatusCode)
+		})
+	}
+}
+
 // Deadlines close what a client holds without finishing it: an idle
 // keep-alive connection, headers that never end, a member's body that
 // never ends.
