@@ -6,14 +6,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
-	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
-	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install/mcphosts"
-	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install/opencode"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install/hosts"
 )
 
 func doctorUsage(w io.Writer) {
@@ -89,91 +86,21 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			r.Command, r.PID, r.Started, r.Command)})
 	}
 
-	// OpenCode.
-	prog := opencodeProgram()
-	path, version := prog.Path, prog.Version
-	var ocLines []string
-	switch {
-	case path == "":
-		ocLines = append(ocLines, "no opencode on PATH")
-	case prog.Err != nil:
-		ocLines = append(ocLines, "could not read the version: "+prog.Err.Error())
-	default:
-		ocLines = append(ocLines, fmt.Sprintf("%s is OpenCode %s", path, version))
-	}
-	for _, sc := range []install.Scope{install.ScopeGlobal, install.ScopeProject} {
-		c := opencode.Doctor(osEnv(), sc, dir)
-		if sc == install.ScopeProject && !c.Installed && len(c.Problems) == 0 {
-			continue
-		}
-		lines := append([]string{}, ocLines...)
-		lines = append(lines, c.Lines...)
-		var traps []string
-		if c.Installed {
-			addKey(c.Options.APIKeyEnv)
-			switch {
-			case c.PluginVersion == "" || c.PluginVersion == core.Version:
-			case c.NPMSpec != "":
-				traps = append(traps, fmt.Sprintf("the entry pins the plugin package to version %s, and this binary is %s: run `deepseek-web-retrieval init --yes --plugin-source npm` (with the same --host and --scope) from this binary to pin its version", c.PluginVersion, core.Version))
-			default:
-				traps = append(traps, fmt.Sprintf("the vendored plugin is version %s, and this binary is %s: run `deepseek-web-retrieval init --yes` (with the same --host and --scope) from this binary to vendor its plugin", c.PluginVersion, core.Version))
-			}
-			if c.Unrecorded {
-				project := ""
-				if sc == install.ScopeProject {
-					project = osEnv().WorkDir
-					if dir != "" {
-						project, _ = filepath.Abs(dir)
-					}
-				}
-				traps = append(traps, fmt.Sprintf("no install record for this entry (written by hand, or by an install that was interrupted), so uninstall will refuse: run `%s` to adopt it, or remove %s from %q in %s",
-					mcphosts.InitCommand(string(c.Host), project, mcphosts.Args(c.Options)[1:]), opencode.PackagePath, c.Host.Key(), filepath.Join(c.Dir, c.File)))
-			}
-			if version != "" && opencode.HostOf(version) != c.Host {
-				traps = append(traps, fmt.Sprintf("the config uses the %q key, which OpenCode %s does not read: run init --host auto", c.Host.Key(), version))
-			}
-		}
-		section(fmt.Sprintf("OpenCode (%s: %s)", sc, c.Dir), lines, traps, c.Problems)
-		ocLines = nil
-	}
-
-	// MCP hosts.
-	env := mcpEnv()
-	detected := mcphosts.Detect(env)
 	binary, _ := binaryPath("")
-	// OpenCode's gateway entry (init --remote) is checked like an MCP
-	// host's, and shown only when there is one.
-	for _, h := range append(slices.Clone(mcphosts.All), mcphosts.OpenCode) {
-		for _, sc := range []install.Scope{install.ScopeGlobal, install.ScopeProject} {
-			req := mcphosts.Request{Env: env, Host: h, Scope: sc, Dir: dir}
-			if sc == install.ScopeProject {
-				// Run from the home directory, a project's file can be
-				// the global one (~/.codex/config.toml): shown once.
-				g, gerr := mcphosts.MainFile(mcphosts.Request{Env: env, Host: h})
-				if f, err := mcphosts.MainFile(req); err == nil && gerr == nil && f == g {
-					continue
-				}
-			}
-			c := mcphosts.Doctor(ctx, mcphosts.Request{Env: env, Host: h, Scope: sc, Dir: dir, Binary: binary, Version: versionString()}, os.Environ())
-			if !c.Installed && len(c.Problems) == 0 && (sc == install.ScopeProject || !slices.Contains(detected, h)) {
-				continue
-			}
-			switch {
-			case c.Installed && c.TokenEnv != "":
-				if !slices.Contains(tokenEnvs, c.TokenEnv) {
-					tokenEnvs = append(tokenEnvs, c.TokenEnv)
-				}
-			case c.Installed:
-				addKey(c.KeyEnv)
-			}
-			section(fmt.Sprintf("%s (%s)", c.Host, sc), c.Lines, c.Traps, c.Problems)
-		}
-	}
 	var missing []string
-	for _, h := range mcphosts.All {
-		if !slices.Contains(detected, h) {
-			missing = append(missing, string(h))
+	for _, c := range hosts.Doctor(ctx, install.Request{Env: hostEnv(), Dir: dir, Binary: binary, Version: versionString()}) {
+		switch {
+		case c.Absent:
+			missing = append(missing, c.Title)
+			continue
+		case c.Installed && c.TokenEnv != "":
+			if !slices.Contains(tokenEnvs, c.TokenEnv) {
+				tokenEnvs = append(tokenEnvs, c.TokenEnv)
+			}
+		case c.Installed:
+			addKey(c.KeyEnv)
 		}
+		section(c.Title, c.Lines, c.Traps, c.Problems)
 	}
 	if len(missing) > 0 {
 		fmt.Fprintf(&b, "Not found on this machine: %s.\n\n", strings.Join(missing, ", "))

@@ -17,7 +17,7 @@ import (
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
 )
 
-// PlanInit plans installing the plugin. It reads but never writes. Invalid
+// planInit plans installing the plugin. It reads but never writes. Invalid
 // options yield an *OptionError; situations it will not handle yield a
 // *RefusedError.
 //
@@ -25,7 +25,7 @@ import (
 // already installed (startInit), the config entry (editConfig), the plugin's
 // directories and files (planPluginDirs, planPluginFiles), and the record
 // (planRecord).
-func PlanInit(req Request) (*install.Plan, error) {
+func planInit(req request) (*install.Plan, error) {
 	ip, err := startInit(req)
 	if err != nil {
 		return nil, err
@@ -45,7 +45,7 @@ func PlanInit(req Request) (*install.Plan, error) {
 
 // initPlan is one init being planned, filled in phase by phase.
 type initPlan struct {
-	req   Request
+	req   request
 	opts  install.Options // the request's options, tiers filled in
 	files []pluginFile    // the plugin's files, the stored plan among them
 	dir   string          // the config directory
@@ -65,14 +65,14 @@ type initPlan struct {
 
 // startInit checks the request, reads the plugin's files and the previous
 // install's record, and picks the config file.
-func startInit(req Request) (*initPlan, error) {
+func startInit(req request) (*initPlan, error) {
 	if req.Scope == "" {
 		req.Scope = install.ScopeGlobal
 	}
 	if req.Host == "" {
 		req.Host = HostV2
 	}
-	if _, err := ParseHost(string(req.Host)); err != nil {
+	if _, err := parseHost(string(req.Host)); err != nil {
 		return nil, err
 	}
 	if err := install.Validate(req.Options); err != nil {
@@ -94,7 +94,7 @@ func startInit(req Request) (*initPlan, error) {
 			return nil, err
 		}
 	}
-	if ip.dir, err = ConfigDir(req.Env, req.Scope, req.Dir); err != nil {
+	if ip.dir, err = configDir(req.Env, req.Scope, req.Dir); err != nil {
 		return nil, err
 	}
 	if ip.prev, _, err = readRecord(ip.dir); err != nil {

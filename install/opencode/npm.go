@@ -7,7 +7,7 @@ import (
 )
 
 // NPMPackage is the plugin's npm package name, as npm/packages.json names
-// it (a test holds the two equal). With Request.Package set, init writes
+// it (a test holds the two equal). With request.Package set, init writes
 // NPMPackage@<version> into the config instead of vendoring the plugin,
 // and OpenCode installs that package itself.
 const NPMPackage = "@deepseek-web-retrieval/opencode"

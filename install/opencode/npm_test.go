@@ -52,7 +52,7 @@ func TestInitRefusesARangeAsPackage(t *testing.T) {
 	for _, spec := range []string{NPMPackage + "@^1.2.3", NPMPackage, "other@1.2.3", NPMPackage + "@latest"} {
 		req := f.request(install.Options{})
 		req.Package = spec
-		_, err := PlanInit(req)
+		_, err := planInit(req)
 		require.EqualError(t, err, `package "`+spec+`": want @deepseek-web-retrieval/opencode@<exact version>`)
 	}
 	require.Equal(t, map[string]string{"./": ""}, f.tree())
@@ -116,7 +116,7 @@ func TestInitNPMWritesTheExactSpec(t *testing.T) {
 					again := f.planInit(req)
 					require.True(t, again.Empty(), "second init must be a no-op:\n%s", f.render(again, false))
 
-					up, err := PlanUninstall(UninstallRequest{Env: f.env, Scope: scope})
+					up, err := planUninstall(uninstallRequest{Env: f.env, Scope: scope})
 					require.NoError(t, err)
 					require.NoError(t, up.Apply())
 					require.Equal(t, before, f.tree())
@@ -205,6 +205,6 @@ func TestUninstallRefusalNamesTheSpec(t *testing.T) {
 	req.Package = testSpec
 	f.init(req)
 	f.write("opencode.jsonc", "{\"plugins\": []}\n")
-	_, err := PlanUninstall(UninstallRequest{Env: f.env, Scope: install.ScopeGlobal})
+	_, err := planUninstall(uninstallRequest{Env: f.env, Scope: install.ScopeGlobal})
 	require.ErrorContains(t, err, `the @deepseek-web-retrieval/opencode@1.2.3 entry init added is no longer in "plugins" in `+f.path("opencode.jsonc")+" (removed by hand?)")
 }

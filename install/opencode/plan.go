@@ -6,10 +6,10 @@ import (
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
 )
 
-// Request describes an init.
-type Request struct {
+// request describes an init.
+type request struct {
 	// Env locates the config directories.
-	Env Env
+	Env install.Env
 	// Scope selects the global or a project config. Zero means ScopeGlobal.
 	Scope install.Scope
 	// Dir is the project directory for ScopeProject; empty means Env.WorkDir.
@@ -34,10 +34,10 @@ type Request struct {
 	Found string
 }
 
-// UninstallRequest describes an uninstall.
-type UninstallRequest struct {
+// uninstallRequest describes an uninstall.
+type uninstallRequest struct {
 	// Env locates the config directories.
-	Env Env
+	Env install.Env
 	// Scope selects the global or a project config. Zero means ScopeGlobal.
 	Scope install.Scope
 	// Dir is the project directory for ScopeProject; empty means Env.WorkDir.

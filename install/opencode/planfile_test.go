@@ -142,7 +142,7 @@ func TestStoredPlanFollowsOptionsAndModule(t *testing.T) {
 
 	// A plan.json edited by hand is not overwritten (nor deleted) silently.
 	f.write(pluginDir+"/"+PlanFile, "{}")
-	_, err := PlanInit(f.request(install.Options{MaxResults: intp(5)}))
+	_, err := planInit(f.request(install.Options{MaxResults: intp(5)}))
 	var refused *install.RefusedError
 	require.ErrorAs(t, err, &refused)
 }

@@ -17,16 +17,16 @@ import (
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
 )
 
-// PlanUninstall plans reversing what init applied. It refuses (with a
+// planUninstall plans reversing what init applied. It refuses (with a
 // *RefusedError saying how to undo by hand) when an exact reversal is not
 // possible: no record, the entry changed or removed, a vendored file changed.
 // It runs in three steps over one [uninstallPlan]: the config, the vendored
 // files with the record, and the directories init created.
-func PlanUninstall(req UninstallRequest) (*install.Plan, error) {
+func planUninstall(req uninstallRequest) (*install.Plan, error) {
 	if req.Scope == "" {
 		req.Scope = install.ScopeGlobal
 	}
-	dir, err := ConfigDir(req.Env, req.Scope, req.Dir)
+	dir, err := configDir(req.Env, req.Scope, req.Dir)
 	if err != nil {
 		return nil, err
 	}

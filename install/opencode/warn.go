@@ -166,12 +166,12 @@ func shapeWarnings(c *install.JSONC, h Host, found string) []string {
 	return warns
 }
 
-// ConfigShape reports which OpenCode generation the config an install
+// configShape reports which OpenCode generation the config an install
 // would edit is written for: the recorded host of an existing install,
 // else the one whose plugin key ("plugin" for 1.x, "plugins" for 2.x) the
 // config already has. ok is false when neither or both keys are there.
-func ConfigShape(env Env, scope install.Scope, dir string) (h Host, ok bool) {
-	d, err := ConfigDir(env, scope, dir)
+func configShape(env install.Env, scope install.Scope, dir string) (h Host, ok bool) {
+	d, err := configDir(env, scope, dir)
 	if err != nil {
 		return "", false
 	}
