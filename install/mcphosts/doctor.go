@@ -32,7 +32,7 @@ type check struct {
 	TokenEnv string
 	// Probe is what starting the entry's server found (zero when the
 	// entry is absent or unreadable).
-	Probe ProbeResult
+	Probe probeResult
 }
 
 // names are the hosts as sentences name them.
@@ -131,7 +131,7 @@ func doctor(ctx context.Context, req request, environ []string) check {
 // probe starts the entry's server as the host would and reports it, with
 // where the key stands in the server's environment.
 func (c *check) probe(ctx context.Context, rs *resolved, entry map[string]any, environ []string) {
-	parent := EnvMap(environ)
+	parent := envMap(environ)
 	dir := rs.root
 	if rs.global() {
 		dir = rs.Env.WorkDir
@@ -173,7 +173,7 @@ func (c *check) probe(ctx context.Context, rs *resolved, entry map[string]any, e
 		}
 		c.Traps = append(c.Traps, fmt.Sprintf("%s is set in this shell, but %s does not pass it to the server: %s", key, name, fix))
 	}
-	c.Probe = Probe(ctx, l, secrets)
+	c.Probe = probeEntry(ctx, l, secrets)
 	if c.Probe.Connected() {
 		c.Lines = append(c.Lines, c.Probe.String())
 		if v := c.Probe.Version; v != "" {
@@ -229,7 +229,7 @@ func (c *check) remote(ctx context.Context, rs *resolved, gw install.Remote, rf 
 	name := names[rs.Host]
 	c.TokenEnv = gw.TokenEnv
 	c.Lines = append(c.Lines, "connects to the gateway "+gw.URL)
-	parent := EnvMap(environ)
+	parent := envMap(environ)
 	token := parent[gw.TokenEnv]
 	switch {
 	case gw.TokenEnv == "":
@@ -246,7 +246,7 @@ func (c *check) remote(ctx context.Context, rs *resolved, gw install.Remote, rf 
 	// A project's entry from a clone could point anywhere: doctor connects
 	// only to one init wrote and recorded, as it starts only those.
 	if rs.global() || rf != nil && jsonEqual(mustJSON(entry), rf.Entry) {
-		c.Probe = ProbeRemote(ctx, gw.URL, auth, []string{token})
+		c.Probe = probeRemote(ctx, gw.URL, auth, []string{token})
 		if c.Probe.Connected() {
 			c.Lines = append(c.Lines, c.Probe.String())
 			if v := c.Probe.Version; v != "" {

@@ -3,7 +3,8 @@
 // pi-mcp-adapter) and Cursor. Each host is a small adapter (codex.go,
 // claude.go, …) saying which files it owns and what goes in them; the plan,
 // the edit, the record and the exact uninstall are shared (this file and
-// package install).
+// package install). [Hosts] and [Gateway] (OpenCode's gateway entry, init
+// --remote) are the install.Host values the registry, install/hosts, lists.
 //
 // The server entry is named deepseek-web-retrieval in every host (no "_",
 // which Gemini's policy parser splits on) and starts

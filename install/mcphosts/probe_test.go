@@ -53,9 +53,9 @@ func script(t *testing.T, dir, name, body string) string {
 }
 
 func shortTimeout(t *testing.T, d time.Duration) {
-	old, oldTerm := ProbeTimeout, probeTerminate
-	ProbeTimeout, probeTerminate = d, 200*time.Millisecond
-	t.Cleanup(func() { ProbeTimeout, probeTerminate = old, oldTerm })
+	old, oldTerm := probeTimeout, probeTerminate
+	probeTimeout, probeTerminate = d, 200*time.Millisecond
+	t.Cleanup(func() { probeTimeout, probeTerminate = old, oldTerm })
 }
 
 // TestProbe starts servers that work and servers that fail in each way a
@@ -97,7 +97,7 @@ func TestProbe(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			start := time.Now()
-			r := Probe(context.Background(), Launch{Command: tc.command, Args: tc.args, Env: env, Dir: dir}, []string{testKey})
+			r := probeEntry(context.Background(), launchSpec{Command: tc.command, Args: tc.args, Env: env, Dir: dir}, []string{testKey})
 			require.Less(t, time.Since(start), 5*time.Second, "the probe is bounded")
 			require.NotContains(t, r.String(), testKey)
 			require.NotContains(t, r.String(), "sk-probe")
@@ -173,7 +173,7 @@ func TestHostLaunchEnv(t *testing.T) {
 			l, err := hostLaunch(tc.host, entry, p, "/work")
 			require.NoError(t, err)
 			require.Equal(t, "/b", l.Command)
-			require.Equal(t, tc.wantEnv, EnvMap(l.Env))
+			require.Equal(t, tc.wantEnv, envMap(l.Env))
 			require.Equal(t, tc.wantArgs, l.Args)
 			require.Len(t, l.Notes, tc.notes)
 			require.Equal(t, "/work", l.Dir)

@@ -78,7 +78,7 @@ func doctor(env install.Env, scope install.Scope, dir string) check {
 			if isOurPath(entryName(e)) {
 				c.Installed, c.Host = true, h
 				name := entryName(e)
-				if !sameName(name, PackagePath) {
+				if !sameName(name, packagePath) {
 					npmSpec = name
 				}
 				c.Lines = append(c.Lines, fmt.Sprintf("%s lists %s under %q (%s)", c.File, name, h.Key(), h.label()))
@@ -94,14 +94,14 @@ func doctor(env install.Env, scope install.Scope, dir string) check {
 		}
 	}
 	if !c.Installed {
-		c.Lines = append(c.Lines, c.File+" does not list "+PackagePath)
+		c.Lines = append(c.Lines, c.File+" does not list "+packagePath)
 		return c
 	}
 	c.Unrecorded = rec == nil
 	if npmSpec != "" {
 		// OpenCode installs the package itself; its version is the pin.
 		c.NPMSpec = npmSpec
-		c.PluginVersion = strings.TrimPrefix(npmSpec, NPMPackage+"@")
+		c.PluginVersion = strings.TrimPrefix(npmSpec, npmPackage+"@")
 		if c.PluginVersion == npmSpec {
 			c.PluginVersion = ""
 		}

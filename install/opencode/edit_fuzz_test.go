@@ -31,7 +31,7 @@ func pluginRoundTrip(t *testing.T, data []byte, h Host) (out []byte, ok bool) {
 			}
 		}
 	}
-	createdKey, lay := addEntry(c, h, PackagePath, install.Options{Search: "forced"}.WithDefaults())
+	createdKey, lay := addEntry(c, h, packagePath, install.Options{Search: "forced"}.WithDefaults())
 	mid := c.Pack()
 	require.NoError(t, checkEdit(data, mid, key, true), "%q\n%q", data, mid)
 	if install.DetectEOL(data) == "\r\n" {

@@ -311,7 +311,7 @@ func TestConfigWithBOM(t *testing.T) {
 		f.init(f.request(install.Options{}))
 		cfg := f.read("opencode.jsonc")
 		require.True(t, strings.HasPrefix(cfg, "\xef\xbb\xbf{"), "BOM kept")
-		require.Contains(t, cfg, PackagePath)
+		require.Contains(t, cfg, packagePath)
 		if structural {
 			f.write("opencode.jsonc", cfg+"\n")
 		}

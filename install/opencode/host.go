@@ -104,7 +104,7 @@ func (c check) traps(req install.Request, sc install.Scope, found string) []stri
 			}
 		}
 		traps = append(traps, fmt.Sprintf("no install record for this entry (written by hand, or by an install that was interrupted), so uninstall will refuse: run `%s` to adopt it, or remove %s from %q in %s",
-			install.InitCommand(string(c.Host), project, install.OptionFlags(c.Options)), PackagePath, c.Host.Key(), filepath.Join(c.Dir, c.File)))
+			install.InitCommand(string(c.Host), project, install.OptionFlags(c.Options)), packagePath, c.Host.Key(), filepath.Join(c.Dir, c.File)))
 	}
 	if found != "" && hostOf(found) != c.Host {
 		traps = append(traps, fmt.Sprintf("the config uses the %q key, which OpenCode %s does not read: run init --host auto", c.Host.Key(), found))

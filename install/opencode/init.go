@@ -59,7 +59,7 @@ type initPlan struct {
 	record        *Record          // the record this init writes
 	vendorChanges []install.Change // directories, plugin files and the record
 	late          []install.Change // deletions, after the config change
-	name          string           // what the entry names: PackagePath or an npm spec
+	name          string           // what the entry names: packagePath or an npm spec
 	tree          bool             // the plugin directory is created whole
 }
 
@@ -78,11 +78,11 @@ func startInit(req request) (*initPlan, error) {
 	if err := install.Validate(req.Options); err != nil {
 		return nil, err
 	}
-	ip := &initPlan{req: req, opts: req.Options.WithDefaults(), key: req.Host.Key(), name: PackagePath}
+	ip := &initPlan{req: req, opts: req.Options.WithDefaults(), key: req.Host.Key(), name: packagePath}
 	var err error
 	if req.Package != "" {
-		if v, ok := strings.CutPrefix(req.Package, NPMPackage+"@"); !ok || !exactVersion.MatchString(v) {
-			return nil, fmt.Errorf("package %q: want %s@<exact version>", req.Package, NPMPackage)
+		if v, ok := strings.CutPrefix(req.Package, npmPackage+"@"); !ok || !exactVersion.MatchString(v) {
+			return nil, fmt.Errorf("package %q: want %s@<exact version>", req.Package, npmPackage)
 		}
 		ip.name = req.Package
 	} else {
@@ -109,7 +109,7 @@ func startInit(req request) (*initPlan, error) {
 	cfgName, warns := pickConfig(ip.dir, ip.prev)
 	ip.cfgName = cfgName
 	ip.plan.ConfigFile = cfgName
-	ip.plan.UpToDate = fmt.Sprintf("%s already lists %s with these options, and the vendored files are current.", cfgName, PackagePath)
+	ip.plan.UpToDate = fmt.Sprintf("%s already lists %s with these options, and the vendored files are current.", cfgName, packagePath)
 	if ip.req.Package != "" {
 		ip.plan.UpToDate = fmt.Sprintf("%s already lists %s with these options.", cfgName, ip.name)
 	}
@@ -229,7 +229,7 @@ func (ip *initPlan) editEntry(cf *configFile, cfg *RecordFile, before *[]byte, s
 		}
 	}
 	if len(ours) > 1 {
-		ip.plan.Warnings = append(ip.plan.Warnings, fmt.Sprintf("%s lists %s %d times in %q: OpenCode would load it more than once; init updates only the first", ip.cfgName, PackagePath, len(ours), key))
+		ip.plan.Warnings = append(ip.plan.Warnings, fmt.Sprintf("%s lists %s %d times in %q: OpenCode would load it more than once; init updates only the first", ip.cfgName, packagePath, len(ours), key))
 	}
 	if len(ours) == 0 {
 		createdKey, lay := addEntry(c, host, ip.name, ip.opts)
@@ -250,7 +250,7 @@ func (ip *initPlan) editEntry(cf *configFile, cfg *RecordFile, before *[]byte, s
 		cfg.EntryExisted = true
 		cfg.EntryOriginal = string(trimmedText(arr.Elements[e.index]))
 		if install.HasSecrets(secrets, cfg.EntryOriginal) {
-			return nil, refuse(fmt.Sprintf("the existing %s entry in %s holds a literal credential, which init will not copy into its record", PackagePath, cf.path),
+			return nil, refuse(fmt.Sprintf("the existing %s entry in %s holds a literal credential, which init will not copy into its record", packagePath, cf.path),
 				"move the key into an environment variable (the apiKeyEnv option, or \"apiKey\": \"{env:DEEPSEEK_API_KEY}\"), then run init again")
 		}
 	}
@@ -464,13 +464,13 @@ type pluginFile struct {
 	data []byte
 }
 
-// ErrNoPlugin is returned when the plugin files given to init are
+// errNoPlugin is returned when the plugin files given to init are
 // incomplete (typically a binary built before plugin/core.wasm existed).
-var ErrNoPlugin = errors.New("the plugin files are incomplete")
+var errNoPlugin = errors.New("the plugin files are incomplete")
 
 func pluginFiles(fsys fs.FS) ([]pluginFile, error) {
 	if fsys == nil {
-		return nil, fmt.Errorf("%w: none given", ErrNoPlugin)
+		return nil, fmt.Errorf("%w: none given", errNoPlugin)
 	}
 	ents, err := fs.ReadDir(fsys, ".")
 	if err != nil {
@@ -496,10 +496,10 @@ func pluginFiles(fsys fs.FS) ([]pluginFile, error) {
 		return nil
 	}
 	if w := have("core.wasm"); !bytes.HasPrefix(w, []byte("\x00asm")) {
-		return nil, fmt.Errorf("%w: core.wasm is missing or not WebAssembly (build it into plugin/ before building this binary)", ErrNoPlugin)
+		return nil, fmt.Errorf("%w: core.wasm is missing or not WebAssembly (build it into plugin/ before building this binary)", errNoPlugin)
 	}
 	if have("package.json") == nil {
-		return nil, fmt.Errorf("%w: package.json is missing", ErrNoPlugin)
+		return nil, fmt.Errorf("%w: package.json is missing", errNoPlugin)
 	}
 	return out, nil
 }

@@ -2,11 +2,11 @@
 // deepseek-web-retrieval plugin into an OpenCode configuration, and reverses
 // it.
 //
-// Every operation is two-phase: [planInit] and [planUninstall] only read the
-// file system and return a [Plan] listing every file they would create,
-// change or delete (with a unified diff of each config file); [Plan.Apply]
-// then performs exactly that plan, writing each file atomically and rolling
-// back what it wrote if a later step fails.
+// It is one adapter behind the install.Host interface ([Plugins]: 2.x's
+// "plugins" key and 1.x's "plugin" key); the registry, install/hosts, lists
+// it. Its PlanInit and PlanUninstall only read the file system and return
+// an install.Plan listing every file they would create, change or delete;
+// the engine's transaction then applies exactly that plan.
 //
 // # What init writes
 //
@@ -14,7 +14,7 @@
 //     config file (never into the auto-loaded plugin/ or plugins/ directory).
 //     A project-scope install goes to the project's .opencode/ directory
 //     instead of its root when the root's vendor/ belongs to another tool
-//     (a Go module, Composer), see [configDir];
+//     (a Go module, Composer), see configDir;
 //   - one entry in the config's "plugins" array (OpenCode 2.x):
 //     {"package": "./vendor/deepseek-web-retrieval", "options": {...}}, or
 //     in its "plugin" array (OpenCode 1.x):
@@ -36,21 +36,21 @@ import (
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
 )
 
-// Name is the plugin's name: the vendored directory and the entry's path end in it.
-const Name = install.Name
+// pluginName is the plugin's name: the vendored directory and the entry's path end in it.
+const pluginName = install.Name
 
-// PackagePath is the plugin path written into the config entry. OpenCode
+// packagePath is the plugin path written into the config entry. OpenCode
 // resolves "./" paths from the directory of the config file holding them.
-const PackagePath = "./vendor/" + Name
+const packagePath = "./vendor/" + pluginName
 
-// DefaultAPIKeyEnv is the environment variable the plugin reads the key from
+// defaultAPIKeyEnv is the environment variable the plugin reads the key from
 // unless the apiKeyEnv option names another one.
-const DefaultAPIKeyEnv = install.DefaultAPIKeyEnv
+const defaultAPIKeyEnv = install.DefaultAPIKeyEnv
 
 const (
 	vendorDir  = "vendor"
-	pluginDir  = vendorDir + "/" + Name                   // relative to the config dir, slash-separated
-	recordFile = vendorDir + "/" + Name + ".install.json" // relative to the config dir
+	pluginDir  = vendorDir + "/" + pluginName                   // relative to the config dir, slash-separated
+	recordFile = vendorDir + "/" + pluginName + ".install.json" // relative to the config dir
 )
 
 // Host is the OpenCode generation whose config shape is written.

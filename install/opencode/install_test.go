@@ -67,7 +67,7 @@ func TestInitThenUninstallRestoresBytes(t *testing.T) {
 					p := f.init(req)
 					require.False(t, p.Empty())
 					cfg := f.read(p.ConfigFile)
-					require.Contains(t, cfg, PackagePath)
+					require.Contains(t, cfg, packagePath)
 
 					again := f.planInit(req)
 					require.True(t, again.Empty(), "second init must be a no-op:\n%s", f.render(again, false))
@@ -140,7 +140,7 @@ func TestChangedOptionsUpdateTheEntryInPlace(t *testing.T) {
 	golden(t, "init_update.txt", f.render(p, false))
 	require.NoError(t, p.Apply())
 	cfg := f.read("opencode.jsonc")
-	require.Equal(t, 1, strings.Count(cfg, PackagePath))
+	require.Equal(t, 1, strings.Count(cfg, packagePath))
 	require.Contains(t, cfg, `"search": "forced"`)
 	require.NotContains(t, cfg, "maxResults")
 	f.uninstall()
@@ -282,7 +282,7 @@ func TestProjectScope(t *testing.T) {
 	p := f.planInit(req)
 	require.Equal(t, "opencode.json", p.ConfigFile, "the existing file is used")
 	require.NoError(t, p.Apply())
-	require.FileExists(t, filepath.Join(proj, "vendor", Name, "server.js"))
+	require.FileExists(t, filepath.Join(proj, "vendor", pluginName, "server.js"))
 	require.FileExists(t, filepath.Join(proj, filepath.FromSlash(recordFile)))
 	fi, err := os.Stat(filepath.Join(proj, "opencode.json"))
 	require.NoError(t, err)
@@ -469,7 +469,7 @@ func TestSymlinkedConfigIsEditedThroughTheLink(t *testing.T) {
 	require.True(t, fi.Mode()&os.ModeSymlink != 0, "the link is kept")
 	b, err := os.ReadFile(real)
 	require.NoError(t, err)
-	require.Contains(t, string(b), PackagePath)
+	require.Contains(t, string(b), packagePath)
 	f.uninstall()
 	b, err = os.ReadFile(real)
 	require.NoError(t, err)
@@ -527,7 +527,7 @@ func TestPluginFilesMustBeComplete(t *testing.T) {
 	delete(fsys, "core.wasm")
 	req.Plugin = fsys
 	_, err := planInit(req)
-	require.True(t, errors.Is(err, ErrNoPlugin), "%v", err)
+	require.True(t, errors.Is(err, errNoPlugin), "%v", err)
 }
 
 func configNamed(name string) string {
@@ -559,7 +559,7 @@ func TestProjectScopeUsesDotOpencodeWhenVendorIsTaken(t *testing.T) {
 			dot := filepath.Join(proj, ".opencode")
 			require.Equal(t, dot, p.ConfigDir)
 			require.FileExists(t, filepath.Join(dot, "opencode.jsonc"))
-			require.FileExists(t, filepath.Join(dot, "vendor", Name, "server.js"))
+			require.FileExists(t, filepath.Join(dot, "vendor", pluginName, "server.js"))
 			require.NoDirExists(t, filepath.Join(proj, "vendor"), "no vendor/ at the project root")
 
 			// A second init finds the install where it is.

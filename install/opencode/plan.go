@@ -16,7 +16,7 @@ type request struct {
 	Dir string
 	// Host selects the config shape. Zero means HostV2 (2.x).
 	Host Host
-	// Options are written into the entry; see [Options].
+	// Options are written into the entry; see install.Options.
 	Options install.Options
 	// Plugin holds the plugin directory's files; its top-level regular
 	// files are copied. It must contain package.json and core.wasm, unless
@@ -45,5 +45,5 @@ type uninstallRequest struct {
 }
 
 func newPlan(command string, scope install.Scope, host Host, dir string) *install.Plan {
-	return &install.Plan{Command: command, Scope: string(scope), Host: host.label(), ConfigDir: dir, APIKeyEnv: DefaultAPIKeyEnv}
+	return &install.Plan{Command: command, Scope: string(scope), Host: host.label(), ConfigDir: dir, APIKeyEnv: defaultAPIKeyEnv}
 }

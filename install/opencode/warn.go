@@ -53,11 +53,11 @@ func configWarnings(c *install.JSONC, h Host, o install.Options) []string {
 			deepseek := strings.Contains(lower, "deepseek")
 			switch {
 			case isOurPath(e.name) && key != h.Key():
-				add("%q also lists %s (the %s key): the plugin could load twice; remove that entry", key, PackagePath, otherHostLabel(key))
+				add("%q also lists %s (the %s key): the plugin could load twice; remove that entry", key, packagePath, otherHostLabel(key))
 			case isOurPath(e.name):
 			case strings.HasPrefix(e.name, "-") && deepseek:
 				add("%q holds %q, which disables a plugin of that name", key, e.name)
-			case baseName(e.name) == Name:
+			case baseName(e.name) == pluginName:
 				add("deepseek-web-retrieval is also configured from %q in %q: with this install it would load twice; remove one of them", e.name, key)
 			case deepseek:
 				add("another DeepSeek plugin is configured in %q: %q; it may register DeepSeek tools beside this one", key, e.name)
