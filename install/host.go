@@ -154,6 +154,10 @@ type Host interface {
 	// itself, with a note telling the user which and why. An error means
 	// the host is here but auto cannot choose.
 	Detect(req Request) (h Host, note string, err error)
+	// Remote reports whether the host itself can connect to a team
+	// gateway (init --remote) rather than only start the server as a
+	// command.
+	Remote() bool
 	// ConfigDir is the directory of the config file holding the entry for
 	// the request's scope: a run locks it.
 	ConfigDir(req Request) (string, error)
@@ -169,4 +173,23 @@ type Host interface {
 	// each (none for a scope with nothing to say), traps included. It
 	// changes nothing.
 	Doctor(ctx context.Context, req Request) []Check
+}
+
+// PendingCheck is doctor's check of the installer's own state: a run
+// that was interrupted before it finished leaves its journal in stateDir.
+// ok is false when there is nothing to say.
+func PendingCheck(stateDir string) (c Check, ok bool) {
+	c.Title = "Installer state"
+	r, found, err := Pending(stateDir)
+	switch {
+	case err != nil:
+		c.Problems = []string{err.Error()}
+	case found:
+		c.Problems = []string{fmt.Sprintf(
+			"an %s (process %d, started %s) was interrupted before it finished; run `deepseek-web-retrieval %s --yes` (with the same --host and --scope) and it reverses what the interrupted run did first",
+			r.Command, r.PID, r.Started, r.Command)}
+	default:
+		return c, false
+	}
+	return c, true
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"strings"
 
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
@@ -50,80 +49,11 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if fl.NArg() > 0 {
 		return usageErr(stderr, "doctor", fmt.Sprintf("unexpected argument %q", fl.Arg(0)))
 	}
-	var b strings.Builder
-	problems := 0
-	keys, tokenEnvs := []string{}, []string{}
-	addKey := func(k string) {
-		if k == "" {
-			k = install.DefaultAPIKeyEnv
-		}
-		if !slices.Contains(keys, k) {
-			keys = append(keys, k)
-		}
-	}
-	section := func(title string, lines, traps, probs []string) {
-		fmt.Fprintf(&b, "%s\n", title)
-		for _, l := range lines {
-			fmt.Fprintf(&b, "  - %s\n", l)
-		}
-		for _, l := range traps {
-			fmt.Fprintf(&b, "  ! %s\n", l)
-		}
-		for _, l := range probs {
-			fmt.Fprintf(&b, "  x %s\n", l)
-		}
-		problems += len(probs)
-		b.WriteString("\n")
-	}
-	fmt.Fprintf(&b, "deepseek-web-retrieval doctor\n\n  %s\n\n", versionLine())
-
-	// A run that was killed before it finished.
-	if r, found, err := install.Pending(stateDir()); err != nil {
-		section("Installer state", nil, nil, []string{err.Error()})
-	} else if found {
-		section("Installer state", nil, nil, []string{fmt.Sprintf(
-			"an %s (process %d, started %s) was interrupted before it finished; run `deepseek-web-retrieval %s --yes` (with the same --host and --scope) and it reverses what the interrupted run did first",
-			r.Command, r.PID, r.Started, r.Command)})
-	}
-
 	binary, _ := binaryPath("")
-	var missing []string
-	for _, c := range hosts.Doctor(ctx, install.Request{Env: hostEnv(), Dir: dir, Binary: binary, Version: versionString()}) {
-		switch {
-		case c.Absent:
-			missing = append(missing, c.Title)
-			continue
-		case c.Installed && c.TokenEnv != "":
-			if !slices.Contains(tokenEnvs, c.TokenEnv) {
-				tokenEnvs = append(tokenEnvs, c.TokenEnv)
-			}
-		case c.Installed:
-			addKey(c.KeyEnv)
-		}
-		section(c.Title, c.Lines, c.Traps, c.Problems)
-	}
-	if len(missing) > 0 {
-		fmt.Fprintf(&b, "Not found on this machine: %s.\n\n", strings.Join(missing, ", "))
-	}
-	// A member whose every entry points at a gateway needs no key, only
-	// the token.
-	if len(keys) == 0 && len(tokenEnvs) == 0 {
-		keys = []string{install.DefaultAPIKeyEnv}
-	}
-	for _, k := range tokenEnvs {
-		if os.Getenv(k) != "" {
-			fmt.Fprintf(&b, "%s (your gateway token) is set in this shell (value not shown).\n", k)
-		} else {
-			fmt.Fprintf(&b, "%s (your gateway token) is not set in this shell: add `export %s=...` with the token `serve token add` printed for you.\n", k, k)
-		}
-	}
-	for _, k := range keys {
-		if os.Getenv(k) != "" {
-			fmt.Fprintf(&b, "%s is set in this shell (value not shown).\n", k)
-		} else {
-			fmt.Fprintf(&b, "%s is not set in this shell: add `export %s=...` to your shell profile.\n", k, k)
-		}
-	}
+	checks := hosts.Doctor(ctx, install.Request{Env: hostEnv(), Dir: dir, Binary: binary, Version: versionString()})
+	var b strings.Builder
+	fmt.Fprintf(&b, "deepseek-web-retrieval doctor\n\n  %s\n\n", versionLine())
+	problems := writeChecks(&b, checks)
 	if problems > 0 {
 		fmt.Fprintf(&b, "\n%d problem(s) found.\n", problems)
 	}
@@ -132,4 +62,48 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return exitFailed
 	}
 	return exitOK
+}
+
+// writeChecks prints doctor's sections, the hosts not found, and whether
+// each variable the entries read is set in this shell (never its value).
+// It returns the number of problems.
+func writeChecks(b *strings.Builder, checks []install.Check) (problems int) {
+	var missing []string
+	for _, c := range checks {
+		if c.Absent {
+			missing = append(missing, c.Title)
+			continue
+		}
+		fmt.Fprintf(b, "%s\n", c.Title)
+		for _, l := range c.Lines {
+			fmt.Fprintf(b, "  - %s\n", l)
+		}
+		for _, l := range c.Traps {
+			fmt.Fprintf(b, "  ! %s\n", l)
+		}
+		for _, l := range c.Problems {
+			fmt.Fprintf(b, "  x %s\n", l)
+		}
+		problems += len(c.Problems)
+		b.WriteString("\n")
+	}
+	if len(missing) > 0 {
+		fmt.Fprintf(b, "Not found on this machine: %s.\n\n", strings.Join(missing, ", "))
+	}
+	keys, tokenEnvs := hosts.Variables(checks)
+	for _, k := range tokenEnvs {
+		if os.Getenv(k) != "" {
+			fmt.Fprintf(b, "%s (your gateway token) is set in this shell (value not shown).\n", k)
+		} else {
+			fmt.Fprintf(b, "%s (your gateway token) is not set in this shell: add `export %s=...` with the token `serve token add` printed for you.\n", k, k)
+		}
+	}
+	for _, k := range keys {
+		if os.Getenv(k) != "" {
+			fmt.Fprintf(b, "%s is set in this shell (value not shown).\n", k)
+		} else {
+			fmt.Fprintf(b, "%s is not set in this shell: add `export %s=...` to your shell profile.\n", k, k)
+		}
+	}
+	return problems
 }

@@ -9,15 +9,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install/mcphosts"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install/opencode"
 )
-
-// remoter is a host that can connect to a team gateway (init --remote).
-type remoter interface{ Remote() bool }
 
 // plugins, mcp and gateway are fresh host values on every call: the
 // registry has no state.
@@ -139,10 +137,14 @@ func Uninstall(req install.Request, name string) []Job {
 	return []Job{uninstallJob(name, h, req)}
 }
 
-// Doctor checks every host: OpenCode's plugin, the MCP hosts, then
+// Doctor checks the installer's state (a run interrupted before it
+// finished), then every host: OpenCode's plugin, the MCP hosts, then
 // OpenCode's gateway entry.
 func Doctor(ctx context.Context, req install.Request) []install.Check {
 	var out []install.Check
+	if c, ok := install.PendingCheck(install.StateDir(req.Env.Home, req.Env.Getenv("XDG_STATE_HOME"))); ok {
+		out = append(out, c)
+	}
 	for _, h := range append(append(plugins()[:1], mcp()...), gateway()) {
 		out = append(out, h.Doctor(ctx, req)...)
 	}
@@ -194,7 +196,7 @@ func exclusions() []exclusion {
 // it can connect to a gateway, OpenCode's gateway entry for its plugin,
 // else nil.
 func gatewayOf(h install.Host) install.Host {
-	if r, ok := h.(remoter); ok && r.Remote() {
+	if h.Remote() {
 		return h
 	}
 	if isPlugin(h) {
@@ -224,4 +226,33 @@ func PluginPackage(source, version string) (string, error) {
 		return opencode.PackageSpec(version)
 	}
 	return "", fmt.Errorf("unknown source %q (want vendor or npm)", source)
+}
+
+// Variables returns the variables doctor reports on for the checks: the
+// key's of every installed entry that starts the server, and the token's
+// of every gateway entry, each once. A member whose every entry points at
+// a gateway needs no key, only the token; with nothing installed, the
+// default key variable is reported.
+func Variables(checks []install.Check) (keys, tokenEnvs []string) {
+	for _, c := range checks {
+		switch {
+		case !c.Installed:
+		case c.TokenEnv != "":
+			if !slices.Contains(tokenEnvs, c.TokenEnv) {
+				tokenEnvs = append(tokenEnvs, c.TokenEnv)
+			}
+		default:
+			k := c.KeyEnv
+			if k == "" {
+				k = install.DefaultAPIKeyEnv
+			}
+			if !slices.Contains(keys, k) {
+				keys = append(keys, k)
+			}
+		}
+	}
+	if len(keys) == 0 && len(tokenEnvs) == 0 {
+		keys = []string{install.DefaultAPIKeyEnv}
+	}
+	return keys, tokenEnvs
 }

@@ -151,3 +151,23 @@ func TestGatewayAgainstPlugin(t *testing.T) {
 		"To do it by hand:\n  - run `deepseek-web-retrieval uninstall --host opencode` first, then init --remote again")
 	require.Equal(t, []string{"opencode"}, names(Uninstall(req, "opencode")))
 }
+
+func TestVariables(t *testing.T) {
+	for _, tc := range []struct {
+		name           string
+		checks         []install.Check
+		keys, tokenEnv []string
+	}{
+		{name: "nothing installed", checks: []install.Check{{Title: "x"}}, keys: []string{"DEEPSEEK_API_KEY"}},
+		{name: "gateway entries only", checks: []install.Check{{Installed: true, TokenEnv: "T"}, {Installed: true, TokenEnv: "T"}}, tokenEnv: []string{"T"}},
+		{name: "keys once each, default for none", checks: []install.Check{{Installed: true}, {Installed: true, KeyEnv: "K"}, {Installed: true, KeyEnv: "DEEPSEEK_API_KEY"}, {KeyEnv: "NOT_INSTALLED"}},
+			keys: []string{"DEEPSEEK_API_KEY", "K"}},
+		{name: "both", checks: []install.Check{{Installed: true, KeyEnv: "K"}, {Installed: true, TokenEnv: "T"}}, keys: []string{"K"}, tokenEnv: []string{"T"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			keys, tokenEnv := Variables(tc.checks)
+			require.Equal(t, tc.keys, keys)
+			require.Equal(t, tc.tokenEnv, tokenEnv)
+		})
+	}
+}
