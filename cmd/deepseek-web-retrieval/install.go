@@ -214,74 +214,11 @@ type planned struct {
 }
 
 func runInit(_ context.Context, args []string, stdout, stderr io.Writer) int {
-	fl := flag.NewFlagSet("init", flag.ContinueOnError)
-	fl.SetOutput(io.Discard)
-	var (
-		scope, dir, host, bin, source string
-		remoteURL, tokenEnv           string
-		yes                           bool
-		o                             install.Options
-	)
-	fl.StringVar(&scope, "scope", "global", "")
-	fl.StringVar(&dir, "dir", "", "")
-	fl.StringVar(&host, "host", "auto", "")
-	fl.StringVar(&bin, "binary", "", "")
-	fl.StringVar(&source, "plugin-source", "", "")
-	fl.StringVar(&remoteURL, "remote", "", "")
-	fl.StringVar(&tokenEnv, "token-env", "", "")
-	fl.BoolVar(&yes, "yes", false, "")
-	bindOptionFlags(fl, &o) // optflags.go: one flag per SPEC §5 option
-	fl.Var(noKeyFlag{}, "api-key", "")
-	if code, done := parse(fl, args, initUsage, stdout, stderr); done {
+	run, code, done := initFlags(args, stdout, stderr)
+	if done {
 		return code
 	}
-	if fl.NArg() > 0 {
-		return usageErr(stderr, "init", fmt.Sprintf("unexpected argument %q", fl.Arg(0)))
-	}
-	sc, err := install.ParseScope(scope)
-	if err != nil {
-		return usageErr(stderr, "init", "--scope: "+err.Error())
-	}
-	if err := hosts.CheckName(host); err != nil {
-		return usageErr(stderr, "init", "--host: "+err.Error())
-	}
-	if dir != "" && sc != install.ScopeProject {
-		return usageErr(stderr, "init", "--dir applies only to --scope project")
-	}
-	spec, err := pluginSpec(source)
-	if err != nil {
-		return usageErr(stderr, "init", "--plugin-source: "+err.Error())
-	}
-	o.Language = strings.Join(splitList(o.Language), ",")
-	if err := install.Validate(o); err != nil {
-		var oe *install.OptionError
-		if errors.As(err, &oe) {
-			return usageErr(stderr, "init", fmt.Sprintf("invalid %s: %s", optionFlags[oe.Option], oe.Msg))
-		}
-		return usageErr(stderr, "init", err.Error())
-	}
-	var remote *install.Remote
-	var binary string
-	switch {
-	case remoteURL != "":
-		if remote, err = install.ParseRemote(remoteURL, tokenEnv); err != nil {
-			return usageErr(stderr, "init", err.Error())
-		}
-		if bin != "" || source != "" {
-			return usageErr(stderr, "init", "--remote points the hosts at a gateway: --binary and --plugin-source do not apply")
-		}
-		if err := install.RemoteOptions(o); err != nil {
-			return usageErr(stderr, "init", err.Error())
-		}
-	case tokenEnv != "":
-		return usageErr(stderr, "init", "--token-env applies only with --remote")
-	default:
-		if binary, err = binaryPath(bin); err != nil {
-			return usageErr(stderr, "init", "--binary: "+err.Error())
-		}
-	}
-	req := install.Request{Env: hostEnv(), Scope: sc, Dir: dir, Options: o, Binary: binary, Remote: remote, Plugin: pluginFiles(), Package: spec, Version: versionString()}
-	jobs, err := hosts.Init(req, host, func(note string) { fmt.Fprintf(stderr, "deepseek-web-retrieval init: %s\n", note) })
+	jobs, err := hosts.Init(run.req, run.host, func(note string) { fmt.Fprintf(stderr, "deepseek-web-retrieval init: %s\n", note) })
 	if hosts.NoHost(err) {
 		fmt.Fprintf(stdout, "deepseek-web-retrieval init: nothing to install into: %v.\nInstall one, then run init again, or name one with --host (%s).\n", err, hostList())
 		return exitOK
@@ -290,7 +227,87 @@ func runInit(_ context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "deepseek-web-retrieval init: %v\n", err)
 		return exitFailed
 	}
-	return runPlans("init", jobs, yes, stdout, stderr)
+	return runPlans("init", jobs, run.yes, stdout, stderr)
+}
+
+// initRun is init's command line: the request, --host and --yes.
+type initRun struct {
+	req  install.Request
+	host string
+	yes  bool
+}
+
+// initFlags parses and checks init's flags; done reports that the command
+// is over (help or a usage error) with the given exit code.
+func initFlags(args []string, stdout, stderr io.Writer) (run initRun, code int, done bool) {
+	usage := func(msg string) (initRun, int, bool) { return run, usageErr(stderr, "init", msg), true }
+	fl := flag.NewFlagSet("init", flag.ContinueOnError)
+	fl.SetOutput(io.Discard)
+	var (
+		scope, dir, bin, source string
+		remoteURL, tokenEnv     string
+		o                       install.Options
+	)
+	fl.StringVar(&scope, "scope", "global", "")
+	fl.StringVar(&dir, "dir", "", "")
+	fl.StringVar(&run.host, "host", "auto", "")
+	fl.StringVar(&bin, "binary", "", "")
+	fl.StringVar(&source, "plugin-source", "", "")
+	fl.StringVar(&remoteURL, "remote", "", "")
+	fl.StringVar(&tokenEnv, "token-env", "", "")
+	fl.BoolVar(&run.yes, "yes", false, "")
+	bindOptionFlags(fl, &o) // optflags.go: one flag per SPEC §5 option
+	fl.Var(noKeyFlag{}, "api-key", "")
+	if code, done := parse(fl, args, initUsage, stdout, stderr); done {
+		return run, code, true
+	}
+	if fl.NArg() > 0 {
+		return usage(fmt.Sprintf("unexpected argument %q", fl.Arg(0)))
+	}
+	sc, err := install.ParseScope(scope)
+	if err != nil {
+		return usage("--scope: " + err.Error())
+	}
+	if err := hosts.CheckName(run.host); err != nil {
+		return usage("--host: " + err.Error())
+	}
+	if dir != "" && sc != install.ScopeProject {
+		return usage("--dir applies only to --scope project")
+	}
+	spec, err := pluginSpec(source)
+	if err != nil {
+		return usage("--plugin-source: " + err.Error())
+	}
+	o.Language = strings.Join(splitList(o.Language), ",")
+	if err := install.Validate(o); err != nil {
+		var oe *install.OptionError
+		if errors.As(err, &oe) {
+			return usage(fmt.Sprintf("invalid %s: %s", optionFlags[oe.Option], oe.Msg))
+		}
+		return usage(err.Error())
+	}
+	var remote *install.Remote
+	var binary string
+	switch {
+	case remoteURL != "":
+		if remote, err = install.ParseRemote(remoteURL, tokenEnv); err != nil {
+			return usage(err.Error())
+		}
+		if bin != "" || source != "" {
+			return usage("--remote points the hosts at a gateway: --binary and --plugin-source do not apply")
+		}
+		if err := install.RemoteOptions(o); err != nil {
+			return usage(err.Error())
+		}
+	case tokenEnv != "":
+		return usage("--token-env applies only with --remote")
+	default:
+		if binary, err = binaryPath(bin); err != nil {
+			return usage("--binary: " + err.Error())
+		}
+	}
+	run.req = install.Request{Env: hostEnv(), Scope: sc, Dir: dir, Options: o, Binary: binary, Remote: remote, Plugin: pluginFiles(), Package: spec, Version: versionString()}
+	return run, 0, false
 }
 
 // pluginSpec turns --plugin-source into the npm spec OpenCode's entry
