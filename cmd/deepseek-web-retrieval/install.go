@@ -52,6 +52,11 @@ func hostEnv() install.Env {
 	}
 }
 
+// usageText prints a usage text, its {hosts} the registry's --host values.
+func usageText(w io.Writer, text string) {
+	io.WriteString(w, strings.ReplaceAll(text, "{hosts}", strings.Join(hosts.Names(), "|")))
+}
+
 // hostList is the --host values but auto, for messages.
 func hostList() string { return strings.Join(hosts.Names(), ", ") }
 
@@ -70,7 +75,7 @@ var optionFlags = map[string]string{
 }
 
 func initUsage(w io.Writer) {
-	fmt.Fprint(w, `Usage: deepseek-web-retrieval init [flags]
+	usageText(w, `Usage: deepseek-web-retrieval init [flags]
 
 Installs DeepSeek Search/Fetch into your coding agents: the OpenCode plugin,
 or the MCP server (this binary's "mcp" command) for Codex, Claude Code,
@@ -91,7 +96,7 @@ Examples:
   deepseek-web-retrieval init --host codex --remote https://gw.example.com --token-env TEAM_TOKEN
 
 Where:
-  --host opencode|opencode1|codex|claude|gemini|pi|cursor|auto
+  --host {hosts}|auto
                            auto (default): every host found on this machine
                            (its program on PATH or its config directory);
                            for OpenCode, the version of the opencode on PATH
@@ -159,7 +164,7 @@ Exit status: 0 plan printed or applied, 1 refused or failed, 2 usage error.
 }
 
 func uninstallUsage(w io.Writer) {
-	fmt.Fprint(w, `Usage: deepseek-web-retrieval uninstall [flags]
+	usageText(w, `Usage: deepseek-web-retrieval uninstall [flags]
 
 Reverses exactly what init applied, using the install record init left
 (OpenCode: vendor/deepseek-web-retrieval.install.json beside the config; MCP
@@ -175,7 +180,7 @@ Example:
   deepseek-web-retrieval uninstall --scope global --yes
 
 Where:
-  --host opencode|opencode1|codex|claude|gemini|pi|cursor|auto
+  --host {hosts}|auto
                            auto (default): every host with something of ours
   --scope global|project   as for init (default global)
   --dir DIR                project directory (default: the current directory)
