@@ -23,6 +23,11 @@ func plugins() []install.Host { return opencode.Plugins() }
 func mcp() []install.Host     { return mcphosts.Hosts() }
 func gateway() install.Host   { return mcphosts.Gateway() }
 
+// detectable returns the hosts --host auto looks for, in the order plans
+// are shown: OpenCode's plugin once (its Detect picks the generation),
+// then the MCP hosts.
+func detectable() []install.Host { return append([]install.Host{plugins()[0]}, mcp()...) }
+
 // named returns the hosts --host names, in the order of Names.
 func named() []install.Host { return append(plugins(), mcp()...) }
 
@@ -82,7 +87,7 @@ func NoHost(err error) bool { return errors.Is(err, errNoHost) }
 func Init(req install.Request, name string, note func(string)) ([]Job, error) {
 	var found []install.Host
 	if name == "auto" {
-		for _, h := range append(plugins()[:1], mcp()...) {
+		for _, h := range detectable() {
 			got, why, err := h.Detect(req)
 			if err != nil {
 				return nil, err
@@ -145,7 +150,7 @@ func Doctor(ctx context.Context, req install.Request) []install.Check {
 	if c, ok := install.PendingCheck(install.StateDir(req.Env.Home, req.Env.Getenv("XDG_STATE_HOME"))); ok {
 		out = append(out, c)
 	}
-	for _, h := range append(append(plugins()[:1], mcp()...), gateway()) {
+	for _, h := range append(detectable(), gateway()) {
 		out = append(out, h.Doctor(ctx, req)...)
 	}
 	return out

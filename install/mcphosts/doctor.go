@@ -53,7 +53,7 @@ func mainFile(req request) (string, error) {
 // server it starts works: the server is started as the host would start it
 // (see hostLaunch), from the environment environ (doctor's own, standing
 // for the one the host is started from), and asked initialize and
-// tools/list (see Probe). The key's value never appears in the Check.
+// tools/list (see probeEntry). The key's value never appears in the check.
 func doctor(ctx context.Context, req request, environ []string) check {
 	rs, err := resolve(req)
 	c := check{Host: string(req.Host), Scope: string(req.Scope)}

@@ -19,8 +19,9 @@ import (
 // else ~/.config/opencode; a project's: opencode.jsonc or opencode.json
 // in its directory.
 
-// OpenCode is the OpenCode gateway entry. It is not in All: without
-// --remote, OpenCode is install/opencode's (the plugin).
+// OpenCode is the OpenCode gateway entry. It is not in all (see
+// [Gateway]): without --remote, OpenCode is install/opencode's (the
+// plugin).
 const OpenCode Host = "opencode"
 
 func init() {
