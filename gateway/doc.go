@@ -25,6 +25,9 @@
 //   - Audit: [Audit] writes one JSON line per call, every field masked.
 //   - Metrics: [Metrics] in a small [Registry] that writes the
 //     Prometheus text format.
+//   - Serving: [Server.Serve] answers on a listener with deadlines on
+//     reading requests and a cap on open connections, so a client
+//     without a token holds nothing for long.
 //
 // # Wiring, in order, for one tool call
 //

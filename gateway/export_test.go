@@ -1,6 +1,9 @@
 package gateway
 
-import "time"
+import (
+	"net"
+	"time"
+)
 
 // BodyGate reports, for the tests, the bytes of request bodies the server
 // holds now, the most it held at once, and the requests waiting for room.
@@ -35,3 +38,26 @@ func (s *Server) EndRefusalInterval() {
 		s.refusals.timer.Reset(0)
 	}
 }
+
+// WithDeadlines returns o with its deadlines set: the headers', the
+// body's, an idle connection's, and how long a new connection keeps its
+// slot at the MaxConns limit. Tests shorten them.
+func WithDeadlines(o ServeOptions, header, body, idle, evictNew time.Duration) ServeOptions {
+	o.headerTimeout, o.bodyTimeout, o.idleTimeout, o.evictNewAfter = header, body, idle, evictNew
+	return o
+}
+
+// HostAllowed is whether the Host check of a gateway with publicURLs lets
+// a request with Host header host through a socket whose local address
+// is local.
+func HostAllowed(publicURLs []string, host string, local net.Addr) (bool, error) {
+	h, err := newHostCheck(publicURLs)
+	if err != nil {
+		return false, err
+	}
+	return h.allowed(host, local), nil
+}
+
+// BodyDeadline is bodyDeadline: d for the body to arrive, and the
+// connection closed after a reply that starts before it has.
+var BodyDeadline = bodyDeadline

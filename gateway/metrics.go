@@ -314,6 +314,8 @@ type Metrics struct {
 	// RedisFallbacks counts store operations served in process because
 	// Redis failed.
 	RedisFallbacks *Counter
+	// Connections is the number of connections open to [Server.Serve].
+	Connections *Gauge
 }
 
 // NewMetrics registers the gateway's metrics in a new registry.
@@ -330,5 +332,6 @@ func NewMetrics() *Metrics {
 		Waiting:          r.NewGauge("dwr_calls_waiting", "Calls waiting for a team rate slot."),
 	}
 	m.RedisFallbacks = r.NewCounter("dwr_redis_fallbacks_total", "Store operations served in process because Redis failed.").With()
+	m.Connections = r.NewGauge("dwr_connections_open", "Connections open to this replica.")
 	return m
 }

@@ -28,6 +28,7 @@ func TestMetricsExposition(t *testing.T) {
 	m.Waiting.Add(2)
 	m.Waiting.Add(-1)
 	m.RedisFallbacks.Add(4)
+	m.Connections.Add(3)
 	var b strings.Builder
 	n, err := m.Registry.WriteTo(&b)
 	require.NoError(t, err)
@@ -85,6 +86,9 @@ dwr_calls_waiting 1
 # HELP dwr_redis_fallbacks_total Store operations served in process because Redis failed.
 # TYPE dwr_redis_fallbacks_total counter
 dwr_redis_fallbacks_total 4
+# HELP dwr_connections_open Connections open to this replica.
+# TYPE dwr_connections_open gauge
+dwr_connections_open 3
 `, b.String())
 }
 

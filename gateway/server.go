@@ -65,6 +65,13 @@ type ServerOptions struct {
 	// for room, then gets HTTP 503 and a "busy" sentence. Zero means
 	// 16 MiB.
 	BodyBudget int64
+	// PublicURLs are the URLs members reach the gateway at through a
+	// reverse proxy (https://gw.example.com). On a loopback socket, /mcp
+	// answers 403 to a Host header that names neither this machine nor
+	// one of their hosts: the MCP transport's protection against DNS
+	// rebinding, which a proxy on the same machine passing the public
+	// Host would otherwise trip.
+	PublicURLs []string
 }
 
 // Server is the team gateway's HTTP side: the MCP tools at /mcp over
@@ -119,6 +126,10 @@ func NewServer(o ServerOptions) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	hosts, err := newHostCheck(o.PublicURLs)
+	if err != nil {
+		return nil, err
+	}
 	// A replica that dies mid-call holds its coalescing lock until it
 	// expires, and identical calls on the others wait that long: 3 s,
 	// renewed every second while the owner works.
@@ -145,10 +156,11 @@ func NewServer(o ServerOptions) (*Server, error) {
 	// Stateless: no session lives on a replica, so any replica behind any
 	// load balancer can answer any request of a member's session. The SDK
 	// ties a call to its POST only from protocol 2026-07-28 on; around does
-	// it for every version (see request).
-	streamable := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, &sdk.StreamableHTTPOptions{Stateless: true, PropagateRequestCancellation: true})
+	// it for every version (see request). hosts replaces the SDK's
+	// DNS-rebinding check, which knows no public URL (host.go).
+	streamable := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, &sdk.StreamableHTTPOptions{Stateless: true, PropagateRequestCancellation: true, DisableLocalhostProtection: true})
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", s.guard(streamable))
+	mux.Handle("/mcp", hosts.wrap(s.guard(streamable), s.metrics, s.refusals.printf))
 	mux.HandleFunc("GET /healthz", s.healthz)
 	mux.Handle("GET /metrics", s.metrics.Registry)
 	s.handler = mux

@@ -33,8 +33,15 @@ func Exists(p string) bool {
 // when it is absent. A symlink is followed (a config kept in a dotfiles
 // repository is edited where it lives), but a dangling one is refused:
 // writing there would replace the link with a regular file, and a later
-// uninstall would delete it. Anything but a regular file is refused.
+// uninstall would delete it. Anything but a regular file is refused, and
+// so is a file over 256 MiB, before it is read. A host's config is read
+// with ReadConfig.
 func ReadFile(p string) (data []byte, mode fs.FileMode, exists bool, err error) {
+	return readFile(p, maxFileBytes)
+}
+
+// readFile is ReadFile with a size bound.
+func readFile(p string, limit int64) (data []byte, mode fs.FileMode, exists bool, err error) {
 	li, lerr := os.Lstat(p)
 	if errors.Is(lerr, fs.ErrNotExist) {
 		return nil, 0, false, nil
@@ -55,7 +62,7 @@ func ReadFile(p string) (data []byte, mode fs.FileMode, exists bool, err error) 
 	if !fi.Mode().IsRegular() {
 		return nil, 0, false, Refuse(p + " is not a regular file")
 	}
-	data, err = os.ReadFile(p)
+	data, err = readCapped(p, limit)
 	return data, fi.Mode().Perm(), true, err
 }
 

@@ -143,8 +143,12 @@ func (e *ShapeError) Error() string {
 // ParseValue parses JSONC like hujson.Parse, and also accepts a file that
 // ends in a line comment with no line break after it (as the comment
 // strippers of the JSON.parse-based hosts do): it then parses the text
-// with a "\n" added, and addedNL reports it.
+// with a "\n" added, and addedNL reports it. Text nested deeper than a
+// config may be (see checkConfig) is an error, unparsed.
 func ParseValue(data []byte) (v hujson.Value, addedNL bool, err error) {
+	if err := checkDepth(data, false); err != nil {
+		return hujson.Value{}, false, err
+	}
 	v, err = hujson.Parse(data)
 	if err == nil {
 		return v, false, nil

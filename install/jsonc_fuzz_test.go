@@ -99,6 +99,7 @@ var roundTripSeeds = []string{
 	"{\n  \"tools\": {\n    \"exclude\": [\n      \"a\" /* a */\n\n    ]\n  }\n}\n",
 	"{\n  \"mcpServers\": null\n}\n",
 	"{\r\n\t\"tools\": {\"exclude\": []},\r\n\t\"x\": [1, 2,]\r\n}",
+	"{\"h\": [\"\xff\", \"a\x80\"], \"mcpServers\": {\"b\": {\"command\": \"\xe2\x82\xed\xa0\x80\"}}}\n",
 }
 
 // The seeds' round trip is exact (the fuzz target's property on known

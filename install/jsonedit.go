@@ -3,7 +3,9 @@ package install
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/tailscale/hujson"
 )
@@ -277,7 +279,9 @@ func EmptyObject(data []byte) bool {
 }
 
 // Normalize parses JSONC into plain values (objects as maps), for comparing
-// two versions of a file as data.
+// two versions of a file as data. Unlike encoding/json, which reads every
+// byte of a string that is not UTF-8 as U+FFFD, it keeps such bytes apart
+// (see markInvalid), so two texts that differ there differ as data too.
 func Normalize(data []byte) (any, error) {
 	_, body := SplitBOM(data)
 	v, _, err := ParseValue(bytes.Clone(body)) // Standardize rewrites the buffer
@@ -286,8 +290,29 @@ func Normalize(data []byte) (any, error) {
 	}
 	v.Standardize()
 	var out any
-	if err := json.Unmarshal(v.Pack(), &out); err != nil {
+	if err := json.Unmarshal(markInvalid(v.Pack()), &out); err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// markInvalid rewrites each byte of standard JSON that is not UTF-8 (it
+// can only be in a string) as the escapes of U+FFFD and U+F7xx, xx the
+// byte: distinct values, where encoding/json reads every such byte as
+// U+FFFD alone.
+func markInvalid(b []byte) []byte {
+	if utf8.Valid(b) {
+		return b
+	}
+	out := make([]byte, 0, len(b)+64)
+	for len(b) > 0 {
+		r, n := utf8.DecodeRune(b)
+		if r == utf8.RuneError && n == 1 {
+			out = fmt.Appendf(out, `\ufffd\uf7%02x`, b[0])
+		} else {
+			out = append(out, b[:n]...)
+		}
+		b = b[n:]
+	}
+	return out
 }

@@ -1,6 +1,11 @@
 package install
 
-import "strings"
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"unicode/utf8"
+)
 
 // Patch is a hash-anchored reverse patch: what init changed in a file, as
 // line hunks, so uninstall can put the file back byte for byte while it
@@ -22,6 +27,57 @@ type Hunk struct {
 	At  int    `json:"at"`
 	Del int    `json:"del"`
 	Old string `json:"old"`
+}
+
+// hunkJSON is a Hunk as records and journals hold it: Old as a string when
+// it is valid UTF-8, else as oldBytes (base64) with old empty, since
+// encoding/json would write U+FFFD for each invalid byte, and the file
+// would not come back byte for byte.
+type hunkJSON struct {
+	At       int    `json:"at"`
+	Del      int    `json:"del"`
+	Old      string `json:"old"`
+	OldBytes []byte `json:"oldBytes,omitempty"`
+}
+
+// InvalidUTF8At returns the offset of the first byte of b that is not
+// valid UTF-8, or -1.
+func InvalidUTF8At(b []byte) int {
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n == 1 {
+			return i
+		}
+		i += n
+	}
+	return -1
+}
+
+// MarshalJSON writes the hunk as hunkJSON.
+func (h Hunk) MarshalJSON() ([]byte, error) {
+	v := hunkJSON{At: h.At, Del: h.Del, Old: h.Old}
+	if !utf8.ValidString(h.Old) {
+		v.Old, v.OldBytes = "", []byte(h.Old)
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	err := enc.Encode(v)
+	return bytes.TrimRight(b.Bytes(), "\n"), err
+}
+
+// UnmarshalJSON reads a hunk written by MarshalJSON, or by an earlier
+// version (Old always a string).
+func (h *Hunk) UnmarshalJSON(data []byte) error {
+	var v hunkJSON
+	if err := json.Unmarshal(data, &v); err != nil {
+		return err
+	}
+	*h = Hunk{At: v.At, Del: v.Del, Old: v.Old}
+	if v.OldBytes != nil {
+		h.Old = string(v.OldBytes)
+	}
+	return nil
 }
 
 // MakePatch returns the patch that turns after back into before.

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 )
 
 // RecordFormat is the version of the install record's format. Format 2 is
@@ -146,11 +145,15 @@ var ErrCorruptRecord = errors.New("unreadable install record")
 // none. A record of format 1 is passed to upgrade, which returns it in this
 // format; upgrade is the adapter's, since the two hosts' format-1 records
 // differ. The record's paths are not checked here: the caller checks them,
-// for either format, before using any.
+// for either format, before using any. A project's record comes with a
+// clone, so it is held to a config's bounds (see checkConfig) first.
 func ReadRecord(path string, upgrade func([]byte) (*Record, error)) (*Record, []byte, error) {
-	data, err := os.ReadFile(path)
+	data, err := readCapped(path, maxFileBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, nil
+	}
+	if err == nil {
+		err = checkConfig(path, data)
 	}
 	if err != nil {
 		return nil, nil, err

@@ -126,7 +126,9 @@ func secretAt(parent, name, value string) bool {
 // Secrets returns every credential in a config file's content, as the
 // strings to mask: the decoded value and, for JSON, its text as written.
 // path's extension picks the syntax (.toml is TOML, anything else JSONC).
-// Content that does not parse yields the shape-detected strings alone.
+// Content that does not parse, or is nested deeper than a config may be
+// (see checkConfig; no parser sees it), yields the shape-detected strings
+// alone.
 func Secrets(path string, data []byte) [][]byte {
 	var out [][]byte
 	add := func(s string) {
@@ -134,7 +136,9 @@ func Secrets(path string, data []byte) [][]byte {
 			out = append(out, []byte(s))
 		}
 	}
-	if strings.HasSuffix(path, ".toml") {
+	if checkDepth(data, isTOML(path)) != nil {
+		out = shapeSecrets(data)
+	} else if isTOML(path) {
 		var m map[string]any
 		if _, err := toml.Decode(string(data), &m); err == nil {
 			walkSecrets("", "", m, func(s string) { add(s) })

@@ -31,9 +31,14 @@ type TOMLDoc struct {
 }
 
 // ParseTOML validates data with a TOML parser (TOML 1.1) and keeps its text.
+// Text nested deeper than a config may be (see checkConfig) is an error,
+// unparsed.
 func ParseTOML(data []byte) (*TOMLDoc, map[string]any, error) {
+	if err := checkDepth(data, true); err != nil {
+		return nil, nil, err
+	}
 	if !utf8.Valid(data) {
-		return nil, nil, fmt.Errorf("not valid UTF-8")
+		return nil, nil, fmt.Errorf("byte %d is not valid UTF-8, which TOML requires", InvalidUTF8At(data))
 	}
 	var m map[string]any
 	if _, err := toml.Decode(string(data), &m); err != nil {

@@ -1,6 +1,7 @@
 package install
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -17,13 +18,23 @@ func TestTOMLString(t *testing.T) {
 	}
 }
 
-// FuzzPatch: the reverse patch always restores the original bytes.
+// FuzzPatch: the reverse patch, kept as JSON as the install record and
+// the journal keep it, always restores the original bytes (UTF-8 or not).
 func FuzzPatch(f *testing.F) {
 	f.Add("a\nb\n", "a\nx\nb\n")
 	f.Add("", "{}\n")
 	f.Add("x", "y\nz")
+	f.Add("{\"a\": \"\xff\"}\n", "{\"a\": \"\xff\", \"b\": 1}\n")
+	f.Add("\x80\n\xe2\x82\n<&>\n", "\xed\xa0\x80\n")
 	f.Fuzz(func(t *testing.T, before, after string) {
-		p := MakePatch([]byte(before), []byte(after))
+		raw, err := json.Marshal(MakePatch([]byte(before), []byte(after)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := new(Patch)
+		if err := json.Unmarshal(raw, p); err != nil {
+			t.Fatal(err)
+		}
 		got, ok := p.Reverse([]byte(after))
 		if !ok || string(got) != before {
 			t.Fatalf("reverse(%q) = %q, want %q", after, got, before)
@@ -63,4 +74,9 @@ func TestSecrets(t *testing.T) {
 	require.True(t, strings.Contains(masked, "<redacted>"))
 	tomlCfg := "[mcp_servers.gh.env]\nGITHUB_TOKEN = \"tok-value-1\"\n[x]\nbearer_token = \"abcdef12\"\n"
 	require.Len(t, Secrets("config.toml", []byte(tomlCfg)), 2)
+}
+
+func TestParseTOMLNamesTheByteNotUTF8(t *testing.T) {
+	_, _, err := ParseTOML([]byte("a = 1\nb = \"x\xe2\x82\"\n"))
+	require.EqualError(t, err, "byte 12 is not valid UTF-8, which TOML requires")
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"strings"
@@ -49,6 +48,16 @@ Flags:
   --allow-origin ORIGIN    a browser origin (https://app.example.com) allowed to
                            call /mcp; repeat or separate with commas. Requests
                            from other origins get 403
+  --public-url URL         the URL members reach the gateway at through a reverse
+                           proxy (https://gw.example.com); repeat or separate
+                           with commas. On a loopback address /mcp refuses (403)
+                           any Host but loopback and these URLs' hosts (DNS
+                           rebinding), so a proxy on this machine needs it
+  --max-conns N            connections open at once (default 1024, fewer when
+                           the open-file limit is lower); at the limit idle ones
+                           are closed to make room and new ones wait. Headers
+                           must arrive within 10s, a body within 30s; an idle
+                           connection is closed after 3 minutes
   --redis URL              redis://[user:password@]host[:port][/db], rediss:// or
                            unix:// (Redis or Valkey): shared state for replicas.
                            If Redis stops answering, calls go on with this
@@ -85,10 +94,10 @@ const (
 
 // serveFlags are serve's own flags (the tools' options are bindOptionFlags').
 type serveFlags struct {
-	listen, tokens, redis, audit                    string
-	origins                                         stringList
-	replicas, perDay, inFlight, searchRPS, fetchRPS int
-	shutdown                                        time.Duration
+	listen, tokens, redis, audit                              string
+	origins, publicURLs                                       stringList
+	replicas, perDay, inFlight, searchRPS, fetchRPS, maxConns int
+	shutdown                                                  time.Duration
 }
 
 // stringList is a repeatable flag whose values may also be comma-separated.
@@ -123,6 +132,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fl.StringVar(&sf.redis, "redis", "", "")
 	fl.StringVar(&sf.audit, "audit", "-", "")
 	fl.Var(&sf.origins, "allow-origin", "")
+	fl.Var(&sf.publicURLs, "public-url", "")
+	fl.IntVar(&sf.maxConns, "max-conns", 0, "")
 	fl.IntVar(&sf.replicas, "replicas", 1, "")
 	fl.IntVar(&sf.perDay, "per-day", 0, "")
 	fl.IntVar(&sf.inFlight, "in-flight", 0, "")
@@ -155,8 +166,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if err := checkListen(sf.listen, sf.tokens != ""); err != nil {
 		return usageErr(stderr, "serve", err.Error())
 	}
-	if sf.replicas < 1 || sf.perDay < 0 || sf.inFlight < 0 || sf.searchRPS < 0 || sf.fetchRPS < 0 || sf.shutdown <= 0 {
-		return usageErr(stderr, "serve", "--replicas is at least 1; --per-day, --in-flight, --search-rps and --fetch-rps are 0 (the default) or more; --shutdown-timeout is positive")
+	if sf.replicas < 1 || sf.perDay < 0 || sf.inFlight < 0 || sf.searchRPS < 0 || sf.fetchRPS < 0 || sf.maxConns < 0 || sf.shutdown <= 0 {
+		return usageErr(stderr, "serve", "--replicas is at least 1; --per-day, --in-flight, --search-rps, --fetch-rps and --max-conns are 0 (the default) or more; --shutdown-timeout is positive")
 	}
 
 	key := cfg.ResolveKey(os.Getenv)
@@ -177,6 +188,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	so := gateway.ServerOptions{
 		MCP:          mcp.Options{Config: cfg, Version: versionString()},
 		AllowOrigins: sf.origins,
+		PublicURLs:   sf.publicURLs,
 		Limits:       gateway.Limits{PerDay: sf.perDay, InFlight: sf.inFlight, SearchPerSecond: sf.searchRPS, FetchPerSecond: sf.fetchRPS, Replicas: sf.replicas},
 		CacheTTL:     time.Duration(cfg.CacheTTLMinutes) * time.Minute,
 		Metrics:      gateway.NewMetrics(),
@@ -227,29 +239,16 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	setMemoryLimit(cfg, os.Getenv)
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	hs := &http.Server{Handler: gw.Handler(), ReadHeaderTimeout: 10 * time.Second, ErrorLog: nil}
-	served := make(chan error, 1)
-	go func() { served <- hs.Serve(ln) }()
 	who := "members with a token from " + sf.tokens
 	if sf.tokens == "" {
 		who = "everyone on this machine, as the member \"local\""
 	}
 	logf("serving %s at http://%s/mcp to %s; the key is read from $%s", describe(cfg), ln.Addr(), who, cfg.APIKeyEnv)
-	select {
-	case err := <-served:
+	defer gw.Close()
+	if err := gw.Serve(ctx, ln, gateway.ServeOptions{MaxConns: sf.maxConns, ShutdownTimeout: sf.shutdown}); err != nil {
 		logf("%v", err)
 		return exitFailed
-	case <-ctx.Done():
 	}
-	logf("stopping: no new connections; calls in flight have %s to finish", sf.shutdown)
-	sctx, cancel := context.WithTimeout(context.Background(), sf.shutdown)
-	defer cancel()
-	if err := hs.Shutdown(sctx); err != nil {
-		gw.Close()
-		_ = hs.Close()
-		logf("calls still in flight after %s were cancelled", sf.shutdown)
-	}
-	gw.Close()
 	return exitOK
 }
 

@@ -35,6 +35,9 @@ func TestServeFlags(t *testing.T) {
 		{[]string{"--allow-origin", "app.example.com"}, `allowed origin "app.example.com": want scheme://host[:port]`},
 		{[]string{"--redis", "http://x"}, "--redis: redis URL: want redis://"},
 		{[]string{"--replicas", "0"}, "--replicas is at least 1"},
+		{[]string{"--max-conns", "-1"}, "--fetch-rps and --max-conns are 0 (the default) or more"},
+		{[]string{"--public-url", "gw.example.com"}, `public URL "gw.example.com": want https://host[:port], the address members reach the gateway at`},
+		{[]string{"--public-url", "https://gw.example.com,http://gw2.example.com"}, `public URL "http://gw2.example.com" is plain http: members reach a gateway beyond loopback over https (init --remote refuses plain http), so write https://gw2.example.com`},
 		{[]string{"--max-results", "99"}, "--max-results"},
 		{[]string{"token", "add"}, "serve token needs --tokens FILE"},
 		{[]string{"token", "frob", "x", "--tokens", "t.json"}, "serve token: want add NAME, revoke NAME or list"},
@@ -43,6 +46,14 @@ func TestServeFlags(t *testing.T) {
 		require.Equal(t, exitUsage, code, "%v: %s", tc.args, errs)
 		require.Contains(t, errs, tc.err, tc.args)
 	}
+}
+
+// DEEPSEEK_WEB_RETRIEVAL_PUBLIC_URL is --public-url, as for every flag.
+func TestServePublicURLFromEnv(t *testing.T) {
+	t.Setenv("DEEPSEEK_WEB_RETRIEVAL_PUBLIC_URL", "https://gw.example.com/?x")
+	code, _, errs := runCLI("serve")
+	require.Equal(t, exitUsage, code, errs)
+	require.Contains(t, errs, `public URL "https://gw.example.com/?x" has a query or a fragment`)
 }
 
 // serve token add prints the token once and keeps its hash; the gateway

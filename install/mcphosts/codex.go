@@ -110,7 +110,7 @@ func codexTraps(r *resolved, p *install.Plan, cfgs []parsed) {
 	if !r.global() {
 		trusted := false
 		gp := filepath.Join(codexHome(r), "config.toml")
-		if data, _, ok, err := install.ReadFile(gp); err == nil && ok {
+		if data, _, ok, err := install.ReadConfig(gp); err == nil && ok {
 			if _, v, err := install.ParseTOML(data); err == nil {
 				trusted = lookup(v, "projects", r.root, "trust_level") == "trusted"
 			}

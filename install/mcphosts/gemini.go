@@ -175,7 +175,7 @@ func geminiTrust(rs *resolved, dir string, parent map[string]string) string {
 	if parent["GEMINI_CLI_TRUST_WORKSPACE"] == "true" || dir == "" {
 		return ""
 	}
-	if data, _, ok, err := install.ReadFile(filepath.Join(rs.Env.Home, ".gemini", "settings.json")); err == nil && ok {
+	if data, _, ok, err := install.ReadConfig(filepath.Join(rs.Env.Home, ".gemini", "settings.json")); err == nil && ok {
 		if v, err := install.Normalize(data); err == nil && lookup(v, "security", "folderTrust", "enabled") == false {
 			return ""
 		}
@@ -185,7 +185,7 @@ func geminiTrust(rs *resolved, dir string, parent map[string]string) string {
 		file = filepath.Join(rs.Env.Home, ".gemini", "trustedFolders.json")
 	}
 	rules := map[string]string{}
-	if data, _, ok, err := install.ReadFile(file); err == nil && ok {
+	if data, _, ok, err := install.ReadConfig(file); err == nil && ok {
 		if body, err := install.Normalize(data); err == nil {
 			raw, _ := json.Marshal(body)
 			_ = json.Unmarshal(raw, &rules)

@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/tailscale/hujson"
 
@@ -237,11 +238,12 @@ func setEntryJSON(t target, cur parsed, prev *RecordFile, rf *RecordFile) error 
 	}
 	if existing != nil && prev == nil {
 		want, _ := install.Normalize(mustJSON(t.entry))
-		if !reflect.DeepEqual(existing, want) {
-			return refused()
+		text := string(hujson.Value{Value: c.Lookup(t.serverPath...).Value}.Pack())
+		if !reflect.DeepEqual(existing, want) || !utf8.ValidString(text) {
+			return refused() // bytes that are not UTF-8 are not what init writes
 		}
 		rf.EntryExisted = true
-		if text := string(hujson.Value{Value: c.Lookup(t.serverPath...).Value}.Pack()); !install.HasSecrets(install.Secrets(t.path, cur.data), text) {
+		if !install.HasSecrets(install.Secrets(t.path, cur.data), text) {
 			rf.EntryOriginal = text
 		}
 	}

@@ -171,7 +171,7 @@ type parsed struct {
 }
 
 func readTarget(t target) (parsed, fs.FileMode, error) {
-	data, mode, exists, err := install.ReadFile(t.path)
+	data, mode, exists, err := install.ReadConfig(t.path)
 	if err != nil {
 		return parsed{}, 0, err
 	}

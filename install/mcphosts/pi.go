@@ -55,7 +55,7 @@ func piPackages(r *resolved) []string {
 		dirs = append(dirs, r.project(".pi"))
 	}
 	for _, d := range dirs {
-		if data, _, ok, err := install.ReadFile(filepath.Join(d, "settings.json")); err == nil && ok {
+		if data, _, ok, err := install.ReadConfig(filepath.Join(d, "settings.json")); err == nil && ok {
 			if v, err := install.Normalize(data); err == nil {
 				for _, key := range []string{"packages", "extensions"} {
 					arr, _ := lookup(v, key).([]any)

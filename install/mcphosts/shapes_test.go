@@ -61,6 +61,8 @@ var serverShapes = []shape{
 	{name: "whole file on one line", text: "{\"mcpServers\":{\"a\":{\"command\":\"x\"}},\"theme\":\"dark\"}"},
 	{name: "comments before and after the root", text: "// my config\n/* v2 */ {\n  \"theme\": \"dark\" // mine\n} // end\n"},
 	{name: "duplicate mcpServers (the last wins)", text: "{\n  \"mcpServers\": {\"old\": {\"command\": \"y\"}},\n  \"mcpServers\": {\n    \"a\": {\"command\": \"x\"}\n  }\n}\n"},
+	{name: "strings that are not UTF-8 on the edited line", text: "{\n  \"mcpServers\": {\"a\": {\"command\": \"x\xff\x80\", \"args\": [\"\xe2\x82\", \"\xed\xa0\x80\"]}}\n}\n"},
+	{name: "strings that are not UTF-8 elsewhere", text: "{\n  \"history\": [\"\xff\", \"a\x80b\"],\n  \"\xe2\x82\": \"\xed\xa0\x80\",\n  \"mcpServers\": {\n    \"a\": {\"command\": \"x\"}\n  }\n}\n"},
 	{name: "another server's credential on the edited line", text: "{\n  \"mcpServers\": {\"gh\": {\"command\": \"gh\", \"env\": {\"GITHUB_TOKEN\": \"ghp_0123456789abcdefghijABCDEFGHIJ012345\"}}}\n}\n"},
 	{name: "our entry already there", text: "{\n  \"mcpServers\": {\n    \"deepseek-web-retrieval\": {entry}\n  }\n}\n", ours: true},
 	{name: "our entry with other options", text: "{\n  \"mcpServers\": {\n    \"deepseek-web-retrieval\": {\"command\": \"/elsewhere\"}\n  }\n}\n",

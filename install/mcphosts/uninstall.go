@@ -205,7 +205,7 @@ func editUninstall(rs *resolved, t target, cur parsed, rf *RecordFile, manual []
 		case rf.EntryOriginal != "":
 			// The entry was there before init, and a later init changed
 			// it: put its text back.
-			orig, err := hujson.Parse([]byte(rf.EntryOriginal))
+			orig, _, err := install.ParseValue([]byte(rf.EntryOriginal))
 			if _, isObj := orig.Value.(*hujson.Object); err != nil || !isObj {
 				return nil, false, install.Refuse(fmt.Sprintf("the install record's original %q entry is not a JSON object", strings.Join(t.serverPath, ".")), manual...)
 			}

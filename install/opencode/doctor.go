@@ -53,7 +53,7 @@ func doctor(env install.Env, scope install.Scope, dir string) check {
 		c.Problems = append(c.Problems, err.Error())
 	}
 	c.File, _ = pickConfig(d, rec)
-	data, _, ok, err := install.ReadFile(filepath.Join(d, c.File))
+	data, _, ok, err := install.ReadConfig(filepath.Join(d, c.File))
 	switch {
 	case err != nil:
 		c.Problems = append(c.Problems, err.Error())
@@ -126,8 +126,8 @@ func doctor(env install.Env, scope install.Scope, dir string) check {
 // pluginVersion reads the version of the plugin vendored in dir ("" when
 // its package.json has none or does not parse).
 func pluginVersion(dir string) string {
-	data, err := os.ReadFile(filepath.Join(dir, "package.json"))
-	if err != nil {
+	data, _, ok, err := install.ReadFile(filepath.Join(dir, "package.json"))
+	if err != nil || !ok {
 		return ""
 	}
 	var pkg struct {
@@ -149,7 +149,7 @@ var wasmHeader = []byte("\x00asm\x01\x00\x00\x00")
 func checkPlugin(dir string) []string {
 	var probs []string
 	want := []string{"package.json", "server.js", "core.wasm"}
-	if data, err := os.ReadFile(filepath.Join(dir, "package.json")); err == nil {
+	if data, _, ok, err := install.ReadFile(filepath.Join(dir, "package.json")); err == nil && ok {
 		var pkg struct {
 			Main  string   `json:"main"`
 			Files []string `json:"files"`
@@ -168,7 +168,10 @@ func checkPlugin(dir string) []string {
 			probs = append(probs, fmt.Sprintf("%s/%s is missing: run init again", pluginDir, f))
 		}
 	}
-	if f, err := os.Open(filepath.Join(dir, "core.wasm")); err == nil {
+	wasm := filepath.Join(dir, "core.wasm")
+	if fi, err := os.Stat(wasm); err == nil && !fi.Mode().IsRegular() {
+		probs = append(probs, pluginDir+"/core.wasm is not a regular file: run init again")
+	} else if f, err := os.Open(wasm); err == nil {
 		head := make([]byte, len(wasmHeader))
 		n, _ := f.Read(head)
 		f.Close()

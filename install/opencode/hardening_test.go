@@ -387,3 +387,24 @@ func TestFormat1RecordUninstalls(t *testing.T) {
 		}
 	}
 }
+
+// A config that is not UTF-8 is refused before anything is written,
+// naming the file and the first byte that is not (counted from the start
+// of the file, byte order mark included).
+func TestConfigNotUTF8IsRefused(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		at   int
+	}{
+		{"{\n  \"theme\": \"d\xffark\"\n}\n", 15},
+		{"\xef\xbb\xbf{\"a\": \"\x80\"}", 10},
+	} {
+		f := newFixture(t)
+		f.write("opencode.jsonc", tc.text)
+		_, err := planInit(f.request(install.Options{}))
+		var re *install.RefusedError
+		require.ErrorAs(t, err, &re)
+		require.Equal(t, fmt.Sprintf("%s is not valid UTF-8 at byte %d; nothing was changed", f.path("opencode.jsonc"), tc.at), re.Reason)
+		require.Equal(t, tc.text, f.read("opencode.jsonc"))
+	}
+}

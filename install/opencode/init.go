@@ -136,12 +136,13 @@ type configFile struct {
 func (ip *initPlan) readConfig() (*configFile, error) {
 	cf := &configFile{path: filepath.Join(ip.dir, ip.cfgName)}
 	var err error
-	if cf.data, cf.mode, cf.existed, err = install.ReadFile(cf.path); err != nil {
+	if cf.data, cf.mode, cf.existed, err = install.ReadConfig(cf.path); err != nil {
 		return nil, err
 	}
 	cf.mark, cf.body = install.SplitBOM(cf.data)
 	if cf.existed && !utf8.Valid(cf.body) {
-		return nil, refuse(cf.path + " is not valid UTF-8")
+		return nil, refuse(fmt.Sprintf("%s is not valid UTF-8 at byte %d; nothing was changed", cf.path, install.InvalidUTF8At(cf.data)),
+			"replace the bytes that are not UTF-8, then run init again")
 	}
 	cf.blank = len(bytes.TrimSpace(cf.body)) == 0
 	cf.base = cf.body

@@ -75,7 +75,7 @@ func (up *uninstallPlan) config() error {
 		name = packagePath
 	}
 	manual := manualUninstall(up.dir, cfg.Path, rec.Key, name)
-	data, mode, existed, err := install.ReadFile(up.cfgPath)
+	data, mode, existed, err := install.ReadConfig(up.cfgPath)
 	if err != nil {
 		return err
 	}
@@ -303,7 +303,7 @@ func safeRestore(prev, cur []byte, key string) error {
 
 // allowedEntryText parses a recorded entry and checks it with allowedEntry.
 func allowedEntryText(text string) (hujson.ValueTrimmed, error) {
-	v, err := hujson.Parse([]byte(text))
+	v, _, err := install.ParseValue([]byte(text))
 	if err != nil {
 		return nil, err
 	}
@@ -366,7 +366,7 @@ func allowedEntry(v any) error {
 // or the record was lost).
 func planNothing(dir string, scope install.Scope, recPath string) (*install.Plan, error) {
 	for _, name := range configNames {
-		data, _, ok, err := install.ReadFile(filepath.Join(dir, name))
+		data, _, ok, err := install.ReadConfig(filepath.Join(dir, name))
 		if err != nil || !ok {
 			continue
 		}

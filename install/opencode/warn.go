@@ -179,7 +179,7 @@ func configShape(env install.Env, scope install.Scope, dir string) (h Host, ok b
 		return Host(rec.Host), true
 	}
 	name, _ := pickConfig(d, nil)
-	data, _, exists, err := install.ReadFile(filepath.Join(d, name))
+	data, _, exists, err := install.ReadConfig(filepath.Join(d, name))
 	if err != nil || !exists {
 		return "", false
 	}
