@@ -4,11 +4,24 @@
 // masked), and then applied exactly, under an exclusive lock, atomically per
 // file, with a rollback that touches only what the run wrote.
 //
-// Host adapters (install/opencode for the OpenCode plugin, install/mcphosts
-// for the MCP hosts, one file per host) decide which files they own and what
-// goes in them; they share one [Options] type, the JSONC editor ([JSONC]), the TOML table editor ([TOMLDoc]), the
-// secret detector ([Secrets]), path confinement ([Confine]), the
-// hash-anchored reverse patch ([MakePatch]) and the lock ([Lock]).
+// Every coding agent it writes into is a [Host]: name, detection, the
+// config directory a run locks, whether an install is recorded, plan init,
+// plan uninstall, and doctor (its [Check]s carry the traps). Every host
+// takes the same [Request] and [Env]; no adapter reads the process
+// environment itself. The adapters (install/opencode for the OpenCode
+// plugin, install/mcphosts for the MCP hosts and OpenCode's gateway entry,
+// one file per host) decide which files they own and what goes in them;
+// they share one [Options] type, the JSONC editor ([JSONC]), the TOML table
+// editor ([TOMLDoc]), the secret detector ([Secrets]), path confinement
+// ([Confine]), the hash-anchored reverse patch ([MakePatch]) and the lock
+// ([Lock]).
+//
+// The registry, install/hosts, lists every adapter (it cannot live here:
+// the adapters import this package), turns --host into the hosts a run
+// plans for, and decides between hosts whose entries exclude each other.
+// Two plans of one run that change the same file are refused when the run
+// applies (see [Tx]). The CLI only parses flags, loops over the registry's
+// jobs and prints.
 package install
 
 import (

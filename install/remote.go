@@ -65,3 +65,14 @@ func ParseRemote(rawURL, tokenEnv string) (*Remote, error) {
 	}
 	return &Remote{URL: u.String(), TokenEnv: tokenEnv}, nil
 }
+
+// RemoteOptions refuses options a gateway entry cannot carry: only the
+// tiers stay the host's (they turn its built-in tools off); every other
+// option is the gateway's, set on `serve`.
+func RemoteOptions(o Options) error {
+	o.Search, o.Fetch = "", ""
+	if extra := OptionFlags(o)[4:]; len(extra) > 0 {
+		return fmt.Errorf("%s is the gateway's setting: with --remote, only --search and --fetch (which turn the host's built-in tools off) apply here; pass the rest to `deepseek-web-retrieval serve`", extra[0])
+	}
+	return nil
+}

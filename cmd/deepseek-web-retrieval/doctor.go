@@ -6,14 +6,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"slices"
 	"strings"
 
-	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
-	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install/mcphosts"
-	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install/opencode"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install/hosts"
 )
 
 func doctorUsage(w io.Writer) {
@@ -53,150 +49,11 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if fl.NArg() > 0 {
 		return usageErr(stderr, "doctor", fmt.Sprintf("unexpected argument %q", fl.Arg(0)))
 	}
-	var b strings.Builder
-	problems := 0
-	keys, tokenEnvs := []string{}, []string{}
-	addKey := func(k string) {
-		if k == "" {
-			k = install.DefaultAPIKeyEnv
-		}
-		if !slices.Contains(keys, k) {
-			keys = append(keys, k)
-		}
-	}
-	section := func(title string, lines, traps, probs []string) {
-		fmt.Fprintf(&b, "%s\n", title)
-		for _, l := range lines {
-			fmt.Fprintf(&b, "  - %s\n", l)
-		}
-		for _, l := range traps {
-			fmt.Fprintf(&b, "  ! %s\n", l)
-		}
-		for _, l := range probs {
-			fmt.Fprintf(&b, "  x %s\n", l)
-		}
-		problems += len(probs)
-		b.WriteString("\n")
-	}
-	fmt.Fprintf(&b, "deepseek-web-retrieval doctor\n\n  %s\n\n", versionLine())
-
-	// A run that was killed before it finished.
-	if r, found, err := install.Pending(stateDir()); err != nil {
-		section("Installer state", nil, nil, []string{err.Error()})
-	} else if found {
-		section("Installer state", nil, nil, []string{fmt.Sprintf(
-			"an %s (process %d, started %s) was interrupted before it finished; run `deepseek-web-retrieval %s --yes` (with the same --host and --scope) and it reverses what the interrupted run did first",
-			r.Command, r.PID, r.Started, r.Command)})
-	}
-
-	// OpenCode.
-	prog := opencodeProgram()
-	path, version := prog.Path, prog.Version
-	var ocLines []string
-	switch {
-	case path == "":
-		ocLines = append(ocLines, "no opencode on PATH")
-	case prog.Err != nil:
-		ocLines = append(ocLines, "could not read the version: "+prog.Err.Error())
-	default:
-		ocLines = append(ocLines, fmt.Sprintf("%s is OpenCode %s", path, version))
-	}
-	for _, sc := range []install.Scope{install.ScopeGlobal, install.ScopeProject} {
-		c := opencode.Doctor(osEnv(), sc, dir)
-		if sc == install.ScopeProject && !c.Installed && len(c.Problems) == 0 {
-			continue
-		}
-		lines := append([]string{}, ocLines...)
-		lines = append(lines, c.Lines...)
-		var traps []string
-		if c.Installed {
-			addKey(c.Options.APIKeyEnv)
-			switch {
-			case c.PluginVersion == "" || c.PluginVersion == core.Version:
-			case c.NPMSpec != "":
-				traps = append(traps, fmt.Sprintf("the entry pins the plugin package to version %s, and this binary is %s: run `deepseek-web-retrieval init --yes --plugin-source npm` (with the same --host and --scope) from this binary to pin its version", c.PluginVersion, core.Version))
-			default:
-				traps = append(traps, fmt.Sprintf("the vendored plugin is version %s, and this binary is %s: run `deepseek-web-retrieval init --yes` (with the same --host and --scope) from this binary to vendor its plugin", c.PluginVersion, core.Version))
-			}
-			if c.Unrecorded {
-				project := ""
-				if sc == install.ScopeProject {
-					project = osEnv().WorkDir
-					if dir != "" {
-						project, _ = filepath.Abs(dir)
-					}
-				}
-				traps = append(traps, fmt.Sprintf("no install record for this entry (written by hand, or by an install that was interrupted), so uninstall will refuse: run `%s` to adopt it, or remove %s from %q in %s",
-					mcphosts.InitCommand(string(c.Host), project, mcphosts.Args(c.Options)[1:]), opencode.PackagePath, c.Host.Key(), filepath.Join(c.Dir, c.File)))
-			}
-			if version != "" && opencode.HostOf(version) != c.Host {
-				traps = append(traps, fmt.Sprintf("the config uses the %q key, which OpenCode %s does not read: run init --host auto", c.Host.Key(), version))
-			}
-		}
-		section(fmt.Sprintf("OpenCode (%s: %s)", sc, c.Dir), lines, traps, c.Problems)
-		ocLines = nil
-	}
-
-	// MCP hosts.
-	env := mcpEnv()
-	detected := mcphosts.Detect(env)
 	binary, _ := binaryPath("")
-	// OpenCode's gateway entry (init --remote) is checked like an MCP
-	// host's, and shown only when there is one.
-	for _, h := range append(slices.Clone(mcphosts.All), mcphosts.OpenCode) {
-		for _, sc := range []install.Scope{install.ScopeGlobal, install.ScopeProject} {
-			req := mcphosts.Request{Env: env, Host: h, Scope: sc, Dir: dir}
-			if sc == install.ScopeProject {
-				// Run from the home directory, a project's file can be
-				// the global one (~/.codex/config.toml): shown once.
-				g, gerr := mcphosts.MainFile(mcphosts.Request{Env: env, Host: h})
-				if f, err := mcphosts.MainFile(req); err == nil && gerr == nil && f == g {
-					continue
-				}
-			}
-			c := mcphosts.Doctor(ctx, mcphosts.Request{Env: env, Host: h, Scope: sc, Dir: dir, Binary: binary, Version: versionString()}, os.Environ())
-			if !c.Installed && len(c.Problems) == 0 && (sc == install.ScopeProject || !slices.Contains(detected, h)) {
-				continue
-			}
-			switch {
-			case c.Installed && c.TokenEnv != "":
-				if !slices.Contains(tokenEnvs, c.TokenEnv) {
-					tokenEnvs = append(tokenEnvs, c.TokenEnv)
-				}
-			case c.Installed:
-				addKey(c.KeyEnv)
-			}
-			section(fmt.Sprintf("%s (%s)", c.Host, sc), c.Lines, c.Traps, c.Problems)
-		}
-	}
-	var missing []string
-	for _, h := range mcphosts.All {
-		if !slices.Contains(detected, h) {
-			missing = append(missing, string(h))
-		}
-	}
-	if len(missing) > 0 {
-		fmt.Fprintf(&b, "Not found on this machine: %s.\n\n", strings.Join(missing, ", "))
-	}
-	// A member whose every entry points at a gateway needs no key, only
-	// the token.
-	if len(keys) == 0 && len(tokenEnvs) == 0 {
-		keys = []string{install.DefaultAPIKeyEnv}
-	}
-	for _, k := range tokenEnvs {
-		if os.Getenv(k) != "" {
-			fmt.Fprintf(&b, "%s (your gateway token) is set in this shell (value not shown).\n", k)
-		} else {
-			fmt.Fprintf(&b, "%s (your gateway token) is not set in this shell: add `export %s=...` with the token `serve token add` printed for you.\n", k, k)
-		}
-	}
-	for _, k := range keys {
-		if os.Getenv(k) != "" {
-			fmt.Fprintf(&b, "%s is set in this shell (value not shown).\n", k)
-		} else {
-			fmt.Fprintf(&b, "%s is not set in this shell: add `export %s=...` to your shell profile.\n", k, k)
-		}
-	}
+	checks := hosts.Doctor(ctx, install.Request{Env: hostEnv(), Dir: dir, Binary: binary, Version: versionString()})
+	var b strings.Builder
+	fmt.Fprintf(&b, "deepseek-web-retrieval doctor\n\n  %s\n\n", versionLine())
+	problems := writeChecks(&b, checks)
 	if problems > 0 {
 		fmt.Fprintf(&b, "\n%d problem(s) found.\n", problems)
 	}
@@ -205,4 +62,48 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return exitFailed
 	}
 	return exitOK
+}
+
+// writeChecks prints doctor's sections, the hosts not found, and whether
+// each variable the entries read is set in this shell (never its value).
+// It returns the number of problems.
+func writeChecks(b *strings.Builder, checks []install.Check) (problems int) {
+	var missing []string
+	for _, c := range checks {
+		if c.Absent {
+			missing = append(missing, c.Title)
+			continue
+		}
+		fmt.Fprintf(b, "%s\n", c.Title)
+		for _, l := range c.Lines {
+			fmt.Fprintf(b, "  - %s\n", l)
+		}
+		for _, l := range c.Traps {
+			fmt.Fprintf(b, "  ! %s\n", l)
+		}
+		for _, l := range c.Problems {
+			fmt.Fprintf(b, "  x %s\n", l)
+		}
+		problems += len(c.Problems)
+		b.WriteString("\n")
+	}
+	if len(missing) > 0 {
+		fmt.Fprintf(b, "Not found on this machine: %s.\n\n", strings.Join(missing, ", "))
+	}
+	keys, tokenEnvs := hosts.Variables(checks)
+	for _, k := range tokenEnvs {
+		if os.Getenv(k) != "" {
+			fmt.Fprintf(b, "%s (your gateway token) is set in this shell (value not shown).\n", k)
+		} else {
+			fmt.Fprintf(b, "%s (your gateway token) is not set in this shell: add `export %s=...` with the token `serve token add` printed for you.\n", k, k)
+		}
+	}
+	for _, k := range keys {
+		if os.Getenv(k) != "" {
+			fmt.Fprintf(b, "%s is set in this shell (value not shown).\n", k)
+		} else {
+			fmt.Fprintf(b, "%s is not set in this shell: add `export %s=...` to your shell profile.\n", k, k)
+		}
+	}
+	return problems
 }

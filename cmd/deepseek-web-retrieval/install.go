@@ -10,61 +10,55 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"slices"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
-	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install/mcphosts"
-	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install/opencode"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install/hosts"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/plugin"
 )
 
 // pluginFiles supplies the plugin directory init copies; tests replace it.
 var pluginFiles = plugin.Files
 
-// hostNames lists every value --host takes, for usage and errors.
-var hostNames = []string{"opencode", "opencode1", "codex", "claude", "gemini", "pi", "cursor", "auto"}
-
-// versionTimeout bounds `opencode --version`; tests shorten it.
+// versionTimeout bounds a host program's --version; tests shorten it.
 var versionTimeout = 20 * time.Second
 
-// opencodeProgram finds the opencode on PATH and reads its version.
-func opencodeProgram() opencode.Program {
-	return opencode.FindProgram(exec.LookPath, func(ctx context.Context, path string, args ...string) ([]byte, error) {
-		return exec.CommandContext(ctx, path, args...).Output()
-	}, versionTimeout)
-}
-
-// osEnv reads the installer's environment from the process.
-func osEnv() opencode.Env {
+// hostEnv reads the hosts' environment from the process. Each host
+// program's version is asked once per run, however many hosts ask.
+func hostEnv() install.Env {
 	home, _ := os.UserHomeDir()
 	wd, _ := os.Getwd()
-	return opencode.Env{
-		Home:              home,
-		XDGConfigHome:     os.Getenv("XDG_CONFIG_HOME"),
-		OpencodeConfigDir: os.Getenv("OPENCODE_CONFIG_DIR"),
-		WorkDir:           wd,
+	var mu sync.Mutex
+	progs := map[string]install.Program{}
+	return install.Env{
+		Home: home, WorkDir: wd, GOOS: runtime.GOOS, Environ: os.Environ(), LookPath: exec.LookPath,
+		Program: func(name string) install.Program {
+			mu.Lock()
+			defer mu.Unlock()
+			p, ok := progs[name]
+			if !ok {
+				p = install.FindProgram(name, exec.LookPath, func(ctx context.Context, path string, args ...string) ([]byte, error) {
+					return exec.CommandContext(ctx, path, args...).Output()
+				}, versionTimeout)
+				progs[name] = p
+			}
+			return p
+		},
 	}
 }
 
-// mcpEnv reads the MCP adapters' environment from the process.
-func mcpEnv() mcphosts.Env {
-	home, _ := os.UserHomeDir()
-	wd, _ := os.Getwd()
-	return mcphosts.Env{
-		Home: home, WorkDir: wd,
-		XDGStateHome:      os.Getenv("XDG_STATE_HOME"),
-		CodexHome:         os.Getenv("CODEX_HOME"),
-		ClaudeConfigDir:   os.Getenv("CLAUDE_CONFIG_DIR"),
-		PiAgentDir:        os.Getenv("PI_CODING_AGENT_DIR"),
-		XDGConfigHome:     os.Getenv("XDG_CONFIG_HOME"),
-		OpencodeConfigDir: os.Getenv("OPENCODE_CONFIG_DIR"),
-		LookPath:          exec.LookPath,
-	}
+// usageText prints a usage text, its {hosts} the registry's --host values.
+func usageText(w io.Writer, text string) {
+	io.WriteString(w, strings.ReplaceAll(text, "{hosts}", strings.Join(hosts.Names(), "|")))
 }
+
+// hostList is the --host values but auto, for messages.
+func hostList() string { return strings.Join(hosts.Names(), ", ") }
 
 // optionFlags maps SPEC §5 option names to init's flags.
 var optionFlags = map[string]string{
@@ -81,7 +75,7 @@ var optionFlags = map[string]string{
 }
 
 func initUsage(w io.Writer) {
-	fmt.Fprint(w, `Usage: deepseek-web-retrieval init [flags]
+	usageText(w, `Usage: deepseek-web-retrieval init [flags]
 
 Installs DeepSeek Search/Fetch into your coding agents: the OpenCode plugin,
 or the MCP server (this binary's "mcp" command) for Codex, Claude Code,
@@ -102,7 +96,7 @@ Examples:
   deepseek-web-retrieval init --host codex --remote https://gw.example.com --token-env TEAM_TOKEN
 
 Where:
-  --host opencode|opencode1|codex|claude|gemini|pi|cursor|auto
+  --host {hosts}|auto
                            auto (default): every host found on this machine
                            (its program on PATH or its config directory);
                            for OpenCode, the version of the opencode on PATH
@@ -170,7 +164,7 @@ Exit status: 0 plan printed or applied, 1 refused or failed, 2 usage error.
 }
 
 func uninstallUsage(w io.Writer) {
-	fmt.Fprint(w, `Usage: deepseek-web-retrieval uninstall [flags]
+	usageText(w, `Usage: deepseek-web-retrieval uninstall [flags]
 
 Reverses exactly what init applied, using the install record init left
 (OpenCode: vendor/deepseek-web-retrieval.install.json beside the config; MCP
@@ -186,7 +180,7 @@ Example:
   deepseek-web-retrieval uninstall --scope global --yes
 
 Where:
-  --host opencode|opencode1|codex|claude|gemini|pi|cursor|auto
+  --host {hosts}|auto
                            auto (default): every host with something of ours
   --scope global|project   as for init (default global)
   --dir DIR                project directory (default: the current directory)
@@ -195,63 +189,6 @@ Where:
 Exit status: 0 plan printed or applied, 1 refused or failed, 2 usage error.
 `)
 }
-
-// hostTarget is one host a command plans for.
-type hostTarget struct {
-	name  string // "opencode", "opencode1", or an MCP host
-	found string // the version of the opencode on PATH, if read
-}
-
-// hostFlag parses --host.
-func hostFlag(s string) error {
-	if slices.Contains(hostNames, s) || s == "opencode2" {
-		return nil
-	}
-	return fmt.Errorf("unknown host %q (want one of %s)", s, strings.Join(hostNames, ", "))
-}
-
-// resolveHosts turns --host into the hosts to plan for. For OpenCode the
-// shape comes from the version of the opencode on PATH, else from the key
-// the config already has; when neither tells, auto fails with a message
-// rather than guess.
-func resolveHosts(cmd, host string, sc install.Scope, dir string, stderr io.Writer) ([]hostTarget, error) {
-	if host == "opencode2" {
-		host = "opencode"
-	}
-	var prog opencode.Program
-	if host == "auto" || host == "opencode" || host == "opencode1" {
-		prog = opencodeProgram()
-	}
-	if host != "auto" {
-		return []hostTarget{{name: host, found: prog.Version}}, nil
-	}
-	var out []hostTarget
-	oc, err := opencode.Auto(osEnv(), sc, dir, prog, cmd == "uninstall")
-	if err != nil {
-		return nil, err
-	}
-	if oc.Why != "" {
-		fmt.Fprintf(stderr, "deepseek-web-retrieval %s: --host auto: %s\n", cmd, oc.Why)
-	}
-	if oc.Host != "" {
-		out = append(out, hostTarget{name: string(oc.Host), found: oc.Found})
-	}
-	for _, h := range mcphosts.Detect(mcpEnv()) {
-		out = append(out, hostTarget{name: string(h)})
-	}
-	if len(out) == 0 {
-		if cmd == "uninstall" {
-			return nil, nil
-		}
-		return nil, errNoHost
-	}
-	return out, nil
-}
-
-// errNoHost is --host auto finding no coding agent at all. init then has
-// nothing to install into, which is not a failure: make install has already
-// put the binary in place, and a later init finds the agent.
-var errNoHost = errors.New("--host auto: found none of OpenCode, Codex, Claude Code, Gemini CLI, Pi or Cursor on this machine (no program on PATH, no config directory)")
 
 // binaryPath is the absolute path MCP hosts are told to start: --binary,
 // else this executable (symlinks resolved).
@@ -274,8 +211,7 @@ func binaryPath(flagValue string) (string, error) {
 	return p, stableBinary(p) // managedpath.go
 }
 
-// planned is one host's plan (or why there is none) with the directory to
-// lock while planning and applying it.
+// planned is one host's plan, or why there is none.
 type planned struct {
 	host string
 	plan *install.Plan
@@ -283,133 +219,100 @@ type planned struct {
 }
 
 func runInit(_ context.Context, args []string, stdout, stderr io.Writer) int {
-	fl := flag.NewFlagSet("init", flag.ContinueOnError)
-	fl.SetOutput(io.Discard)
-	var (
-		scope, dir, host, bin, source string
-		remoteURL, tokenEnv           string
-		yes                           bool
-		o                             install.Options
-	)
-	fl.StringVar(&scope, "scope", "global", "")
-	fl.StringVar(&dir, "dir", "", "")
-	fl.StringVar(&host, "host", "auto", "")
-	fl.StringVar(&bin, "binary", "", "")
-	fl.StringVar(&source, "plugin-source", "", "")
-	fl.StringVar(&remoteURL, "remote", "", "")
-	fl.StringVar(&tokenEnv, "token-env", "", "")
-	fl.BoolVar(&yes, "yes", false, "")
-	bindOptionFlags(fl, &o) // optflags.go: one flag per SPEC §5 option
-	fl.Var(noKeyFlag{}, "api-key", "")
-	if code, done := parse(fl, args, initUsage, stdout, stderr); done {
+	run, code, done := initFlags(args, stdout, stderr)
+	if done {
 		return code
 	}
-	if fl.NArg() > 0 {
-		return usageErr(stderr, "init", fmt.Sprintf("unexpected argument %q", fl.Arg(0)))
-	}
-	sc, err := install.ParseScope(scope)
-	if err != nil {
-		return usageErr(stderr, "init", "--scope: "+err.Error())
-	}
-	if err := hostFlag(host); err != nil {
-		return usageErr(stderr, "init", "--host: "+err.Error())
-	}
-	if dir != "" && sc != install.ScopeProject {
-		return usageErr(stderr, "init", "--dir applies only to --scope project")
-	}
-	spec, err := pluginSpec(source)
-	if err != nil {
-		return usageErr(stderr, "init", "--plugin-source: "+err.Error())
-	}
-	o.Language = strings.Join(splitList(o.Language), ",")
-	if err := install.Validate(o); err != nil {
-		var oe *install.OptionError
-		if errors.As(err, &oe) {
-			return usageErr(stderr, "init", fmt.Sprintf("invalid %s: %s", optionFlags[oe.Option], oe.Msg))
-		}
-		return usageErr(stderr, "init", err.Error())
-	}
-	var remote *install.Remote
-	var binary string
-	switch {
-	case remoteURL != "":
-		if remote, err = install.ParseRemote(remoteURL, tokenEnv); err != nil {
-			return usageErr(stderr, "init", err.Error())
-		}
-		if bin != "" || source != "" {
-			return usageErr(stderr, "init", "--remote points the hosts at a gateway: --binary and --plugin-source do not apply")
-		}
-		if err := mcphosts.RemoteOptions(o); err != nil {
-			return usageErr(stderr, "init", err.Error())
-		}
-	case tokenEnv != "":
-		return usageErr(stderr, "init", "--token-env applies only with --remote")
-	default:
-		if binary, err = binaryPath(bin); err != nil {
-			return usageErr(stderr, "init", "--binary: "+err.Error())
-		}
-	}
-	hosts, err := resolveHosts("init", host, sc, dir, stderr)
-	if remote != nil && err == nil {
-		hosts, err = remoteHosts(host, hosts, stderr)
-	}
-	if errors.Is(err, errNoHost) {
-		fmt.Fprintf(stdout, "deepseek-web-retrieval init: nothing to install into: %v.\nInstall one, then run init again, or name one with --host (%s).\n", err, strings.Join(hostNames[:len(hostNames)-1], ", "))
+	jobs, err := hosts.Init(run.req, run.host, func(note string) { fmt.Fprintf(stderr, "deepseek-web-retrieval init: %s\n", note) })
+	if hosts.NoHost(err) {
+		fmt.Fprintf(stdout, "deepseek-web-retrieval init: nothing to install into: %v.\nInstall one, then run init again, or name one with --host (%s).\n", err, hostList())
 		return exitOK
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "deepseek-web-retrieval init: %v\n", err)
 		return exitFailed
 	}
-	return runPlans("init", hosts, yes, stdout, stderr, func(h hostTarget) (string, func() (*install.Plan, error)) {
-		mh, ok := mcphosts.ParseHost(h.name)
-		if remote != nil {
-			mh, ok = mcphosts.RemoteHost(h.name)
-		}
-		if ok {
-			req := mcphosts.Request{Env: mcpEnv(), Host: mh, Scope: sc, Dir: dir, Options: o, Binary: binary, Version: versionString(), Remote: remote}
-			lock, _ := mcphosts.MainFile(req)
-			return filepath.Dir(lock), func() (*install.Plan, error) {
-				if mh == mcphosts.OpenCode && opencode.HasInstall(osEnv(), sc, dir) {
-					return nil, install.Refuse("the OpenCode plugin is installed in this config, and a gateway entry beside it would offer every tool twice",
-						"run `deepseek-web-retrieval uninstall --host opencode` first, then init --remote again")
-				}
-				return mcphosts.PlanInit(req)
-			}
-		}
-		hh, _ := opencode.ParseHost(h.name)
-		lock, _ := opencode.ConfigDir(osEnv(), sc, dir)
-		return lock, func() (*install.Plan, error) {
-			if mcphosts.HasInstall(mcphosts.Request{Env: mcpEnv(), Host: mcphosts.OpenCode, Scope: sc, Dir: dir}) {
-				return nil, install.Refuse("this OpenCode config has a gateway entry (init --remote), and the plugin beside it would offer every tool twice",
-					"run `deepseek-web-retrieval uninstall --host opencode` first, then init again")
-			}
-			return opencode.PlanInit(opencode.Request{
-				Env: osEnv(), Scope: sc, Dir: dir, Host: hh, Options: o, Plugin: pluginFiles(), Package: spec, Version: versionString(), Found: h.found,
-			})
-		}
-	})
+	return runPlans("init", jobs, run.yes, stdout, stderr)
 }
 
-// remoteHosts keeps the hosts that can connect to a gateway: with --host
-// auto the others are left out with a note; named, one is an error.
-func remoteHosts(host string, hosts []hostTarget, stderr io.Writer) ([]hostTarget, error) {
-	var out []hostTarget
-	for _, h := range hosts {
-		if _, ok := mcphosts.RemoteHost(h.name); ok {
-			out = append(out, h)
-			continue
-		}
-		why := h.name + " cannot connect to a team gateway (--remote): it starts MCP servers only as commands"
-		if host != "auto" {
-			return nil, errors.New(why)
-		}
-		fmt.Fprintf(stderr, "deepseek-web-retrieval init: --host auto: left out %s\n", why)
+// initRun is init's command line: the request, --host and --yes.
+type initRun struct {
+	req  install.Request
+	host string
+	yes  bool
+}
+
+// initFlags parses and checks init's flags; done reports that the command
+// is over (help or a usage error) with the given exit code.
+func initFlags(args []string, stdout, stderr io.Writer) (run initRun, code int, done bool) {
+	usage := func(msg string) (initRun, int, bool) { return run, usageErr(stderr, "init", msg), true }
+	fl := flag.NewFlagSet("init", flag.ContinueOnError)
+	fl.SetOutput(io.Discard)
+	var (
+		scope, dir, bin, source string
+		remoteURL, tokenEnv     string
+		o                       install.Options
+	)
+	fl.StringVar(&scope, "scope", "global", "")
+	fl.StringVar(&dir, "dir", "", "")
+	fl.StringVar(&run.host, "host", "auto", "")
+	fl.StringVar(&bin, "binary", "", "")
+	fl.StringVar(&source, "plugin-source", "", "")
+	fl.StringVar(&remoteURL, "remote", "", "")
+	fl.StringVar(&tokenEnv, "token-env", "", "")
+	fl.BoolVar(&run.yes, "yes", false, "")
+	bindOptionFlags(fl, &o) // optflags.go: one flag per SPEC §5 option
+	fl.Var(noKeyFlag{}, "api-key", "")
+	if code, done := parse(fl, args, initUsage, stdout, stderr); done {
+		return run, code, true
 	}
-	if len(out) == 0 {
-		return nil, errNoHost
+	if fl.NArg() > 0 {
+		return usage(fmt.Sprintf("unexpected argument %q", fl.Arg(0)))
 	}
-	return out, nil
+	sc, err := install.ParseScope(scope)
+	if err != nil {
+		return usage("--scope: " + err.Error())
+	}
+	if err := hosts.CheckName(run.host); err != nil {
+		return usage("--host: " + err.Error())
+	}
+	if dir != "" && sc != install.ScopeProject {
+		return usage("--dir applies only to --scope project")
+	}
+	spec, err := pluginSpec(source)
+	if err != nil {
+		return usage("--plugin-source: " + err.Error())
+	}
+	o.Language = strings.Join(splitList(o.Language), ",")
+	if err := install.Validate(o); err != nil {
+		var oe *install.OptionError
+		if errors.As(err, &oe) {
+			return usage(fmt.Sprintf("invalid %s: %s", optionFlags[oe.Option], oe.Msg))
+		}
+		return usage(err.Error())
+	}
+	var remote *install.Remote
+	var binary string
+	switch {
+	case remoteURL != "":
+		if remote, err = install.ParseRemote(remoteURL, tokenEnv); err != nil {
+			return usage(err.Error())
+		}
+		if bin != "" || source != "" {
+			return usage("--remote points the hosts at a gateway: --binary and --plugin-source do not apply")
+		}
+		if err := install.RemoteOptions(o); err != nil {
+			return usage(err.Error())
+		}
+	case tokenEnv != "":
+		return usage("--token-env applies only with --remote")
+	default:
+		if binary, err = binaryPath(bin); err != nil {
+			return usage("--binary: " + err.Error())
+		}
+	}
+	run.req = install.Request{Env: hostEnv(), Scope: sc, Dir: dir, Options: o, Binary: binary, Remote: remote, Plugin: pluginFiles(), Package: spec, Version: versionString()}
+	return run, 0, false
 }
 
 // pluginSpec turns --plugin-source into the npm spec OpenCode's entry
@@ -417,17 +320,11 @@ func remoteHosts(host string, hosts []hostTarget, stderr io.Writer) ([]hostTarge
 // for npm. An empty flag means vendor (install passes npm on when its binary
 // came from npm, see defaultPluginSource).
 func pluginSpec(source string) (string, error) {
-	switch source {
-	case "", "vendor":
-		return "", nil
-	case "npm":
-		v := version
-		if v == "" {
-			v = core.Version
-		}
-		return opencode.PackageSpec(v)
+	v := version
+	if v == "" {
+		v = core.Version
 	}
-	return "", fmt.Errorf("unknown source %q (want vendor or npm)", source)
+	return hosts.PluginPackage(source, v)
 }
 
 func runUninstall(_ context.Context, args []string, stdout, stderr io.Writer) int {
@@ -451,46 +348,15 @@ func runUninstall(_ context.Context, args []string, stdout, stderr io.Writer) in
 	if err != nil {
 		return usageErr(stderr, "uninstall", "--scope: "+err.Error())
 	}
-	if err := hostFlag(host); err != nil {
+	if err := hosts.CheckName(host); err != nil {
 		return usageErr(stderr, "uninstall", "--host: "+err.Error())
 	}
 	if dir != "" && sc != install.ScopeProject {
 		return usageErr(stderr, "uninstall", "--dir applies only to --scope project")
 	}
-	var hosts []hostTarget
-	if host == "auto" {
-		// Every host, so nothing of ours is missed; those with nothing
-		// installed are left out of the output.
-		hosts = []hostTarget{{name: "opencode"}, {name: gatewayOpenCode}}
-		for _, h := range mcphosts.All {
-			hosts = append(hosts, hostTarget{name: string(h)})
-		}
-	} else {
-		hosts = []hostTarget{{name: host}}
-		if strings.HasPrefix(host, "opencode") && mcphosts.HasInstall(mcphosts.Request{Env: mcpEnv(), Host: mcphosts.OpenCode, Scope: sc, Dir: dir}) {
-			hosts = []hostTarget{{name: gatewayOpenCode}}
-		}
-	}
-	return runPlans("uninstall", hosts, yes, stdout, stderr, func(h hostTarget) (string, func() (*install.Plan, error)) {
-		mh, ok := mcphosts.ParseHost(h.name)
-		if h.name == gatewayOpenCode {
-			mh, ok = mcphosts.OpenCode, true
-		}
-		if ok {
-			req := mcphosts.Request{Env: mcpEnv(), Host: mh, Scope: sc, Dir: dir}
-			lock, _ := mcphosts.MainFile(req)
-			return filepath.Dir(lock), func() (*install.Plan, error) { return mcphosts.PlanUninstall(req) }
-		}
-		lock, _ := opencode.ConfigDir(osEnv(), sc, dir)
-		return lock, func() (*install.Plan, error) {
-			return opencode.PlanUninstall(opencode.UninstallRequest{Env: osEnv(), Scope: sc, Dir: dir})
-		}
-	})
+	jobs := hosts.Uninstall(install.Request{Env: hostEnv(), Scope: sc, Dir: dir}, host)
+	return runPlans("uninstall", jobs, yes, stdout, stderr)
 }
-
-// gatewayOpenCode names OpenCode's gateway entry (init --remote) among the
-// hosts uninstall plans for; "opencode" is its plugin.
-const gatewayOpenCode = "opencode (gateway)"
 
 // stateDir is the installer's state directory: the journal of a run that
 // is applying, and the MCP hosts' install records.
@@ -529,17 +395,10 @@ func reportRecovery(w io.Writer, cmd string, r install.Recovery) {
 // and with --yes applies them as one transaction only when every plan
 // could be made: a refusal or a failure for one host leaves every host's
 // files as they were. Empty uninstall plans of auto runs are not shown.
-func runPlans(cmd string, hosts []hostTarget, yes bool, stdout, stderr io.Writer, mk func(hostTarget) (string, func() (*install.Plan, error))) int {
-	type job struct {
-		host string
-		plan func() (*install.Plan, error)
-	}
-	var jobs []job
+func runPlans(cmd string, jobs []hosts.Job, yes bool, stdout, stderr io.Writer) int {
 	var dirs []string
-	for _, h := range hosts {
-		l, fn := mk(h)
-		jobs = append(jobs, job{h.name, fn})
-		dirs = append(dirs, l)
+	for _, j := range jobs {
+		dirs = append(dirs, j.Dir)
 	}
 	unlock, err := lockAndRecover(cmd, dirs, stderr)
 	if err != nil {
@@ -550,14 +409,14 @@ func runPlans(cmd string, hosts []hostTarget, yes bool, stdout, stderr io.Writer
 	var plans []planned
 	failed := false
 	for _, j := range jobs {
-		p, err := j.plan()
+		p, err := j.Plan()
 		if oe := (*install.OptionError)(nil); errors.As(err, &oe) {
 			return usageErr(stderr, cmd, fmt.Sprintf("invalid %s: %s", optionFlags[oe.Option], oe.Msg))
 		}
 		failed = failed || err != nil
-		plans = append(plans, planned{j.host, p, err})
+		plans = append(plans, planned{j.Host, p, err})
 	}
-	quiet := cmd == "uninstall" && len(hosts) > 1
+	quiet := cmd == "uninstall" && len(jobs) > 1
 	applied := false
 	var applyErr error
 	if yes && !failed {
@@ -602,7 +461,7 @@ func runPlans(cmd string, hosts []hostTarget, yes bool, stdout, stderr io.Writer
 		return exitFailed
 	}
 	if shown == 0 && cmd == "uninstall" {
-		fmt.Fprintln(stdout, "deepseek-web-retrieval uninstall: nothing to uninstall: no host has an install by this tool ("+strings.Join(hostNames[:len(hostNames)-1], ", ")+").")
+		fmt.Fprintln(stdout, "deepseek-web-retrieval uninstall: nothing to uninstall: no host has an install by this tool ("+hostList()+").")
 	}
 	return exitOK
 }

@@ -38,8 +38,8 @@ var claudeVar = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(:-[^}]*)?\}`)
 
 func claudeTargets(r *resolved) []target {
 	mcp, settings := r.home(".claude.json"), r.home(".claude", "settings.json")
-	if r.Env.ClaudeConfigDir != "" {
-		mcp, settings = filepath.Join(r.Env.ClaudeConfigDir, ".claude.json"), filepath.Join(r.Env.ClaudeConfigDir, "settings.json")
+	if r.Env.Getenv("CLAUDE_CONFIG_DIR") != "" {
+		mcp, settings = filepath.Join(r.Env.Getenv("CLAUDE_CONFIG_DIR"), ".claude.json"), filepath.Join(r.Env.Getenv("CLAUDE_CONFIG_DIR"), "settings.json")
 	}
 	if !r.global() {
 		mcp, settings = r.project(".mcp.json"), r.project(".claude", "settings.json")
@@ -85,8 +85,8 @@ func claudeTraps(r *resolved, p *install.Plan, cfgs []parsed) {
 	}
 }
 
-func claudeDetect(env Env) bool {
-	_, ok := env.lookPath("claude")
+func claudeDetect(env install.Env) bool {
+	_, ok := env.Find("claude")
 	return ok || exists(filepath.Join(env.Home, ".claude.json")) || exists(filepath.Join(env.Home, ".claude"))
 }
 

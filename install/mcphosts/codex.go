@@ -37,8 +37,8 @@ func init() {
 var codexDefaultEnv = []string{"HOME", "LOGNAME", "PATH", "SHELL", "USER", "__CF_USER_TEXT_ENCODING", "LANG", "LC_ALL", "TERM", "TMPDIR", "TZ"}
 
 func codexHome(r *resolved) string {
-	if r.Env.CodexHome != "" {
-		return r.Env.CodexHome
+	if r.Env.Getenv("CODEX_HOME") != "" {
+		return r.Env.Getenv("CODEX_HOME")
 	}
 	return r.home(".codex")
 }
@@ -128,10 +128,10 @@ func cfgTopLine(cfg parsed, key string) string {
 	return cfg.toml.TopKeyLine(key)
 }
 
-func codexDetect(env Env) bool {
-	_, ok := env.lookPath("codex")
-	if env.CodexHome != "" {
-		return ok || exists(env.CodexHome)
+func codexDetect(env install.Env) bool {
+	_, ok := env.Find("codex")
+	if env.Getenv("CODEX_HOME") != "" {
+		return ok || exists(env.Getenv("CODEX_HOME"))
 	}
 	return ok || exists(filepath.Join(env.Home, ".codex"))
 }

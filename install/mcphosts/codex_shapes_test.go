@@ -105,7 +105,7 @@ func TestCodexShapeCorpus(t *testing.T) {
 	for _, run := range codexRuns {
 		opts := install.Options{Search: run[0], Fetch: "optional"}
 		entry := func(form string) string {
-			kvs := []string{"command = " + install.TOMLString(binary), "args = " + install.TOMLStrings(Args(opts)), `env_vars = ["DEEPSEEK_API_KEY"]`}
+			kvs := []string{"command = " + install.TOMLString(binary), "args = " + install.TOMLStrings(serverArgs(opts)), `env_vars = ["DEEPSEEK_API_KEY"]`}
 			switch form {
 			case "inline":
 				return "deepseek-web-retrieval = { " + strings.Join(kvs, ", ") + " }"
@@ -144,11 +144,11 @@ func codexRoundTrip(t *testing.T, run []string, orig string, handEdit bool) {
 	var opts install.Options
 	for _, tier := range run {
 		opts = install.Options{Search: tier, Fetch: "optional"}
-		f.apply(PlanInit(f.req(Codex, install.ScopeGlobal, opts)))
+		f.apply(planInit(f.req(Codex, install.ScopeGlobal, opts)))
 	}
 	got := f.read(cfgPath)
 	checkCodexConfig(t, orig, got, opts)
-	again, err := PlanInit(f.req(Codex, install.ScopeGlobal, opts))
+	again, err := planInit(f.req(Codex, install.ScopeGlobal, opts))
 	require.NoError(t, err)
 	require.True(t, again.Empty(), "a second init changes nothing:\n%s", f.render(again, false))
 	want := before
@@ -172,7 +172,7 @@ func codexRoundTrip(t *testing.T, run []string, orig string, handEdit bool) {
 			}
 		}
 	}
-	f.apply(PlanUninstall(f.req(Codex, install.ScopeGlobal, install.Options{})))
+	f.apply(planUninstall(f.req(Codex, install.ScopeGlobal, install.Options{})))
 	require.Equal(t, want, f.tree(), "uninstall restores every file byte for byte")
 }
 
@@ -190,7 +190,7 @@ func checkCodexConfig(t *testing.T, orig, got string, opts install.Options) {
 	_, v, err := install.ParseTOML([]byte(body))
 	require.NoError(t, err, "%s", body)
 	args := []any{}
-	for _, a := range Args(opts) {
+	for _, a := range serverArgs(opts) {
 		args = append(args, a)
 	}
 	require.Equal(t, map[string]any{"command": binary, "args": args, "env_vars": []any{"DEEPSEEK_API_KEY"}}, lookup(v, "mcp_servers", install.Name))
@@ -252,7 +252,7 @@ func TestCodexRefusedShapes(t *testing.T) {
 				if tc.forced {
 					opts.Search = "forced"
 				}
-				_, err := PlanInit(f.req(Codex, install.ScopeGlobal, opts))
+				_, err := planInit(f.req(Codex, install.ScopeGlobal, opts))
 				var re *install.RefusedError
 				require.ErrorAs(t, err, &re)
 				require.Equal(t, cfgPath+" "+tc.want, re.Reason)

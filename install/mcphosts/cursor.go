@@ -44,9 +44,9 @@ func cursorTraps(r *resolved, p *install.Plan, _ []parsed) {
 	p.Notes = append(p.Notes, "Cursor may ask you to enable the new server in its MCP settings")
 }
 
-func cursorDetect(env Env) bool {
-	_, ok := env.lookPath("cursor-agent")
-	_, ok2 := env.lookPath("cursor")
+func cursorDetect(env install.Env) bool {
+	_, ok := env.Find("cursor-agent")
+	_, ok2 := env.Find("cursor")
 	return ok || ok2 || exists(filepath.Join(env.Home, ".cursor"))
 }
 

@@ -12,8 +12,8 @@ import (
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
 )
 
-// Check is what doctor found for one host and scope.
-type Check struct {
+// check is what doctor found for one host and scope.
+type check struct {
 	// Host and Scope say where.
 	Host  string
 	Scope string
@@ -32,14 +32,14 @@ type Check struct {
 	TokenEnv string
 	// Probe is what starting the entry's server found (zero when the
 	// entry is absent or unreadable).
-	Probe ProbeResult
+	Probe probeResult
 }
 
 // names are the hosts as sentences name them.
 var names = map[Host]string{Codex: "Codex", Claude: "Claude Code", Gemini: "Gemini CLI", Pi: "Pi (pi-mcp-adapter)", Cursor: "Cursor"}
 
-// MainFile returns the file holding the server entry for the host and scope.
-func MainFile(req Request) (string, error) {
+// mainFile returns the file holding the server entry for the host and scope.
+func mainFile(req request) (string, error) {
 	rs, err := resolve(req)
 	if err != nil {
 		return "", err
@@ -47,22 +47,22 @@ func MainFile(req Request) (string, error) {
 	return adapters[req.Host].targets(rs)[0].path, nil
 }
 
-// Doctor inspects one host and scope: whether the entry is there and
+// doctor inspects one host and scope: whether the entry is there and
 // parses, whether an install record holds it (if not, the command that
 // repairs that), which traps are active for its options, and whether the
 // server it starts works: the server is started as the host would start it
 // (see hostLaunch), from the environment environ (doctor's own, standing
 // for the one the host is started from), and asked initialize and
-// tools/list (see Probe). The key's value never appears in the Check.
-func Doctor(ctx context.Context, req Request, environ []string) Check {
+// tools/list (see probeEntry). The key's value never appears in the check.
+func doctor(ctx context.Context, req request, environ []string) check {
 	rs, err := resolve(req)
-	c := Check{Host: string(req.Host), Scope: string(req.Scope)}
+	c := check{Host: string(req.Host), Scope: string(req.Scope)}
 	if err != nil {
 		c.Problems = append(c.Problems, err.Error())
 		return c
 	}
 	c.Host = adapters[req.Host].label
-	rs.args = Args(req.Options)
+	rs.args = serverArgs(req.Options)
 	ts := adapters[req.Host].targets(rs)
 	c.File = ts[0].path
 	cur, _, err := readTarget(ts[0])
@@ -114,7 +114,7 @@ func Doctor(ctx context.Context, req Request, environ []string) Check {
 	}
 	if filepath.IsAbs(cmd) {
 		req.Options, req.Binary = o, cmd
-		if p, err := PlanInit(req); err == nil {
+		if p, err := planInit(req); err == nil {
 			c.Traps = append(c.Traps, p.Warnings...)
 			for _, ch := range p.Changes {
 				if ch.Kind == install.KindConfig && ch.Path == c.File {
@@ -130,8 +130,8 @@ func Doctor(ctx context.Context, req Request, environ []string) Check {
 
 // probe starts the entry's server as the host would and reports it, with
 // where the key stands in the server's environment.
-func (c *Check) probe(ctx context.Context, rs *resolved, entry map[string]any, environ []string) {
-	parent := EnvMap(environ)
+func (c *check) probe(ctx context.Context, rs *resolved, entry map[string]any, environ []string) {
+	parent := envMap(environ)
 	dir := rs.root
 	if rs.global() {
 		dir = rs.Env.WorkDir
@@ -173,7 +173,7 @@ func (c *Check) probe(ctx context.Context, rs *resolved, entry map[string]any, e
 		}
 		c.Traps = append(c.Traps, fmt.Sprintf("%s is set in this shell, but %s does not pass it to the server: %s", key, name, fix))
 	}
-	c.Probe = Probe(ctx, l, secrets)
+	c.Probe = probeEntry(ctx, l, secrets)
 	if c.Probe.Connected() {
 		c.Lines = append(c.Lines, c.Probe.String())
 		if v := c.Probe.Version; v != "" {
@@ -225,11 +225,11 @@ var authReference = regexp.MustCompile(`^Bearer (?:\$\{?(?:env:)?|\{env:)([A-Za-
 // remote checks an entry that points at a gateway: the record, the token
 // in this shell, a connection as the host makes it, and the entry against
 // what init writes for it.
-func (c *Check) remote(ctx context.Context, rs *resolved, gw install.Remote, rf *RecordFile, entry map[string]any, environ []string) {
+func (c *check) remote(ctx context.Context, rs *resolved, gw install.Remote, rf *RecordFile, entry map[string]any, environ []string) {
 	name := names[rs.Host]
 	c.TokenEnv = gw.TokenEnv
 	c.Lines = append(c.Lines, "connects to the gateway "+gw.URL)
-	parent := EnvMap(environ)
+	parent := envMap(environ)
 	token := parent[gw.TokenEnv]
 	switch {
 	case gw.TokenEnv == "":
@@ -246,7 +246,7 @@ func (c *Check) remote(ctx context.Context, rs *resolved, gw install.Remote, rf 
 	// A project's entry from a clone could point anywhere: doctor connects
 	// only to one init wrote and recorded, as it starts only those.
 	if rs.global() || rf != nil && jsonEqual(mustJSON(entry), rf.Entry) {
-		c.Probe = ProbeRemote(ctx, gw.URL, auth, []string{token})
+		c.Probe = probeRemote(ctx, gw.URL, auth, []string{token})
 		if c.Probe.Connected() {
 			c.Lines = append(c.Lines, c.Probe.String())
 			if v := c.Probe.Version; v != "" {
@@ -282,7 +282,7 @@ func remoteCommand(rs *resolved, gw install.Remote) string {
 	if !rs.global() {
 		project = rs.root
 	}
-	return InitCommand(string(rs.Host), project, []string{"--remote", shellQuote(gw.URL), "--token-env", tokenEnv})
+	return install.InitCommand(string(rs.Host), project, []string{"--remote", install.ShellQuote(gw.URL), "--token-env", tokenEnv})
 }
 
 // repairCommand is the init command that writes this very entry, so init
@@ -299,22 +299,7 @@ func repairCommand(rs *resolved, entry map[string]any, cmd string) string {
 	if !rs.global() {
 		project = rs.root
 	}
-	return InitCommand(string(rs.Host), project, args)
-}
-
-// InitCommand is the shell command `deepseek-web-retrieval init --host
-// HOST [--scope project --dir PROJECT] ARGS --yes`, quoted for a POSIX
-// shell; an empty project means the global scope.
-func InitCommand(host, project string, args []string) string {
-	parts := []string{install.Name, "init", "--host", host}
-	if project != "" {
-		parts = append(parts, "--scope", "project", "--dir", project)
-	}
-	parts = append(append(parts, args...), "--yes")
-	for i, p := range parts {
-		parts[i] = shellQuote(p)
-	}
-	return strings.Join(parts, " ")
+	return install.InitCommand(string(rs.Host), project, args)
 }
 
 // optionsFromArgs reads the options back from the server's command line
@@ -329,7 +314,7 @@ func optionsFromArgs(args []string) install.Options {
 	rt := reflect.TypeFor[install.Options]()
 	for i := range rt.NumField() {
 		name, _, _ := strings.Cut(rt.Field(i).Tag.Get("json"), ",")
-		fields["--"+kebab(name)] = field{name, rt.Field(i).Type}
+		fields[install.FlagName(name)] = field{name, rt.Field(i).Type}
 	}
 	var o install.Options
 	for i := 0; i < len(args); i++ {
@@ -360,12 +345,4 @@ func optionsFromArgs(args []string) install.Options {
 		_ = json.Unmarshal(one, &o) // a value of the wrong type is left out
 	}
 	return o
-}
-
-// shellQuote quotes s for a POSIX shell when it needs it.
-func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,@+%") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

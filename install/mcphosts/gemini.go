@@ -104,8 +104,8 @@ func geminiTraps(r *resolved, p *install.Plan, cfgs []parsed) {
 	}
 }
 
-func geminiDetect(env Env) bool {
-	_, ok := env.lookPath("gemini")
+func geminiDetect(env install.Env) bool {
+	_, ok := env.Find("gemini")
 	return ok || exists(filepath.Join(env.Home, ".gemini"))
 }
 

@@ -16,8 +16,8 @@ import (
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
 )
 
-// PlanInit plans installing the MCP server into one host. It only reads.
-func PlanInit(req Request) (*install.Plan, error) {
+// planInit plans installing the MCP server into one host. It only reads.
+func planInit(req request) (*install.Plan, error) {
 	rs, err := resolve(req)
 	if err != nil {
 		return nil, err
@@ -29,13 +29,13 @@ func PlanInit(req Request) (*install.Plan, error) {
 	case req.Remote != nil && !adapters[req.Host].remote:
 		return nil, fmt.Errorf("%s cannot connect to a team gateway (--remote): it starts MCP servers only as commands", adapters[req.Host].label)
 	case req.Remote != nil:
-		if err := RemoteOptions(req.Options); err != nil {
+		if err := install.RemoteOptions(req.Options); err != nil {
 			return nil, err
 		}
 	case !filepath.IsAbs(req.Binary):
 		return nil, fmt.Errorf("the binary's path %q is not absolute", req.Binary)
 	}
-	rs.args = Args(req.Options)
+	rs.args = serverArgs(req.Options)
 	a := adapters[req.Host]
 	ts := a.targets(rs)
 	recPath := rs.recordPath(ts[0].path)

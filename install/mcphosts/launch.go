@@ -7,10 +7,10 @@ import (
 	"strings"
 )
 
-// Launch is how a host would start an entry's server: the command, its
+// launchSpec is how a host would start an entry's server: the command, its
 // arguments and the whole environment the server gets, each worked out the
 // way that host reads its config.
-type Launch struct {
+type launchSpec struct {
 	// Command is the program as the host would run it (after its variable
 	// expansion); Args follow it.
 	Command string
@@ -26,7 +26,7 @@ type Launch struct {
 }
 
 // lookup returns a variable of the server's environment.
-func (l Launch) lookup(name string) (string, bool) {
+func (l launchSpec) lookup(name string) (string, bool) {
 	for _, kv := range l.Env {
 		if k, v, _ := strings.Cut(kv, "="); k == name {
 			return v, true
@@ -50,23 +50,23 @@ type launching struct {
 	command string            // the program, as the host will run it
 	args    []string          // its arguments, as the host will pass them
 	env     map[string]string // the server's environment
-	launch  *Launch           // Notes collects what cannot be reproduced
+	launch  *launchSpec       // Notes collects what cannot be reproduced
 }
 
 // hostLaunch works out how host h starts entry (the plain JSON or TOML
 // value of our server's entry), run from an environment parent (the one
 // doctor runs in, standing for the one the host is started from) in the
 // directory dir. Each host's rules are in its launch function, cited there.
-func hostLaunch(h Host, entry map[string]any, parent map[string]string, dir string) (Launch, error) {
+func hostLaunch(h Host, entry map[string]any, parent map[string]string, dir string) (launchSpec, error) {
 	a, ok := adapters[h]
 	if !ok {
-		return Launch{}, fmt.Errorf("unknown MCP host %q", h)
+		return launchSpec{}, fmt.Errorf("unknown MCP host %q", h)
 	}
 	command, _ := entry["command"].(string)
 	if command == "" {
-		return Launch{}, fmt.Errorf("the entry has no command (not a stdio server)")
+		return launchSpec{}, fmt.Errorf("the entry has no command (not a stdio server)")
 	}
-	l := Launch{Dir: dir}
+	l := launchSpec{Dir: dir}
 	c := launching{entry: entry, parent: parent, envCfg: map[string]string{}, command: command, args: stringList(entry["args"]), env: map[string]string{}, launch: &l}
 	if m, ok := entry["env"].(map[string]any); ok {
 		for k, v := range m {
@@ -105,8 +105,8 @@ func stringList(v any) []string {
 	return out
 }
 
-// EnvMap turns KEY=VALUE pairs (os.Environ) into a map; a later pair wins.
-func EnvMap(environ []string) map[string]string {
+// envMap turns KEY=VALUE pairs (os.Environ) into a map; a later pair wins.
+func envMap(environ []string) map[string]string {
 	m := make(map[string]string, len(environ))
 	for _, kv := range environ {
 		if k, v, ok := strings.Cut(kv, "="); ok && k != "" {

@@ -17,7 +17,7 @@ func FuzzHostLaunch(f *testing.F) {
 	}
 	parent := map[string]string{"FOO": "foo", "BAR": "", "PATH": "/bin"}
 	f.Fuzz(func(t *testing.T, h uint8, arg, val string) {
-		host := All[int(h)%len(All)]
+		host := all[int(h)%len(all)]
 		entry := map[string]any{"command": "/b", "args": []any{arg}, "env": map[string]any{"V": val}, "env_vars": []any{arg}}
 		l, err := hostLaunch(host, entry, parent, "/")
 		require.NoError(t, err)
@@ -45,7 +45,7 @@ func FuzzOptionsFromArgs(f *testing.F) {
 	f.Add("--min-rerank\x001e-9\x00--timeout-ms\x00x\x00--language")
 	f.Fuzz(func(t *testing.T, s string) {
 		o1 := optionsFromArgs(strings.Split(s, "\x00"))
-		o2 := optionsFromArgs(Args(o1))
-		require.Equal(t, o2, optionsFromArgs(Args(o2)))
+		o2 := optionsFromArgs(serverArgs(o1))
+		require.Equal(t, o2, optionsFromArgs(serverArgs(o2)))
 	})
 }

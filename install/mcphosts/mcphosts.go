@@ -3,7 +3,8 @@
 // pi-mcp-adapter) and Cursor. Each host is a small adapter (codex.go,
 // claude.go, …) saying which files it owns and what goes in them; the plan,
 // the edit, the record and the exact uninstall are shared (this file and
-// package install).
+// package install). [Hosts] and [Gateway] (OpenCode's gateway entry, init
+// --remote) are the install.Host values the registry, install/hosts, lists.
 //
 // The server entry is named deepseek-web-retrieval in every host (no "_",
 // which Gemini's policy parser splits on) and starts
@@ -37,65 +38,18 @@ const (
 	Cursor Host = "cursor"
 )
 
-// All lists the MCP hosts in the order plans are made and shown.
-var All = []Host{Codex, Claude, Gemini, Pi, Cursor}
+// all lists the MCP hosts in the order plans are made and shown.
+var all = []Host{Codex, Claude, Gemini, Pi, Cursor}
 
-// Env is the part of the process environment the adapters depend on; the
-// package never reads the environment itself.
-type Env struct {
-	// Home is the user's home directory.
-	Home string
-	// WorkDir is the current directory: the default project.
-	WorkDir string
-	// XDGStateHome is $XDG_STATE_HOME (empty: ~/.local/state); install
-	// records of MCP hosts live in its deepseek-web-retrieval/installs/.
-	XDGStateHome string
-	// CodexHome is $CODEX_HOME (empty: ~/.codex).
-	CodexHome string
-	// ClaudeConfigDir is $CLAUDE_CONFIG_DIR (empty: ~/.claude, with the
-	// user config in ~/.claude.json).
-	ClaudeConfigDir string
-	// PiAgentDir is $PI_CODING_AGENT_DIR (empty: ~/.pi/agent).
-	PiAgentDir string
-	// XDGConfigHome and OpencodeConfigDir are $XDG_CONFIG_HOME and
-	// $OPENCODE_CONFIG_DIR: where OpenCode's global config is.
-	XDGConfigHome, OpencodeConfigDir string
-	// LookPath finds a program on PATH; nil finds none.
-	LookPath func(string) (string, error)
-}
-
-func (e Env) lookPath(name string) (string, bool) {
-	if e.LookPath == nil {
-		return "", false
-	}
-	p, err := e.LookPath(name)
-	return p, err == nil
-}
-
-// Request describes an init or uninstall for one MCP host.
-type Request struct {
-	Env  Env
+// request describes an init, uninstall or doctor for one MCP host.
+type request struct {
+	install.Request
 	Host Host
-	// Scope is "global" or "project". Zero means global.
-	Scope install.Scope
-	// Dir is the project directory for the project scope (default Env.WorkDir).
-	Dir string
-	// Options become the server's command-line flags (init only).
-	Options install.Options
-	// Binary is the absolute path of the installed binary the host starts.
-	Binary string
-	// Version is this installer's version, kept in the record.
-	Version string
-	// Remote, when set, points the host at a team gateway instead of
-	// starting the binary: the entry is the host's remote (streamable
-	// HTTP) form, sending the token from Remote.TokenEnv. Binary and
-	// every option but the tiers are then unused.
-	Remote *install.Remote
 }
 
-// ParseHost parses an MCP host name.
-func ParseHost(s string) (Host, bool) {
-	for _, h := range All {
+// parseHost parses an MCP host name.
+func parseHost(s string) (Host, bool) {
+	for _, h := range all {
 		if string(h) == s {
 			return h, true
 		}
@@ -140,7 +94,7 @@ type adapter struct {
 	// parsed target files (nil when absent or unparsable).
 	traps func(r *resolved, p *install.Plan, cfgs []parsed)
 	// detect reports whether the host looks installed.
-	detect func(env Env) bool
+	detect func(env install.Env) bool
 	// launch works out how the host starts our server, for doctor.
 	launch func(c *launching)
 	// cwdIgnored is set for a host that does not honour an entry's cwd.
@@ -154,20 +108,20 @@ var adapters = map[Host]adapter{}
 
 // resolved is a request with its directories worked out.
 type resolved struct {
-	Request
+	request
 	root string // the home (global) or the project directory
 	args []string
 	key  string // the key's variable
 }
 
-func resolve(req Request) (*resolved, error) {
+func resolve(req request) (*resolved, error) {
 	if req.Scope == "" {
 		req.Scope = install.ScopeGlobal
 	}
 	if _, ok := adapters[req.Host]; !ok {
 		return nil, fmt.Errorf("unknown MCP host %q", req.Host)
 	}
-	r := &resolved{Request: req}
+	r := &resolved{request: req}
 	switch req.Scope {
 	case install.ScopeGlobal:
 		if req.Env.Home == "" {
@@ -257,89 +211,17 @@ func ordered(kv ...any) json.RawMessage {
 	return json.RawMessage(b.String())
 }
 
-// Args returns the server's command line after the binary: "mcp", the two
-// tiers, then every other set option as its kebab-case flag, in SPEC order.
-func Args(o install.Options) []string {
-	if o.Search == "" {
-		o.Search = "preferred"
-	}
-	if o.Fetch == "" {
-		o.Fetch = "optional"
-	}
-	args := []string{"mcp"}
-	raw, _ := json.Marshal(o)
-	var m map[string]any
-	_ = json.Unmarshal(raw, &m)
-	for _, name := range install.OptionNames {
-		v, ok := m[name]
-		if !ok {
-			continue
-		}
-		flag := "--" + kebab(name)
-		switch x := v.(type) {
-		case bool:
-			args = append(args, fmt.Sprintf("%s=%t", flag, x))
-		case []any:
-			parts := make([]string, len(x))
-			for i, e := range x {
-				parts[i] = fmt.Sprint(e)
-			}
-			args = append(args, flag, strings.Join(parts, ","))
-		case float64:
-			args = append(args, flag, strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%f", x), "0"), "."))
-		default:
-			args = append(args, flag, fmt.Sprint(x))
-		}
-	}
-	return args
-}
-
-// RemoteHost returns the host that writes a gateway entry (init --remote)
-// for the host named host: an MCP host that connects to a streamable HTTP
-// server, or OpenCode for "opencode" and "opencode1" (both read the same
-// "mcp" key). ok is false for a host that cannot.
-func RemoteHost(host string) (h Host, ok bool) {
-	switch host {
-	case "opencode", "opencode1", "opencode2":
-		return OpenCode, true
-	}
-	h, ok = ParseHost(host)
-	return h, ok && adapters[h].remote
-}
-
-// RemoteOptions refuses options a gateway entry cannot carry: only the
-// tiers stay the host's (they turn its built-in tools off); every other
-// option is the gateway's, set on `serve`.
-func RemoteOptions(o install.Options) error {
-	o.Search, o.Fetch = "", ""
-	if extra := Args(o)[5:]; len(extra) > 0 {
-		return fmt.Errorf("%s is the gateway's setting: with --remote, only --search and --fetch (which turn the host's built-in tools off) apply here; pass the rest to `deepseek-web-retrieval serve`", extra[0])
-	}
-	return nil
-}
-
-func kebab(s string) string {
-	var b strings.Builder
-	prevUpper := false
-	for _, r := range s {
-		upper := r >= 'A' && r <= 'Z'
-		if upper {
-			if !prevUpper {
-				b.WriteByte('-')
-			}
-			r += 'a' - 'A'
-		}
-		prevUpper = upper
-		b.WriteRune(r)
-	}
-	return b.String()
+// serverArgs returns the server's command line after the binary: "mcp",
+// then the options as flags (see install.OptionFlags).
+func serverArgs(o install.Options) []string {
+	return append([]string{"mcp"}, install.OptionFlags(o)...)
 }
 
 // recordPath is where the record of an install into this host and scope
 // lives: in the user's state directory, never in the project, so a cloned
 // repository cannot bring one.
 func (r *resolved) recordPath(main string) string {
-	state := r.Env.XDGStateHome
+	state := r.Env.Getenv("XDG_STATE_HOME")
 	if state == "" {
 		state = filepath.Join(r.Env.Home, ".local", "state")
 	}
@@ -453,14 +335,6 @@ func exists(p string) bool { return install.Exists(p) }
 func (r *resolved) searchForced() bool { return r.Options.Search == "forced" }
 func (r *resolved) fetchForced() bool  { return r.Options.Fetch == "forced" }
 
-// Detect returns the MCP hosts that look installed: their program on PATH
-// or their user config directory present.
-func Detect(env Env) []Host {
-	var out []Host
-	for _, h := range All {
-		if adapters[h].detect(env) {
-			out = append(out, h)
-		}
-	}
-	return out
-}
+// detect reports whether the host looks installed: its program on PATH or
+// its user config directory present.
+func detect(h Host, env install.Env) bool { return adapters[h].detect(env) }

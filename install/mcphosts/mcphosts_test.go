@@ -21,12 +21,12 @@ const binary = "/opt/dwr/bin/deepseek-web-retrieval"
 type fixture struct {
 	t    *testing.T
 	root string
-	env  Env
+	env  install.Env
 }
 
 func newFixture(t *testing.T) *fixture {
 	root := t.TempDir()
-	env := Env{Home: filepath.Join(root, "home"), WorkDir: filepath.Join(root, "proj")}
+	env := install.Env{Home: filepath.Join(root, "home"), WorkDir: filepath.Join(root, "proj")}
 	require.NoError(t, os.MkdirAll(env.Home, 0o755))
 	require.NoError(t, os.MkdirAll(env.WorkDir, 0o755))
 	return &fixture{t: t, root: root, env: env}
@@ -38,8 +38,8 @@ func (f *fixture) write(path, content string) {
 	require.NoError(f.t, os.WriteFile(path, []byte(content), 0o644))
 }
 
-func (f *fixture) req(h Host, scope install.Scope, o install.Options) Request {
-	return Request{Env: f.env, Host: h, Scope: scope, Options: o, Binary: binary, Version: "test"}
+func (f *fixture) req(h Host, scope install.Scope, o install.Options) request {
+	return request{install.Request{Env: f.env, Scope: scope, Options: o, Binary: binary, Version: "test"}, h}
 }
 
 func (f *fixture) render(p *install.Plan, applied bool) string {
@@ -122,7 +122,7 @@ func seeds(f *fixture, h Host, scope install.Scope) {
 // uninstall plan with testdata/<host>.txtar; uninstall must leave every
 // file byte-identical.
 func TestPlanGolden(t *testing.T) {
-	for _, h := range All {
+	for _, h := range all {
 		t.Run(string(h), func(t *testing.T) {
 			var out strings.Builder
 			for _, scope := range []install.Scope{install.ScopeGlobal, install.ScopeProject} {
@@ -131,12 +131,12 @@ func TestPlanGolden(t *testing.T) {
 					seeds(f, h, scope)
 					before := f.tree()
 					req := f.req(h, scope, install.Options{Search: tier, Fetch: tier})
-					p, err := PlanInit(req)
+					p, err := planInit(req)
 					require.NoError(t, err)
 					name := string(scope) + "/" + tier
 					out.WriteString("-- " + name + "/plan --\n" + f.render(p, false))
 					require.NoError(t, p.Apply())
-					again, err := PlanInit(req)
+					again, err := planInit(req)
 					require.NoError(t, err)
 					require.True(t, again.Empty(), "a second init changes nothing:\n%s", f.render(again, false))
 					after := f.tree()
@@ -151,7 +151,7 @@ func TestPlanGolden(t *testing.T) {
 						content := string(install.Mask([]byte(after[k]), install.Secrets(k, []byte(after[k]))))
 						out.WriteString("-- " + name + "/" + k + " --\n" + content)
 					}
-					u, err := PlanUninstall(f.req(h, scope, install.Options{}))
+					u, err := planUninstall(f.req(h, scope, install.Options{}))
 					require.NoError(t, err)
 					out.WriteString("-- " + name + "/uninstall --\n" + f.render(u, false))
 					require.NoError(t, u.Apply())

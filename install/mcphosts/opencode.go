@@ -19,12 +19,13 @@ import (
 // else ~/.config/opencode; a project's: opencode.jsonc or opencode.json
 // in its directory.
 
-// OpenCode is the OpenCode gateway entry. It is not in All: without
-// --remote, OpenCode is install/opencode's (the plugin).
+// OpenCode is the OpenCode gateway entry. It is not in all (see
+// [Gateway]): without --remote, OpenCode is install/opencode's (the
+// plugin).
 const OpenCode Host = "opencode"
 
 func init() {
-	adapters[OpenCode] = adapter{label: `OpenCode (mcp in opencode.jsonc)`, targets: opencodeTargets, traps: opencodeTraps, detect: func(Env) bool { return false }, launch: func(*launching) {}, remote: true}
+	adapters[OpenCode] = adapter{label: `OpenCode (mcp in opencode.jsonc)`, targets: opencodeTargets, traps: opencodeTraps, detect: func(install.Env) bool { return false }, launch: func(*launching) {}, remote: true}
 	names[OpenCode] = "OpenCode"
 }
 
@@ -33,10 +34,10 @@ func opencodeDir(r *resolved) string {
 	switch {
 	case !r.global():
 		return r.root
-	case r.Env.OpencodeConfigDir != "":
-		return r.Env.OpencodeConfigDir
-	case r.Env.XDGConfigHome != "":
-		return filepath.Join(r.Env.XDGConfigHome, "opencode")
+	case r.Env.Getenv("OPENCODE_CONFIG_DIR") != "":
+		return r.Env.Getenv("OPENCODE_CONFIG_DIR")
+	case r.Env.Getenv("XDG_CONFIG_HOME") != "":
+		return filepath.Join(r.Env.Getenv("XDG_CONFIG_HOME"), "opencode")
 	}
 	return r.home(".config", "opencode")
 }

@@ -32,8 +32,8 @@ func init() {
 var piVar = regexp.MustCompile(`\$\{(\w+)\}|\$env:(\w+)|\{env:(\w+)\}`)
 
 func piAgentDir(r *resolved) string {
-	if r.Env.PiAgentDir != "" {
-		return r.Env.PiAgentDir
+	if r.Env.Getenv("PI_CODING_AGENT_DIR") != "" {
+		return r.Env.Getenv("PI_CODING_AGENT_DIR")
 	}
 	return r.home(".pi", "agent")
 }
@@ -100,7 +100,7 @@ func piTraps(r *resolved, p *install.Plan, _ []parsed) {
 	// its new package name, @earendil-works/pi-coding-agent, and fail to
 	// load ("Cannot find module") in a Pi installed as
 	// @mariozechner/pi-coding-agent (0.73.x, the last for Node 20).
-	if bin, ok := r.Env.lookPath("pi"); ok {
+	if bin, ok := r.Env.Find("pi"); ok {
 		if real, err := filepath.EvalSymlinks(bin); err == nil && strings.Contains(filepath.ToSlash(real), "/@mariozechner/pi-coding-agent/") {
 			p.Warnings = append(p.Warnings, "this Pi is the @mariozechner/pi-coding-agent package: current pi-mcp-adapter releases import @earendil-works/pi-coding-agent and fail to load in it (\"Cannot find module\"); update Pi to the @earendil-works/pi-coding-agent package (it needs Node 22.19 or later), or our tools will not appear")
 		}
@@ -114,9 +114,9 @@ func piTraps(r *resolved, p *install.Plan, _ []parsed) {
 	}
 }
 
-func piDetect(env Env) bool {
-	_, ok := env.lookPath("pi")
-	d := env.PiAgentDir
+func piDetect(env install.Env) bool {
+	_, ok := env.Find("pi")
+	d := env.Getenv("PI_CODING_AGENT_DIR")
 	if d == "" {
 		d = filepath.Join(env.Home, ".pi", "agent")
 	}

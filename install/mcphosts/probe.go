@@ -21,9 +21,9 @@ import (
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
 )
 
-// ProbeTimeout bounds a probe's exchange: start, initialize and tools/list
+// probeTimeout bounds a probe's exchange: start, initialize and tools/list
 // together. Codex gives a server 10 s to start and list its tools too.
-var ProbeTimeout = 10 * time.Second
+var probeTimeout = 10 * time.Second
 
 // probeTerminate is how long closing waits for the server to exit after
 // its stdin closes, then after SIGTERM, before SIGKILL.
@@ -33,8 +33,8 @@ var probeTerminate = 2 * time.Second
 // host here speaks and our server negotiates.
 const probeProtocol = "2025-06-18"
 
-// ProbeResult is what starting an entry's server found.
-type ProbeResult struct {
+// probeResult is what starting an entry's server found.
+type probeResult struct {
 	// Tools are the names tools/list returned, in its order; nil when the
 	// exchange failed.
 	Tools []string
@@ -47,10 +47,10 @@ type ProbeResult struct {
 }
 
 // Connected reports whether the server answered and listed tools.
-func (r ProbeResult) Connected() bool { return r.Err == "" }
+func (r probeResult) Connected() bool { return r.Err == "" }
 
 // String is "connected, 2 tools (a, b)" or the reason.
-func (r ProbeResult) String() string {
+func (r probeResult) String() string {
 	if r.Err != "" {
 		return r.Err
 	}
@@ -64,12 +64,12 @@ func plural(n int) string {
 	return "s"
 }
 
-// Probe starts l's server exactly as its host would and speaks MCP over
+// probeEntry starts l's server exactly as its host would and speaks MCP over
 // stdio: initialize, notifications/initialized, tools/list, then closes
 // its stdin (and signals it if it does not exit). It calls no tool, so the
 // server never reaches DeepSeek. Every value in secrets is masked in the
 // result, as is anything shaped like a credential.
-func Probe(ctx context.Context, l Launch, secrets []string) ProbeResult {
+func probeEntry(ctx context.Context, l launchSpec, secrets []string) probeResult {
 	res := probe(ctx, l)
 	res.Err = redact(res.Err, secrets)
 	res.Version = redact(res.Version, secrets)
@@ -79,10 +79,10 @@ func Probe(ctx context.Context, l Launch, secrets []string) ProbeResult {
 	return res
 }
 
-func probe(ctx context.Context, l Launch) ProbeResult {
+func probe(ctx context.Context, l launchSpec) probeResult {
 	path, err := findCommand(l.Command, l.Env)
 	if err != nil {
-		return ProbeResult{Err: err.Error()}
+		return probeResult{Err: err.Error()}
 	}
 	cmd := &exec.Cmd{Path: path, Args: append([]string{l.Command}, l.Args...), Env: l.Env, Dir: l.Dir}
 	stderr := &headBuffer{max: 64 << 10}
@@ -90,12 +90,12 @@ func probe(ctx context.Context, l Launch) ProbeResult {
 	// A server that leaves a child holding stderr open must not hold the
 	// probe past its exit.
 	cmd.WaitDelay = probeTerminate
-	ctx, cancel := context.WithTimeout(ctx, ProbeTimeout)
+	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
 	defer cancel()
 	client := sdk.NewClient(&sdk.Implementation{Name: install.Name + "-doctor", Version: core.Version}, nil)
 	cs, err := client.Connect(ctx, &sdk.CommandTransport{Command: cmd, TerminateDuration: probeTerminate}, &sdk.ClientSessionOptions{ProtocolVersion: probeProtocol})
 	if err != nil {
-		return ProbeResult{Err: failure(ctx, cmd, stderr, "initialize", err)}
+		return probeResult{Err: failure(ctx, cmd, stderr, "initialize", err)}
 	}
 	var version string
 	if ir := cs.InitializeResult(); ir != nil && ir.ServerInfo != nil {
@@ -104,16 +104,16 @@ func probe(ctx context.Context, l Launch) ProbeResult {
 	list, err := cs.ListTools(ctx, nil)
 	_ = cs.Close() // waits for the server to exit, so failure sees how
 	if err != nil {
-		return ProbeResult{Err: failure(ctx, cmd, stderr, "tools/list", err)}
+		return probeResult{Err: failure(ctx, cmd, stderr, "tools/list", err)}
 	}
 	var names []string
 	for _, t := range list.Tools {
 		names = append(names, t.Name)
 	}
 	if len(names) == 0 {
-		return ProbeResult{Tools: []string{}, Err: "tools/list returned 0 tools"}
+		return probeResult{Tools: []string{}, Err: "tools/list returned 0 tools"}
 	}
-	return ProbeResult{Tools: names, Version: version}
+	return probeResult{Tools: names, Version: version}
 }
 
 // failure says why the exchange stopped at step.
@@ -127,7 +127,7 @@ func failure(ctx context.Context, cmd *exec.Cmd, stderr *headBuffer, step string
 	}
 	line := stderr.firstLine()
 	if ctx.Err() != nil {
-		msg := fmt.Sprintf("no answer to %s within %s", step, ProbeTimeout)
+		msg := fmt.Sprintf("no answer to %s within %s", step, probeTimeout)
 		if line != "" {
 			msg += "; its stderr began: " + line
 		}
@@ -184,7 +184,7 @@ func findCommand(name string, env []string) (string, error) {
 	if strings.ContainsRune(name, '/') || filepath.IsAbs(name) {
 		return name, check(name)
 	}
-	pathVar, _ := Launch{Env: env}.lookup("PATH")
+	pathVar, _ := launchSpec{Env: env}.lookup("PATH")
 	for _, d := range filepath.SplitList(pathVar) {
 		if d == "" {
 			continue
@@ -254,22 +254,22 @@ func sysStatus(st *os.ProcessState) (syscall.WaitStatus, bool) {
 	return ws, ok
 }
 
-// ProbeRemote connects to a gateway's streamable HTTP endpoint as a host
+// probeRemote connects to a gateway's streamable HTTP endpoint as a host
 // would, sending authorization (the Authorization header's value, "" for
 // none) with every request: initialize, tools/list, then it closes the
 // session. It calls no tool. Every value in secrets is masked in the
 // result.
-func ProbeRemote(ctx context.Context, endpoint, authorization string, secrets []string) ProbeResult {
-	ctx, cancel := context.WithTimeout(ctx, ProbeTimeout)
+func probeRemote(ctx context.Context, endpoint, authorization string, secrets []string) probeResult {
+	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
 	defer cancel()
 	rt := &withHeader{base: http.DefaultTransport, name: "Authorization", value: authorization}
 	hc := &http.Client{Transport: rt}
 	client := sdk.NewClient(&sdk.Implementation{Name: install.Name + "-doctor", Version: core.Version}, nil)
 	tr := &sdk.StreamableClientTransport{Endpoint: endpoint, HTTPClient: hc, MaxRetries: -1, DisableStandaloneSSE: true}
-	res := func() ProbeResult {
+	res := func() probeResult {
 		cs, err := client.Connect(ctx, tr, &sdk.ClientSessionOptions{ProtocolVersion: probeProtocol})
 		if err != nil {
-			return ProbeResult{Err: remoteFailure(ctx, rt.refused(), "initialize", err)}
+			return probeResult{Err: remoteFailure(ctx, rt.refused(), "initialize", err)}
 		}
 		defer cs.Close()
 		var version string
@@ -278,16 +278,16 @@ func ProbeRemote(ctx context.Context, endpoint, authorization string, secrets []
 		}
 		list, err := cs.ListTools(ctx, nil)
 		if err != nil {
-			return ProbeResult{Err: remoteFailure(ctx, rt.refused(), "tools/list", err)}
+			return probeResult{Err: remoteFailure(ctx, rt.refused(), "tools/list", err)}
 		}
 		names := []string{}
 		for _, t := range list.Tools {
 			names = append(names, t.Name)
 		}
 		if len(names) == 0 {
-			return ProbeResult{Tools: names, Err: "tools/list returned 0 tools"}
+			return probeResult{Tools: names, Err: "tools/list returned 0 tools"}
 		}
-		return ProbeResult{Tools: names, Version: version}
+		return probeResult{Tools: names, Version: version}
 	}()
 	res.Err = redact(res.Err, append(secrets, authorization))
 	return res
@@ -302,7 +302,7 @@ func remoteFailure(ctx context.Context, status int, step string, err error) stri
 	case status != 0:
 		return fmt.Sprintf("the gateway answered %s with %d %s", step, status, http.StatusText(status))
 	case ctx.Err() != nil:
-		return fmt.Sprintf("no answer to %s within %s", step, ProbeTimeout)
+		return fmt.Sprintf("no answer to %s within %s", step, probeTimeout)
 	}
 	return step + " failed: " + err.Error()
 }

@@ -53,9 +53,9 @@ func script(t *testing.T, dir, name, body string) string {
 }
 
 func shortTimeout(t *testing.T, d time.Duration) {
-	old, oldTerm := ProbeTimeout, probeTerminate
-	ProbeTimeout, probeTerminate = d, 200*time.Millisecond
-	t.Cleanup(func() { ProbeTimeout, probeTerminate = old, oldTerm })
+	old, oldTerm := probeTimeout, probeTerminate
+	probeTimeout, probeTerminate = d, 200*time.Millisecond
+	t.Cleanup(func() { probeTimeout, probeTerminate = old, oldTerm })
 }
 
 // TestProbe starts servers that work and servers that fail in each way a
@@ -97,7 +97,7 @@ func TestProbe(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			start := time.Now()
-			r := Probe(context.Background(), Launch{Command: tc.command, Args: tc.args, Env: env, Dir: dir}, []string{testKey})
+			r := probeEntry(context.Background(), launchSpec{Command: tc.command, Args: tc.args, Env: env, Dir: dir}, []string{testKey})
 			require.Less(t, time.Since(start), 5*time.Second, "the probe is bounded")
 			require.NotContains(t, r.String(), testKey)
 			require.NotContains(t, r.String(), "sk-probe")
@@ -173,7 +173,7 @@ func TestHostLaunchEnv(t *testing.T) {
 			l, err := hostLaunch(tc.host, entry, p, "/work")
 			require.NoError(t, err)
 			require.Equal(t, "/b", l.Command)
-			require.Equal(t, tc.wantEnv, EnvMap(l.Env))
+			require.Equal(t, tc.wantEnv, envMap(l.Env))
 			require.Equal(t, tc.wantArgs, l.Args)
 			require.Len(t, l.Notes, tc.notes)
 			require.Equal(t, "/work", l.Dir)
@@ -188,15 +188,15 @@ func TestHostLaunchEnv(t *testing.T) {
 // the host would and lists two tools, with the key reaching it and never
 // shown; with the key unset, it still connects and says so.
 func TestDoctorConnects(t *testing.T) {
-	for _, h := range All {
+	for _, h := range all {
 		for _, scope := range []install.Scope{install.ScopeGlobal, install.ScopeProject} {
 			t.Run(string(h)+"/"+string(scope), func(t *testing.T) {
 				f := newFixture(t)
 				req := f.req(h, scope, install.Options{})
 				req.Binary = self(t)
-				f.apply(PlanInit(req))
+				f.apply(planInit(req))
 				environ := []string{"PATH=/usr/bin:/bin", "HOME=" + f.env.Home, "DEEPSEEK_API_KEY=" + testKey, "GITHUB_TOKEN=ghp_0123456789abcdefghijABCDEFGHIJ012345"}
-				c := Doctor(context.Background(), Request{Env: f.env, Host: h, Scope: scope}, environ)
+				c := doctor(context.Background(), request{install.Request{Env: f.env, Scope: scope}, h}, environ)
 				all := strings.Join(append(append(append([]string{}, c.Lines...), c.Traps...), c.Problems...), "\n")
 				require.True(t, c.Installed)
 				require.Empty(t, c.Problems, all)
@@ -206,7 +206,7 @@ func TestDoctorConnects(t *testing.T) {
 				require.NotContains(t, all, "no install record")
 				require.NotContains(t, all, testKey)
 
-				c = Doctor(context.Background(), Request{Env: f.env, Host: h, Scope: scope}, environ[:2])
+				c = doctor(context.Background(), request{install.Request{Env: f.env, Scope: scope}, h}, environ[:2])
 				require.Empty(t, c.Problems)
 				require.Contains(t, c.Lines, "connected, 2 tools (deepseek_fetch, deepseek_search)")
 				require.Contains(t, c.Traps, "DEEPSEEK_API_KEY is not set in this shell, so "+names[h]+" starts the server without a key: it lists its tools, but every search and fetch fails until you export it")
@@ -222,14 +222,14 @@ func TestDoctorReportsFailures(t *testing.T) {
 	leak := script(t, f.root, "leaky-server", `echo "cannot start: key $DEEPSEEK_API_KEY refused" >&2; exit 2`)
 	req := f.req(Codex, install.ScopeGlobal, install.Options{})
 	req.Binary = leak
-	f.apply(PlanInit(req))
+	f.apply(planInit(req))
 	environ := []string{"PATH=/usr/bin:/bin", "DEEPSEEK_API_KEY=" + testKey}
-	c := Doctor(context.Background(), Request{Env: f.env, Host: Codex}, environ)
+	c := doctor(context.Background(), request{install.Request{Env: f.env}, Codex}, environ)
 	require.Equal(t, []string{"does not connect: exited with status 2: cannot start: key [redacted] refused"}, c.Problems)
 	require.NotContains(t, strings.Join(append(append(c.Lines, c.Traps...), c.Problems...), "\n"), testKey)
 
 	require.NoError(t, os.Remove(leak))
-	c = Doctor(context.Background(), Request{Env: f.env, Host: Codex}, environ)
+	c = doctor(context.Background(), request{install.Request{Env: f.env}, Codex}, environ)
 	require.Equal(t, []string{"does not connect: command not found: " + leak + " (moved or deleted?): run `make install`, or init again from the binary's new place"}, c.Problems)
 }
 
@@ -243,14 +243,14 @@ func TestDoctorEntryWithoutRecord(t *testing.T) {
 			o := install.Options{Search: "forced", MaxResults: &five}
 			req := f.req(Gemini, scope, o)
 			req.Binary = self(t)
-			f.apply(PlanInit(req))
+			f.apply(planInit(req))
 			recs, err := filepath.Glob(filepath.Join(f.env.Home, ".local", "state", "deepseek-web-retrieval", "installs", "*.json"))
 			require.NoError(t, err)
 			require.Len(t, recs, 1)
 			require.NoError(t, os.Remove(recs[0]))
 
-			c := Doctor(context.Background(), Request{Env: f.env, Host: Gemini, Scope: scope}, nil)
-			file, _ := MainFile(req)
+			c := doctor(context.Background(), request{install.Request{Env: f.env, Scope: scope}, Gemini}, nil)
+			file, _ := mainFile(req)
 			cmd := "deepseek-web-retrieval init --host gemini --binary " + self(t) + " --search forced --fetch optional --max-results 5 --yes"
 			if scope == install.ScopeProject {
 				cmd = "deepseek-web-retrieval init --host gemini --scope project --dir " + f.env.WorkDir + " --binary " + self(t) + " --search forced --fetch optional --max-results 5 --yes"
@@ -259,8 +259,8 @@ func TestDoctorEntryWithoutRecord(t *testing.T) {
 			require.Empty(t, c.Problems)
 
 			// The command's options are the entry's: init adopts it.
-			f.apply(PlanInit(req))
-			c = Doctor(context.Background(), Request{Env: f.env, Host: Gemini, Scope: scope}, nil)
+			f.apply(planInit(req))
+			c = doctor(context.Background(), request{install.Request{Env: f.env, Scope: scope}, Gemini}, nil)
 			require.NotContains(t, strings.Join(c.Traps, "\n"), "no install record")
 		})
 	}
@@ -272,7 +272,7 @@ func TestOptionsFromArgs(t *testing.T) {
 	n, x, yes, no := 7, 2.5, true, false
 	o := install.Options{Search: "forced", Fetch: "off", APIKeyEnv: "MY_KEY", BaseURL: "https://api.example.com", MaxResults: &n, MinRerank: &x,
 		AllowUnknownAuthority: &yes, MessagesSummary: &no, IncludeDomains: []string{"go.dev", "golang.org"}, Language: "zh,en", TimeoutMs: &n}
-	require.Equal(t, o, optionsFromArgs(Args(o)))
+	require.Equal(t, o, optionsFromArgs(serverArgs(o)))
 	require.Equal(t, install.Options{Search: "off"}, optionsFromArgs([]string{"mcp", "--frob", "--search", "off", "--max-results", "many", "--fetch"}))
 }
 
@@ -307,7 +307,7 @@ func TestGeminiTrust(t *testing.T) {
 			if tc.settings != "" {
 				f.write(filepath.Join(f.env.Home, ".gemini", "settings.json"), tc.settings)
 			}
-			rs, err := resolve(Request{Env: f.env, Host: Gemini})
+			rs, err := resolve(request{install.Request{Env: f.env}, Gemini})
 			require.NoError(t, err)
 			got := geminiTrust(rs, proj, tc.env)
 			if tc.want == "" {
@@ -328,7 +328,7 @@ func TestDoctorDoesNotRunAClonedProjectsCommand(t *testing.T) {
 	evil := script(t, f.root, "evil", "touch "+marker+"; exit 1")
 	cfg := filepath.Join(f.env.WorkDir, ".mcp.json")
 	f.write(cfg, `{"mcpServers": {"deepseek-web-retrieval": {"command": "`+evil+`", "args": ["mcp"]}}}`)
-	c := Doctor(context.Background(), Request{Env: f.env, Host: Claude, Scope: install.ScopeProject}, nil)
+	c := doctor(context.Background(), request{install.Request{Env: f.env, Scope: install.ScopeProject}, Claude}, nil)
 	require.NoFileExists(t, marker)
 	require.Contains(t, c.Traps, "not started: doctor starts a project's entry only when it is the one init wrote and recorded, so a cloned project cannot make it run a command, and it has no install record here: adopt it with the command above if you trust it")
 
@@ -336,19 +336,19 @@ func TestDoctorDoesNotRunAClonedProjectsCommand(t *testing.T) {
 	require.NoError(t, os.Remove(cfg))
 	req := f.req(Claude, install.ScopeProject, install.Options{})
 	req.Binary = self(t)
-	f.apply(PlanInit(req))
-	c = Doctor(context.Background(), Request{Env: f.env, Host: Claude, Scope: install.ScopeProject}, nil)
+	f.apply(planInit(req))
+	c = doctor(context.Background(), request{install.Request{Env: f.env, Scope: install.ScopeProject}, Claude}, nil)
 	require.Contains(t, c.Lines, "connected, 2 tools (deepseek_fetch, deepseek_search)")
 	data, err := os.ReadFile(cfg)
 	require.NoError(t, err)
 	f.write(cfg, strings.Replace(string(data), self(t), evil, 1))
-	c = Doctor(context.Background(), Request{Env: f.env, Host: Claude, Scope: install.ScopeProject}, nil)
+	c = doctor(context.Background(), request{install.Request{Env: f.env, Scope: install.ScopeProject}, Claude}, nil)
 	require.NoFileExists(t, marker)
 	require.Contains(t, c.Traps, "not started: doctor starts a project's entry only when it is the one init wrote and recorded, so a cloned project cannot make it run a command, and it differs from the one init recorded (changed by hand, or by a pull?): run init again if you trust it")
 
 	// The user's own global config is the user's: started.
 	f.write(filepath.Join(f.env.Home, ".claude.json"), `{"mcpServers": {"deepseek-web-retrieval": {"command": "`+evil+`", "args": ["mcp"]}}}`)
-	c = Doctor(context.Background(), Request{Env: f.env, Host: Claude}, nil)
+	c = doctor(context.Background(), request{install.Request{Env: f.env}, Claude}, nil)
 	require.FileExists(t, marker)
 	require.Contains(t, c.Problems, "does not connect: exited with status 1 before answering initialize, with nothing on stderr")
 }

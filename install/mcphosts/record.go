@@ -139,9 +139,9 @@ func jsonEqual(a, b []byte) bool {
 	return reflect.DeepEqual(x, y)
 }
 
-// HasInstall reports whether an install record exists for the request's
+// hasInstall reports whether an install record exists for the request's
 // host and scope.
-func HasInstall(req Request) bool {
+func hasInstall(req request) bool {
 	rs, err := resolve(req)
 	if err != nil {
 		return false

@@ -18,7 +18,7 @@ import (
 
 const gateway = "https://gw.example.com/mcp"
 
-func (f *fixture) remoteReq(h Host, scope install.Scope, o install.Options) Request {
+func (f *fixture) remoteReq(h Host, scope install.Scope, o install.Options) request {
 	r := f.req(h, scope, o)
 	r.Binary, r.Remote = "", &install.Remote{URL: gateway, TokenEnv: "TEAM_TOKEN"}
 	return r
@@ -52,7 +52,7 @@ func TestRemoteEntries(t *testing.T) {
 			f.write(path, tc.before)
 			before := f.tree()
 			req := f.remoteReq(tc.host, install.ScopeGlobal, install.Options{})
-			p, err := PlanInit(req)
+			p, err := planInit(req)
 			require.NoError(t, err)
 			text := f.render(p, false)
 			require.Contains(t, text, "sends your gateway token from the TEAM_TOKEN environment variable")
@@ -61,11 +61,11 @@ func TestRemoteEntries(t *testing.T) {
 			require.NoError(t, p.Apply())
 			require.Equal(t, tc.want, f.read(path))
 
-			again, err := PlanInit(req)
+			again, err := planInit(req)
 			require.NoError(t, err)
 			require.True(t, again.Empty(), f.render(again, false))
 
-			u, err := PlanUninstall(f.req(tc.host, install.ScopeGlobal, install.Options{}))
+			u, err := planUninstall(f.req(tc.host, install.ScopeGlobal, install.Options{}))
 			require.NoError(t, err)
 			require.Contains(t, f.render(u, false), "The gateway token was never written by init; if nothing else uses TEAM_TOKEN, remove its export")
 			f.apply(u, nil)
@@ -81,11 +81,11 @@ func TestLocalToRemote(t *testing.T) {
 		t.Run(string(h), func(t *testing.T) {
 			f := newFixture(t)
 			before := f.tree()
-			f.apply(PlanInit(f.req(h, install.ScopeGlobal, install.Options{Search: "forced"})))
-			p := f.apply(PlanInit(f.remoteReq(h, install.ScopeGlobal, install.Options{Search: "forced"})))
+			f.apply(planInit(f.req(h, install.ScopeGlobal, install.Options{Search: "forced"})))
+			p := f.apply(planInit(f.remoteReq(h, install.ScopeGlobal, install.Options{Search: "forced"})))
 			require.Contains(t, f.render(p, true), "instead")
-			f.apply(PlanInit(f.req(h, install.ScopeGlobal, install.Options{})))
-			f.apply(PlanUninstall(f.req(h, install.ScopeGlobal, install.Options{})))
+			f.apply(planInit(f.req(h, install.ScopeGlobal, install.Options{})))
+			f.apply(planUninstall(f.req(h, install.ScopeGlobal, install.Options{})))
 			require.Equal(t, before, f.tree())
 		})
 	}
@@ -93,14 +93,14 @@ func TestLocalToRemote(t *testing.T) {
 
 func TestRemoteRefusals(t *testing.T) {
 	f := newFixture(t)
-	_, err := PlanInit(f.remoteReq(Pi, install.ScopeGlobal, install.Options{}))
+	_, err := planInit(f.remoteReq(Pi, install.ScopeGlobal, install.Options{}))
 	require.EqualError(t, err, "Pi (pi-mcp-adapter mcp.json) cannot connect to a team gateway (--remote): it starts MCP servers only as commands")
-	_, err = PlanInit(f.remoteReq(Codex, install.ScopeGlobal, install.Options{MaxResults: new(5)}))
+	_, err = planInit(f.remoteReq(Codex, install.ScopeGlobal, install.Options{MaxResults: new(5)}))
 	require.EqualError(t, err, "--max-results is the gateway's setting: with --remote, only --search and --fetch (which turn the host's built-in tools off) apply here; pass the rest to `deepseek-web-retrieval serve`")
-	_, err = PlanInit(f.remoteReq(Codex, install.ScopeGlobal, install.Options{APIKeyEnv: "MY_KEY"}))
+	_, err = planInit(f.remoteReq(Codex, install.ScopeGlobal, install.Options{APIKeyEnv: "MY_KEY"}))
 	require.EqualError(t, err, "--api-key-env is the gateway's setting: with --remote, only --search and --fetch (which turn the host's built-in tools off) apply here; pass the rest to `deepseek-web-retrieval serve`")
 	// The tiers stay the host's: forced turns the built-in off beside the remote entry.
-	p, err := PlanInit(f.remoteReq(Gemini, install.ScopeGlobal, install.Options{Search: "forced"}))
+	p, err := planInit(f.remoteReq(Gemini, install.ScopeGlobal, install.Options{Search: "forced"}))
 	require.NoError(t, err)
 	require.NoError(t, p.Apply())
 	require.Contains(t, f.read(filepath.Join(f.env.Home, ".gemini", "settings.json")), "google_web_search")
@@ -137,9 +137,9 @@ func TestDoctorRemote(t *testing.T) {
 			f := newFixture(t)
 			req := f.req(h, install.ScopeGlobal, install.Options{})
 			req.Binary, req.Remote = "", &install.Remote{URL: srv.URL + "/mcp", TokenEnv: "TEAM_TOKEN"}
-			f.apply(PlanInit(req))
-			check := func(environ []string) Check {
-				c := Doctor(context.Background(), f.req(h, install.ScopeGlobal, install.Options{}), environ)
+			f.apply(planInit(req))
+			check := func(environ []string) check {
+				c := doctor(context.Background(), f.req(h, install.ScopeGlobal, install.Options{}), environ)
 				all := strings.Join(append(append(c.Lines, c.Problems...), c.Traps...), "\n")
 				require.NotContains(t, all, token)
 				require.NotContains(t, all, token[4:20])

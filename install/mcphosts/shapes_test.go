@@ -174,7 +174,7 @@ func runCase(t *testing.T, f *fixture, c corpusCase) bool {
 	req := f.req(c.host, c.scope, install.Options{Search: c.tier, Fetch: c.tier})
 	rs, err := resolve(req)
 	require.NoError(t, err)
-	rs.args = Args(req.Options)
+	rs.args = serverArgs(req.Options)
 	ts := adapters[c.host].targets(rs)
 	texts := []string{c.server.text}
 	if len(ts) > 1 {
@@ -196,7 +196,7 @@ func runCase(t *testing.T, f *fixture, c corpusCase) bool {
 		}
 	}()
 
-	p, err := PlanInit(req)
+	p, err := planInit(req)
 	forced := c.tier == "forced"
 	refusal := c.server.refuse
 	file := ts[0].path
@@ -226,14 +226,14 @@ func runCase(t *testing.T, f *fixture, c corpusCase) bool {
 		require.Equal(t, bytes.HasPrefix(orig, []byte("\ufeff")), bytes.HasPrefix(got, []byte("\ufeff")), "%s: the BOM is kept", name)
 		checkStyle(t, c.v, string(orig), string(got), name)
 	}
-	again, err := PlanInit(req)
+	again, err := planInit(req)
 	require.NoError(t, err, name)
 	require.True(t, again.Empty(), "%s: a second init changes nothing:\n%s", name, f.render(again, false))
 	if forced {
 		// A tier lowered by a later init takes back what forced added,
 		// leaving the other files as they were.
 		lower := f.req(c.host, c.scope, install.Options{Search: "preferred", Fetch: "preferred"})
-		lp, err := PlanInit(lower)
+		lp, err := planInit(lower)
 		require.NoError(t, err, name)
 		require.NoError(t, lp.Apply(), name)
 		for _, tg := range ts {
@@ -300,7 +300,7 @@ func rel(f *fixture, p string) string {
 
 func (f *fixture) uninstallPlan(t *testing.T, h Host, scope install.Scope, name string) *install.Plan {
 	t.Helper()
-	u, err := PlanUninstall(f.req(h, scope, install.Options{}))
+	u, err := planUninstall(f.req(h, scope, install.Options{}))
 	require.NoError(t, err, name)
 	return u
 }
@@ -332,7 +332,7 @@ func newMemFixture(t *testing.T) *fixture {
 		return newFixture(t)
 	}
 	t.Cleanup(func() { _ = os.RemoveAll(root) })
-	env := Env{Home: filepath.Join(root, "home"), WorkDir: filepath.Join(root, "proj")}
+	env := install.Env{Home: filepath.Join(root, "home"), WorkDir: filepath.Join(root, "proj")}
 	require.NoError(t, os.MkdirAll(env.Home, 0o755))
 	require.NoError(t, os.MkdirAll(env.WorkDir, 0o755))
 	return &fixture{t: t, root: root, env: env}
@@ -399,7 +399,7 @@ func TestGeminiWarnsAboutABOM(t *testing.T) {
 	warning := ".gemini/settings.json starts with a byte order mark, which Gemini CLI refuses (\"Unexpected token '\ufeff'\"): init keeps it, as it keeps every byte it does not own; remove it, or Gemini will not start"
 	for _, text := range []string{"{}\n", "\ufeff{}\n"} {
 		f.write(path, text)
-		p, err := PlanInit(f.req(Gemini, install.ScopeGlobal, install.Options{}))
+		p, err := planInit(f.req(Gemini, install.ScopeGlobal, install.Options{}))
 		require.NoError(t, err)
 		require.Equal(t, strings.HasPrefix(text, "\ufeff"), slices.Contains(p.Warnings, warning), "%q: %q", text, p.Warnings)
 	}

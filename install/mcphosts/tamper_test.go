@@ -34,29 +34,29 @@ func TestUninstallAfterHandEdits(t *testing.T) {
 		f := newFixture(t)
 		cfgPath := filepath.Join(f.env.Home, ".codex", "config.toml")
 		f.write(cfgPath, "# mine\nmodel = \"o3\"\n\n[tools]\nweb_search = true\n")
-		f.apply(PlanInit(f.req(Codex, install.ScopeGlobal, install.Options{Search: "forced"})))
+		f.apply(planInit(f.req(Codex, install.ScopeGlobal, install.Options{Search: "forced"})))
 		cfg := f.read(cfgPath)
 		cfg = strings.Replace(cfg, "model = \"o3\"", "model = \"gpt-5\"", 1) + "\n[profiles.fast]\nmodel = \"mini\"\n"
 		f.write(cfgPath, cfg)
-		f.apply(PlanUninstall(f.req(Codex, install.ScopeGlobal, install.Options{})))
+		f.apply(planUninstall(f.req(Codex, install.ScopeGlobal, install.Options{})))
 		require.Equal(t, "# mine\nmodel = \"gpt-5\"\n\n[tools]\nweb_search = true\n\n[profiles.fast]\nmodel = \"mini\"\n", f.read(cfgPath))
 	})
 	t.Run("gemini", func(t *testing.T) {
 		f := newFixture(t)
 		cfgPath := filepath.Join(f.env.Home, ".gemini", "settings.json")
 		f.write(cfgPath, "{\n  // mine\n  \"theme\": \"GitHub\"\n}\n")
-		f.apply(PlanInit(f.req(Gemini, install.ScopeGlobal, install.Options{Search: "forced", Fetch: "forced"})))
+		f.apply(planInit(f.req(Gemini, install.ScopeGlobal, install.Options{Search: "forced", Fetch: "forced"})))
 		f.write(cfgPath, strings.Replace(f.read(cfgPath), "\"GitHub\"", "\"Dracula\"", 1))
-		f.apply(PlanUninstall(f.req(Gemini, install.ScopeGlobal, install.Options{})))
+		f.apply(planUninstall(f.req(Gemini, install.ScopeGlobal, install.Options{})))
 		require.Equal(t, "{\n  // mine\n  \"theme\": \"Dracula\"\n}\n", f.read(cfgPath))
 	})
 	t.Run("claude user scope rewritten by Claude Code", func(t *testing.T) {
 		f := newFixture(t)
 		cfgPath := filepath.Join(f.env.Home, ".claude.json")
 		f.write(cfgPath, "{\n  \"numStartups\": 1\n}\n")
-		f.apply(PlanInit(f.req(Claude, install.ScopeGlobal, install.Options{})))
+		f.apply(planInit(f.req(Claude, install.ScopeGlobal, install.Options{})))
 		f.write(cfgPath, strings.Replace(f.read(cfgPath), "\"numStartups\": 1", "\"numStartups\": 2", 1))
-		f.apply(PlanUninstall(f.req(Claude, install.ScopeGlobal, install.Options{})))
+		f.apply(planUninstall(f.req(Claude, install.ScopeGlobal, install.Options{})))
 		require.Equal(t, "{\n  \"numStartups\": 2\n}\n", f.read(cfgPath))
 	})
 }
@@ -66,10 +66,10 @@ func TestUninstallAfterHandEdits(t *testing.T) {
 func TestUninstallRefusesAChangedEntry(t *testing.T) {
 	f := newFixture(t)
 	cfgPath := filepath.Join(f.env.Home, ".cursor", "mcp.json")
-	f.apply(PlanInit(f.req(Cursor, install.ScopeGlobal, install.Options{})))
+	f.apply(planInit(f.req(Cursor, install.ScopeGlobal, install.Options{})))
 	f.write(cfgPath, strings.Replace(f.read(cfgPath), "\"optional\"", "\"forced\"", 1))
 	before := f.tree()
-	_, err := PlanUninstall(f.req(Cursor, install.ScopeGlobal, install.Options{}))
+	_, err := planUninstall(f.req(Cursor, install.ScopeGlobal, install.Options{}))
 	var re *install.RefusedError
 	require.ErrorAs(t, err, &re)
 	require.Contains(t, re.Reason, "was changed since init wrote it")
@@ -81,19 +81,19 @@ func TestUninstallRefusesAChangedEntry(t *testing.T) {
 // still there uninstall refuses; with nothing of ours it has nothing to do.
 func TestUninstallWithoutRecord(t *testing.T) {
 	f := newFixture(t)
-	f.apply(PlanInit(f.req(Pi, install.ScopeGlobal, install.Options{})))
-	p, err := PlanInit(f.req(Pi, install.ScopeGlobal, install.Options{}))
+	f.apply(planInit(f.req(Pi, install.ScopeGlobal, install.Options{})))
+	p, err := planInit(f.req(Pi, install.ScopeGlobal, install.Options{}))
 	require.NoError(t, err)
 	rs, _ := resolve(f.req(Pi, install.ScopeGlobal, install.Options{}))
 	require.NoError(t, os.Remove(rs.recordPath(piTargets(rs)[0].path)))
-	_, err = PlanUninstall(f.req(Pi, install.ScopeGlobal, install.Options{}))
+	_, err = planUninstall(f.req(Pi, install.ScopeGlobal, install.Options{}))
 	var re *install.RefusedError
 	require.ErrorAs(t, err, &re)
 	require.Contains(t, re.Reason, "no install record")
 	require.True(t, p.Empty())
 
 	g := newFixture(t)
-	u, err := PlanUninstall(g.req(Pi, install.ScopeGlobal, install.Options{}))
+	u, err := planUninstall(g.req(Pi, install.ScopeGlobal, install.Options{}))
 	require.NoError(t, err)
 	require.True(t, u.Empty())
 	require.Contains(t, g.render(u, false), "nothing to uninstall")
@@ -106,12 +106,12 @@ func TestUninstallRefusesAnInvalidConfig(t *testing.T) {
 		t.Run(string(h), func(t *testing.T) {
 			f := newFixture(t)
 			req := f.req(h, install.ScopeGlobal, install.Options{})
-			f.apply(PlanInit(req))
+			f.apply(planInit(req))
 			rs, _ := resolve(req)
 			path := adapters[h].targets(rs)[0].path
 			f.write(path, f.read(path)+"\n{{ broken\n")
 			before := f.tree()
-			_, err := PlanUninstall(req)
+			_, err := planUninstall(req)
 			var re *install.RefusedError
 			require.ErrorAs(t, err, &re)
 			require.Contains(t, re.Reason, "became invalid")
@@ -153,7 +153,7 @@ func TestCraftedRecordIsRefused(t *testing.T) {
 		t.Run(fmt.Sprintf("format %d", format), func(t *testing.T) {
 			f := newFixture(t)
 			req := f.req(Gemini, install.ScopeGlobal, install.Options{})
-			f.apply(PlanInit(req))
+			f.apply(planInit(req))
 			rs, _ := resolve(req)
 			rp := rs.recordPath(geminiTargets(rs)[0].path)
 			if format == 1 {
@@ -162,7 +162,7 @@ func TestCraftedRecordIsRefused(t *testing.T) {
 			victim := filepath.Join(f.root, "victim.json")
 			f.write(victim, "{\"mcpServers\": {}}\n")
 			f.write(rp, strings.Replace(f.read(rp), geminiTargets(rs)[0].path, victim, 1))
-			_, err := PlanUninstall(req)
+			_, err := planUninstall(req)
 			var re *install.RefusedError
 			require.ErrorAs(t, err, &re)
 			require.Contains(t, re.Reason, "a file this installer never writes")
@@ -181,12 +181,12 @@ func TestFormat1RecordUninstalls(t *testing.T) {
 				f := newFixture(t)
 				req := f.req(h, install.ScopeGlobal, install.Options{Search: "forced", Fetch: "forced"})
 				before := f.tree()
-				f.apply(PlanInit(req))
+				f.apply(planInit(req))
 				rs, _ := resolve(req)
 				rp := rs.recordPath(adapters[h].targets(rs)[0].path)
 				f.downgrade(rp, structural)
 				require.Contains(t, f.read(rp), `"server"`)
-				f.apply(PlanUninstall(f.req(h, install.ScopeGlobal, install.Options{})))
+				f.apply(planUninstall(f.req(h, install.ScopeGlobal, install.Options{})))
 				require.Equal(t, before, f.tree())
 			})
 		}
@@ -198,11 +198,11 @@ func TestLoweringATierTakesBackTheDeny(t *testing.T) {
 	f := newFixture(t)
 	settings := filepath.Join(f.env.Home, ".claude", "settings.json")
 	f.write(settings, "{\n  \"permissions\": {\"deny\": [\"Bash(rm:*)\"]}\n}\n")
-	f.apply(PlanInit(f.req(Claude, install.ScopeGlobal, install.Options{Search: "forced"})))
+	f.apply(planInit(f.req(Claude, install.ScopeGlobal, install.Options{Search: "forced"})))
 	require.Contains(t, f.read(settings), "WebSearch")
-	f.apply(PlanInit(f.req(Claude, install.ScopeGlobal, install.Options{Search: "preferred"})))
+	f.apply(planInit(f.req(Claude, install.ScopeGlobal, install.Options{Search: "preferred"})))
 	require.Equal(t, "{\n  \"permissions\": {\"deny\": [\"Bash(rm:*)\"]}\n}\n", f.read(settings))
-	f.apply(PlanUninstall(f.req(Claude, install.ScopeGlobal, install.Options{})))
+	f.apply(planUninstall(f.req(Claude, install.ScopeGlobal, install.Options{})))
 	require.Equal(t, "{\n  \"permissions\": {\"deny\": [\"Bash(rm:*)\"]}\n}\n", f.read(settings))
 }
 
@@ -211,9 +211,9 @@ func TestMovedBinaryIsReported(t *testing.T) {
 	f := newFixture(t)
 	req := f.req(Cursor, install.ScopeGlobal, install.Options{})
 	req.Binary = filepath.Join(f.root, "old", "deepseek-web-retrieval")
-	f.apply(PlanInit(req))
+	f.apply(planInit(req))
 	req.Binary = binary
-	p, err := PlanInit(req)
+	p, err := planInit(req)
 	require.NoError(t, err)
 	require.Contains(t, strings.Join(p.Warnings, "\n"), "which no longer exists (moved or deleted)")
 }
@@ -221,12 +221,12 @@ func TestMovedBinaryIsReported(t *testing.T) {
 func TestArgsCache(t *testing.T) {
 	ttl, mb := 0, 16
 	require.Equal(t, []string{"mcp", "--search", "preferred", "--fetch", "optional", "--cache-ttl", "0", "--cache-max-mb", "16"},
-		Args(install.Options{CacheTTL: &ttl, CacheMaxMB: &mb}))
+		serverArgs(install.Options{CacheTTL: &ttl, CacheMaxMB: &mb}))
 }
 
 func TestArgs(t *testing.T) {
 	n, x, yes := 5, 1.5, false
-	got := Args(install.Options{Search: "forced", MaxResults: &n, MinRerank: &x, AllowUnknownAuthority: &yes, BaseURL: "https://api.example.com", APIKeyEnv: "K", BlockedDomains: []string{"a.com", "b.com"}})
+	got := serverArgs(install.Options{Search: "forced", MaxResults: &n, MinRerank: &x, AllowUnknownAuthority: &yes, BaseURL: "https://api.example.com", APIKeyEnv: "K", BlockedDomains: []string{"a.com", "b.com"}})
 	require.Equal(t, []string{"mcp", "--search", "forced", "--fetch", "optional", "--api-key-env", "K", "--base-url", "https://api.example.com", "--max-results", "5", "--min-rerank", "1.5", "--allow-unknown-authority=false", "--blocked-domains", "a.com,b.com"}, got)
 }
 
@@ -235,16 +235,16 @@ func TestArgs(t *testing.T) {
 func TestCommittedEntryIsLeftByUninstall(t *testing.T) {
 	f := newFixture(t)
 	req := f.req(Claude, install.ScopeProject, install.Options{})
-	f.apply(PlanInit(req))
+	f.apply(planInit(req))
 	mcp := filepath.Join(f.env.WorkDir, ".mcp.json")
 	committed := f.read(mcp)
 	rs, _ := resolve(req)
 	require.NoError(t, os.Remove(rs.recordPath(mcp))) // a fresh clone: no record here
-	p, err := PlanInit(req)
+	p, err := planInit(req)
 	require.NoError(t, err)
 	require.NoError(t, p.Apply())
 	f.write(mcp, committed+"\n") // and the file changed since, so the structural path runs
-	f.apply(PlanUninstall(req))
+	f.apply(planUninstall(req))
 	require.Equal(t, committed+"\n", f.read(mcp))
 }
 
@@ -255,12 +255,12 @@ func TestTrapsSeenInRealHosts(t *testing.T) {
 	t.Run("codex approval_policy never", func(t *testing.T) {
 		f := newFixture(t)
 		f.write(filepath.Join(f.env.Home, ".codex", "config.toml"), "approval_policy = \"never\"\n")
-		p, err := PlanInit(f.req(Codex, install.ScopeGlobal, install.Options{}))
+		p, err := planInit(f.req(Codex, install.ScopeGlobal, install.Options{}))
 		require.NoError(t, err)
 		require.Contains(t, p.Warnings, `.codex/config.toml sets approval_policy = "never": Codex then refuses every MCP tool call as needing approval; to let it call deepseek_search and deepseek_fetch (read-only tools), add default_tools_approval_mode = "approve" under [mcp_servers.deepseek-web-retrieval]`)
 
 		f.write(filepath.Join(f.env.Home, ".codex", "config.toml"), "approval_policy = \"on-request\"\n")
-		p, err = PlanInit(f.req(Codex, install.ScopeGlobal, install.Options{}))
+		p, err = planInit(f.req(Codex, install.ScopeGlobal, install.Options{}))
 		require.NoError(t, err)
 		require.NotContains(t, strings.Join(p.Warnings, "\n"), "approval_policy")
 	})
@@ -282,7 +282,7 @@ func TestTrapsSeenInRealHosts(t *testing.T) {
 				}
 				return "", os.ErrNotExist
 			}
-			p, err := PlanInit(f.req(Pi, install.ScopeGlobal, install.Options{}))
+			p, err := planInit(f.req(Pi, install.ScopeGlobal, install.Options{}))
 			require.NoError(t, err)
 			require.Equal(t, tc.warn, strings.Contains(strings.Join(p.Warnings, "\n"), "current pi-mcp-adapter releases import @earendil-works/pi-coding-agent"), tc.pkg)
 		}

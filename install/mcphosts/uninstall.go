@@ -15,11 +15,11 @@ import (
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
 )
 
-// UninstallPlan plans reversing what init did to one host. With no record
+// planUninstall plans reversing what init did to one host. With no record
 // and nothing of ours in the host's files, the plan is empty ("nothing to
 // uninstall"); with no record but our entry present, it refuses with the
 // manual steps.
-func PlanUninstall(req Request) (*install.Plan, error) {
+func planUninstall(req request) (*install.Plan, error) {
 	rs, err := resolve(req)
 	if err != nil {
 		return nil, err

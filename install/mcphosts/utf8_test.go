@@ -43,7 +43,7 @@ func TestInitUninstallKeepInvalidUTF8(t *testing.T) {
 				path := filepath.Join(f.env.Home, ".claude.json")
 				f.write(path, text)
 				req := f.req(Claude, install.ScopeGlobal, install.Options{Search: "forced", Fetch: "forced"})
-				p, err := PlanInit(req)
+				p, err := planInit(req)
 				require.NoError(t, err, name)
 				require.NoError(t, p.Apply(), name)
 				if structural {
@@ -57,7 +57,7 @@ func TestInitUninstallKeepInvalidUTF8(t *testing.T) {
 					}
 					f.write(recPath, string(rec.Marshal()))
 				}
-				u, err := PlanUninstall(f.req(Claude, install.ScopeGlobal, install.Options{}))
+				u, err := planUninstall(f.req(Claude, install.ScopeGlobal, install.Options{}))
 				require.NoError(t, err, name)
 				require.NoError(t, u.Apply(), name)
 				got, err := os.ReadFile(path)
@@ -77,7 +77,7 @@ func TestInitRefusesOurEntryWithInvalidUTF8(t *testing.T) {
 	req := f.req(Claude, install.ScopeGlobal, install.Options{})
 	req.Binary = "/opt/dwr\ufffd/deepseek-web-retrieval"
 	f.write(path, "{\"mcpServers\": {\"deepseek-web-retrieval\": {\"type\": \"stdio\", \"command\": \"/opt/dwr\xff/deepseek-web-retrieval\", \"args\": [\"mcp\", \"--search\", \"preferred\", \"--fetch\", \"optional\"], \"env\": {\"DEEPSEEK_API_KEY\": \"${DEEPSEEK_API_KEY:-}\"}}}}\n")
-	_, err := PlanInit(req)
+	_, err := planInit(req)
 	var re *install.RefusedError
 	require.ErrorAs(t, err, &re)
 	require.Equal(t, path+" already has an entry \"mcpServers.deepseek-web-retrieval\" that this installer did not write", re.Reason)

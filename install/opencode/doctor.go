@@ -12,8 +12,8 @@ import (
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
 )
 
-// Check is what doctor found in one OpenCode config directory.
-type Check struct {
+// check is what doctor found in one OpenCode config directory.
+type check struct {
 	// Dir is the config directory; File the config file in it.
 	Dir, File string
 	// Host is the recorded (or found) OpenCode generation.
@@ -36,13 +36,13 @@ type Check struct {
 	NPMSpec string
 }
 
-// Doctor inspects the config directory an install into scope would use:
+// doctor inspects the config directory an install into scope would use:
 // whether the config lists the plugin and parses, whether the vendored
 // files are all there and unchanged, and whether the install record is
 // usable.
-func Doctor(env Env, scope install.Scope, dir string) Check {
-	var c Check
-	d, err := ConfigDir(env, scope, dir)
+func doctor(env install.Env, scope install.Scope, dir string) check {
+	var c check
+	d, err := configDir(env, scope, dir)
 	if err != nil {
 		c.Problems = append(c.Problems, err.Error())
 		return c
@@ -78,7 +78,7 @@ func Doctor(env Env, scope install.Scope, dir string) Check {
 			if isOurPath(entryName(e)) {
 				c.Installed, c.Host = true, h
 				name := entryName(e)
-				if !sameName(name, PackagePath) {
+				if !sameName(name, packagePath) {
 					npmSpec = name
 				}
 				c.Lines = append(c.Lines, fmt.Sprintf("%s lists %s under %q (%s)", c.File, name, h.Key(), h.label()))
@@ -94,14 +94,14 @@ func Doctor(env Env, scope install.Scope, dir string) Check {
 		}
 	}
 	if !c.Installed {
-		c.Lines = append(c.Lines, c.File+" does not list "+PackagePath)
+		c.Lines = append(c.Lines, c.File+" does not list "+packagePath)
 		return c
 	}
 	c.Unrecorded = rec == nil
 	if npmSpec != "" {
 		// OpenCode installs the package itself; its version is the pin.
 		c.NPMSpec = npmSpec
-		c.PluginVersion = strings.TrimPrefix(npmSpec, NPMPackage+"@")
+		c.PluginVersion = strings.TrimPrefix(npmSpec, npmPackage+"@")
 		if c.PluginVersion == npmSpec {
 			c.PluginVersion = ""
 		}

@@ -23,7 +23,7 @@ func pluginRoundTrip(t *testing.T, data []byte, h Host) (out []byte, ok bool) {
 	if mi := c.Member(key); mi >= 0 {
 		arr, isArr := c.Obj.Members[mi].Value.Value.(*hujson.Array)
 		if !isArr {
-			return nil, false // refused by PlanInit
+			return nil, false // refused by planInit
 		}
 		for _, e := range entries(arr) {
 			if isOurPath(e.name) {
@@ -31,7 +31,7 @@ func pluginRoundTrip(t *testing.T, data []byte, h Host) (out []byte, ok bool) {
 			}
 		}
 	}
-	createdKey, lay := addEntry(c, h, PackagePath, install.Options{Search: "forced"}.WithDefaults())
+	createdKey, lay := addEntry(c, h, packagePath, install.Options{Search: "forced"}.WithDefaults())
 	mid := c.Pack()
 	require.NoError(t, checkEdit(data, mid, key, true), "%q\n%q", data, mid)
 	if install.DetectEOL(data) == "\r\n" {

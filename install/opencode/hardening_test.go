@@ -113,11 +113,11 @@ func TestCraftedRecordPathsAreRefused(t *testing.T) {
 				f.init(f.request(install.Options{}))
 				f.craft(format, func(m map[string]any) { tc.craft(f, m) })
 
-				_, err := PlanUninstall(UninstallRequest{Env: f.env})
+				_, err := planUninstall(uninstallRequest{Env: f.env})
 				var re *install.RefusedError
 				require.ErrorAs(t, err, &re)
 				require.Contains(t, re.Reason, "install record names files this installer never writes")
-				_, err = PlanInit(f.request(install.Options{}))
+				_, err = planInit(f.request(install.Options{}))
 				require.ErrorAs(t, err, &re)
 				require.FileExists(t, filepath.Join(outside, "victim.txt"))
 				require.DirExists(t, filepath.Join(outside, "emptydir"))
@@ -139,7 +139,7 @@ func TestCraftedRecordCannotRewriteTheEntry(t *testing.T) {
 				c := configMember(m)
 				c["entryExisted"], c["entryOriginal"], c["patchExact"] = true, evil, false
 			})
-			_, err := PlanUninstall(UninstallRequest{Env: f.env})
+			_, err := planUninstall(uninstallRequest{Env: f.env})
 			var re *install.RefusedError
 			require.ErrorAs(t, err, &re)
 			require.Contains(t, re.Reason, "sets baseURL")
@@ -185,7 +185,7 @@ func TestConcurrentInitsLeaveOneConsistentInstall(t *testing.T) {
 					return
 				}
 				defer unlock()
-				p, err := PlanInit(f.request(install.Options{}))
+				p, err := planInit(f.request(install.Options{}))
 				if err == nil {
 					err = p.Apply()
 				}
@@ -273,7 +273,7 @@ func TestSecretsInOtherEntriesAreMaskedAndNotCopied(t *testing.T) {
 		fi, err := os.Stat(f.path(recordFile))
 		require.NoError(t, err)
 		require.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
-		u, err := PlanUninstall(UninstallRequest{Env: f.env})
+		u, err := planUninstall(uninstallRequest{Env: f.env})
 		require.NoError(t, err)
 		uout := f.render(u, false)
 		for _, s := range []string{sk, ghp, hdr} {
@@ -289,7 +289,7 @@ func TestDanglingSymlinkedConfigIsKept(t *testing.T) {
 	f := newFixture(t)
 	target := filepath.Join(f.root, "dotfiles", "opencode.jsonc")
 	require.NoError(t, os.Symlink(target, f.path("opencode.jsonc")))
-	_, err := PlanInit(f.request(install.Options{}))
+	_, err := planInit(f.request(install.Options{}))
 	var re *install.RefusedError
 	require.ErrorAs(t, err, &re)
 	require.Contains(t, re.Reason, "which does not exist")
@@ -311,7 +311,7 @@ func TestConfigWithBOM(t *testing.T) {
 		f.init(f.request(install.Options{}))
 		cfg := f.read("opencode.jsonc")
 		require.True(t, strings.HasPrefix(cfg, "\xef\xbb\xbf{"), "BOM kept")
-		require.Contains(t, cfg, PackagePath)
+		require.Contains(t, cfg, packagePath)
 		if structural {
 			f.write("opencode.jsonc", cfg+"\n")
 		}
@@ -349,10 +349,10 @@ func FuzzRecord(f *testing.F) {
 				}
 			}
 		}
-		if p, err := PlanUninstall(UninstallRequest{Env: fx.env}); err == nil {
+		if p, err := planUninstall(uninstallRequest{Env: fx.env}); err == nil {
 			check(p)
 		}
-		if p, err := PlanInit(fx.request(install.Options{})); err == nil {
+		if p, err := planInit(fx.request(install.Options{})); err == nil {
 			check(p)
 		}
 	})
@@ -401,7 +401,7 @@ func TestConfigNotUTF8IsRefused(t *testing.T) {
 	} {
 		f := newFixture(t)
 		f.write("opencode.jsonc", tc.text)
-		_, err := PlanInit(f.request(install.Options{}))
+		_, err := planInit(f.request(install.Options{}))
 		var re *install.RefusedError
 		require.ErrorAs(t, err, &re)
 		require.Equal(t, fmt.Sprintf("%s is not valid UTF-8 at byte %d; nothing was changed", f.path("opencode.jsonc"), tc.at), re.Reason)

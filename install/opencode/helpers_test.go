@@ -29,14 +29,14 @@ func fakePlugin() fstest.MapFS {
 type fixture struct {
 	t      *testing.T
 	root   string
-	env    Env
+	env    install.Env
 	cfgDir string
 }
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	root := t.TempDir()
-	env := Env{Home: filepath.Join(root, "home"), WorkDir: filepath.Join(root, "work")}
+	env := install.Env{Home: filepath.Join(root, "home"), WorkDir: filepath.Join(root, "work")}
 	require.NoError(t, os.MkdirAll(env.WorkDir, 0o755))
 	cfgDir := filepath.Join(env.Home, ".config", "opencode")
 	require.NoError(t, os.MkdirAll(cfgDir, 0o755))
@@ -63,18 +63,18 @@ func (f *fixture) exists(rel string) bool {
 	return err == nil
 }
 
-func (f *fixture) request(o install.Options) Request {
-	return Request{Env: f.env, Scope: install.ScopeGlobal, Host: HostV2, Options: o, Plugin: fakePlugin(), Version: "test"}
+func (f *fixture) request(o install.Options) request {
+	return request{Env: f.env, Scope: install.ScopeGlobal, Host: HostV2, Options: o, Plugin: fakePlugin(), Version: "test"}
 }
 
-func (f *fixture) planInit(req Request) *install.Plan {
+func (f *fixture) planInit(req request) *install.Plan {
 	f.t.Helper()
-	p, err := PlanInit(req)
+	p, err := planInit(req)
 	require.NoError(f.t, err)
 	return p
 }
 
-func (f *fixture) init(req Request) *install.Plan {
+func (f *fixture) init(req request) *install.Plan {
 	f.t.Helper()
 	p := f.planInit(req)
 	require.NoError(f.t, p.Apply())
@@ -83,7 +83,7 @@ func (f *fixture) init(req Request) *install.Plan {
 
 func (f *fixture) uninstall() *install.Plan {
 	f.t.Helper()
-	p, err := PlanUninstall(UninstallRequest{Env: f.env, Scope: install.ScopeGlobal})
+	p, err := planUninstall(uninstallRequest{Env: f.env, Scope: install.ScopeGlobal})
 	require.NoError(f.t, err)
 	require.NoError(f.t, p.Apply())
 	return p

@@ -17,7 +17,7 @@ import (
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
 )
 
-// PlanInit plans installing the plugin. It reads but never writes. Invalid
+// planInit plans installing the plugin. It reads but never writes. Invalid
 // options yield an *OptionError; situations it will not handle yield a
 // *RefusedError.
 //
@@ -25,7 +25,7 @@ import (
 // already installed (startInit), the config entry (editConfig), the plugin's
 // directories and files (planPluginDirs, planPluginFiles), and the record
 // (planRecord).
-func PlanInit(req Request) (*install.Plan, error) {
+func planInit(req request) (*install.Plan, error) {
 	ip, err := startInit(req)
 	if err != nil {
 		return nil, err
@@ -45,7 +45,7 @@ func PlanInit(req Request) (*install.Plan, error) {
 
 // initPlan is one init being planned, filled in phase by phase.
 type initPlan struct {
-	req   Request
+	req   request
 	opts  install.Options // the request's options, tiers filled in
 	files []pluginFile    // the plugin's files, the stored plan among them
 	dir   string          // the config directory
@@ -59,30 +59,30 @@ type initPlan struct {
 	record        *Record          // the record this init writes
 	vendorChanges []install.Change // directories, plugin files and the record
 	late          []install.Change // deletions, after the config change
-	name          string           // what the entry names: PackagePath or an npm spec
+	name          string           // what the entry names: packagePath or an npm spec
 	tree          bool             // the plugin directory is created whole
 }
 
 // startInit checks the request, reads the plugin's files and the previous
 // install's record, and picks the config file.
-func startInit(req Request) (*initPlan, error) {
+func startInit(req request) (*initPlan, error) {
 	if req.Scope == "" {
 		req.Scope = install.ScopeGlobal
 	}
 	if req.Host == "" {
 		req.Host = HostV2
 	}
-	if _, err := ParseHost(string(req.Host)); err != nil {
+	if _, err := parseHost(string(req.Host)); err != nil {
 		return nil, err
 	}
 	if err := install.Validate(req.Options); err != nil {
 		return nil, err
 	}
-	ip := &initPlan{req: req, opts: req.Options.WithDefaults(), key: req.Host.Key(), name: PackagePath}
+	ip := &initPlan{req: req, opts: req.Options.WithDefaults(), key: req.Host.Key(), name: packagePath}
 	var err error
 	if req.Package != "" {
-		if v, ok := strings.CutPrefix(req.Package, NPMPackage+"@"); !ok || !exactVersion.MatchString(v) {
-			return nil, fmt.Errorf("package %q: want %s@<exact version>", req.Package, NPMPackage)
+		if v, ok := strings.CutPrefix(req.Package, npmPackage+"@"); !ok || !exactVersion.MatchString(v) {
+			return nil, fmt.Errorf("package %q: want %s@<exact version>", req.Package, npmPackage)
 		}
 		ip.name = req.Package
 	} else {
@@ -94,7 +94,7 @@ func startInit(req Request) (*initPlan, error) {
 			return nil, err
 		}
 	}
-	if ip.dir, err = ConfigDir(req.Env, req.Scope, req.Dir); err != nil {
+	if ip.dir, err = configDir(req.Env, req.Scope, req.Dir); err != nil {
 		return nil, err
 	}
 	if ip.prev, _, err = readRecord(ip.dir); err != nil {
@@ -109,7 +109,7 @@ func startInit(req Request) (*initPlan, error) {
 	cfgName, warns := pickConfig(ip.dir, ip.prev)
 	ip.cfgName = cfgName
 	ip.plan.ConfigFile = cfgName
-	ip.plan.UpToDate = fmt.Sprintf("%s already lists %s with these options, and the vendored files are current.", cfgName, PackagePath)
+	ip.plan.UpToDate = fmt.Sprintf("%s already lists %s with these options, and the vendored files are current.", cfgName, packagePath)
 	if ip.req.Package != "" {
 		ip.plan.UpToDate = fmt.Sprintf("%s already lists %s with these options.", cfgName, ip.name)
 	}
@@ -230,7 +230,7 @@ func (ip *initPlan) editEntry(cf *configFile, cfg *RecordFile, before *[]byte, s
 		}
 	}
 	if len(ours) > 1 {
-		ip.plan.Warnings = append(ip.plan.Warnings, fmt.Sprintf("%s lists %s %d times in %q: OpenCode would load it more than once; init updates only the first", ip.cfgName, PackagePath, len(ours), key))
+		ip.plan.Warnings = append(ip.plan.Warnings, fmt.Sprintf("%s lists %s %d times in %q: OpenCode would load it more than once; init updates only the first", ip.cfgName, packagePath, len(ours), key))
 	}
 	if len(ours) == 0 {
 		createdKey, lay := addEntry(c, host, ip.name, ip.opts)
@@ -251,7 +251,7 @@ func (ip *initPlan) editEntry(cf *configFile, cfg *RecordFile, before *[]byte, s
 		cfg.EntryExisted = true
 		cfg.EntryOriginal = string(trimmedText(arr.Elements[e.index]))
 		if install.HasSecrets(secrets, cfg.EntryOriginal) {
-			return nil, refuse(fmt.Sprintf("the existing %s entry in %s holds a literal credential, which init will not copy into its record", PackagePath, cf.path),
+			return nil, refuse(fmt.Sprintf("the existing %s entry in %s holds a literal credential, which init will not copy into its record", packagePath, cf.path),
 				"move the key into an environment variable (the apiKeyEnv option, or \"apiKey\": \"{env:DEEPSEEK_API_KEY}\"), then run init again")
 		}
 	}
@@ -465,13 +465,13 @@ type pluginFile struct {
 	data []byte
 }
 
-// ErrNoPlugin is returned when the plugin files given to init are
+// errNoPlugin is returned when the plugin files given to init are
 // incomplete (typically a binary built before plugin/core.wasm existed).
-var ErrNoPlugin = errors.New("the plugin files are incomplete")
+var errNoPlugin = errors.New("the plugin files are incomplete")
 
 func pluginFiles(fsys fs.FS) ([]pluginFile, error) {
 	if fsys == nil {
-		return nil, fmt.Errorf("%w: none given", ErrNoPlugin)
+		return nil, fmt.Errorf("%w: none given", errNoPlugin)
 	}
 	ents, err := fs.ReadDir(fsys, ".")
 	if err != nil {
@@ -497,10 +497,10 @@ func pluginFiles(fsys fs.FS) ([]pluginFile, error) {
 		return nil
 	}
 	if w := have("core.wasm"); !bytes.HasPrefix(w, []byte("\x00asm")) {
-		return nil, fmt.Errorf("%w: core.wasm is missing or not WebAssembly (build it into plugin/ before building this binary)", ErrNoPlugin)
+		return nil, fmt.Errorf("%w: core.wasm is missing or not WebAssembly (build it into plugin/ before building this binary)", errNoPlugin)
 	}
 	if have("package.json") == nil {
-		return nil, fmt.Errorf("%w: package.json is missing", ErrNoPlugin)
+		return nil, fmt.Errorf("%w: package.json is missing", errNoPlugin)
 	}
 	return out, nil
 }

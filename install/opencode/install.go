@@ -2,11 +2,11 @@
 // deepseek-web-retrieval plugin into an OpenCode configuration, and reverses
 // it.
 //
-// Every operation is two-phase: [PlanInit] and [PlanUninstall] only read the
-// file system and return a [Plan] listing every file they would create,
-// change or delete (with a unified diff of each config file); [Plan.Apply]
-// then performs exactly that plan, writing each file atomically and rolling
-// back what it wrote if a later step fails.
+// It is one adapter behind the install.Host interface ([Plugins]: 2.x's
+// "plugins" key and 1.x's "plugin" key); the registry, install/hosts, lists
+// it. Its PlanInit and PlanUninstall only read the file system and return
+// an install.Plan listing every file they would create, change or delete;
+// the engine's transaction then applies exactly that plan.
 //
 // # What init writes
 //
@@ -14,7 +14,7 @@
 //     config file (never into the auto-loaded plugin/ or plugins/ directory).
 //     A project-scope install goes to the project's .opencode/ directory
 //     instead of its root when the root's vendor/ belongs to another tool
-//     (a Go module, Composer), see [ConfigDir];
+//     (a Go module, Composer), see configDir;
 //   - one entry in the config's "plugins" array (OpenCode 2.x):
 //     {"package": "./vendor/deepseek-web-retrieval", "options": {...}}, or
 //     in its "plugin" array (OpenCode 1.x):
@@ -36,21 +36,21 @@ import (
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
 )
 
-// Name is the plugin's name: the vendored directory and the entry's path end in it.
-const Name = install.Name
+// pluginName is the plugin's name: the vendored directory and the entry's path end in it.
+const pluginName = install.Name
 
-// PackagePath is the plugin path written into the config entry. OpenCode
+// packagePath is the plugin path written into the config entry. OpenCode
 // resolves "./" paths from the directory of the config file holding them.
-const PackagePath = "./vendor/" + Name
+const packagePath = "./vendor/" + pluginName
 
-// DefaultAPIKeyEnv is the environment variable the plugin reads the key from
+// defaultAPIKeyEnv is the environment variable the plugin reads the key from
 // unless the apiKeyEnv option names another one.
-const DefaultAPIKeyEnv = install.DefaultAPIKeyEnv
+const defaultAPIKeyEnv = install.DefaultAPIKeyEnv
 
 const (
 	vendorDir  = "vendor"
-	pluginDir  = vendorDir + "/" + Name                   // relative to the config dir, slash-separated
-	recordFile = vendorDir + "/" + Name + ".install.json" // relative to the config dir
+	pluginDir  = vendorDir + "/" + pluginName                   // relative to the config dir, slash-separated
+	recordFile = vendorDir + "/" + pluginName + ".install.json" // relative to the config dir
 )
 
 // Host is the OpenCode generation whose config shape is written.
@@ -60,7 +60,7 @@ const (
 	// HostV2 is OpenCode 2.x: a "plugins" array of
 	// {"package", "options"} objects. It is spelt "opencode" because it is
 	// the user's name for it (--host opencode, the current OpenCode) and
-	// the install record's; ParseHost also takes "opencode2", the spelling
+	// the install record's; parseHost also takes "opencode2", the spelling
 	// of package opencode's HostV2 and of the plugin's plan requests.
 	HostV2 Host = "opencode"
 	// HostV1 is OpenCode 1.x: a "plugin" array of strings or
@@ -94,8 +94,8 @@ func (h Host) label() string { return h.generation().label }
 // form is the entry form h writes.
 func (h Host) form() string { return h.generation().form }
 
-// ParseHost parses "opencode" (2.x, also accepted as "opencode2") or "opencode1".
-func ParseHost(s string) (Host, error) {
+// parseHost parses "opencode" (2.x, also accepted as "opencode2") or "opencode1".
+func parseHost(s string) (Host, error) {
 	switch s {
 	case "opencode", "opencode2":
 		return HostV2, nil
@@ -105,43 +105,29 @@ func ParseHost(s string) (Host, error) {
 	return "", fmt.Errorf("unknown host %q (want opencode, opencode1 or auto)", s)
 }
 
-// Env is the part of the process environment the installer depends on. The
-// package never reads the environment itself; the CLI fills this in.
-type Env struct {
-	// Home is the user's home directory. Needed only when neither
-	// OpencodeConfigDir nor XDGConfigHome is set.
-	Home string
-	// XDGConfigHome is $XDG_CONFIG_HOME; empty means unset.
-	XDGConfigHome string
-	// OpencodeConfigDir is $OPENCODE_CONFIG_DIR; empty means unset.
-	OpencodeConfigDir string
-	// WorkDir is the current directory: the default project for ScopeProject.
-	WorkDir string
-}
-
-// ErrNoConfigDir is returned when the global config directory cannot be
+// errNoConfigDir is returned when the global config directory cannot be
 // determined (no OPENCODE_CONFIG_DIR, XDG_CONFIG_HOME or home directory).
-var ErrNoConfigDir = errors.New("cannot determine the OpenCode config directory: set HOME, XDG_CONFIG_HOME or OPENCODE_CONFIG_DIR")
+var errNoConfigDir = errors.New("cannot determine the OpenCode config directory: set HOME, XDG_CONFIG_HOME or OPENCODE_CONFIG_DIR")
 
-// ConfigDir returns the directory whose config file an install edits: for
+// configDir returns the directory whose config file an install edits: for
 // ScopeGlobal the global OpenCode config directory, for ScopeProject dir
 // (or env.WorkDir when dir is empty) or its .opencode/ subdirectory: that
 // one when it already holds a config or an install, or when the project is
 // a Go module or a Composer project, whose tools own a root vendor/. The
 // result is absolute.
-func ConfigDir(env Env, scope install.Scope, dir string) (string, error) {
+func configDir(env install.Env, scope install.Scope, dir string) (string, error) {
 	var d string
 	switch scope {
 	case install.ScopeGlobal:
 		switch {
-		case env.OpencodeConfigDir != "":
-			d = env.OpencodeConfigDir
-		case env.XDGConfigHome != "":
-			d = filepath.Join(env.XDGConfigHome, "opencode")
+		case env.Getenv("OPENCODE_CONFIG_DIR") != "":
+			d = env.Getenv("OPENCODE_CONFIG_DIR")
+		case env.Getenv("XDG_CONFIG_HOME") != "":
+			d = filepath.Join(env.Getenv("XDG_CONFIG_HOME"), "opencode")
 		case env.Home != "":
 			d = filepath.Join(env.Home, ".config", "opencode")
 		default:
-			return "", ErrNoConfigDir
+			return "", errNoConfigDir
 		}
 	case install.ScopeProject:
 		d = dir

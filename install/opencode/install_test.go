@@ -67,7 +67,7 @@ func TestInitThenUninstallRestoresBytes(t *testing.T) {
 					p := f.init(req)
 					require.False(t, p.Empty())
 					cfg := f.read(p.ConfigFile)
-					require.Contains(t, cfg, PackagePath)
+					require.Contains(t, cfg, packagePath)
 
 					again := f.planInit(req)
 					require.True(t, again.Empty(), "second init must be a no-op:\n%s", f.render(again, false))
@@ -94,13 +94,13 @@ func TestInitPlanGolden(t *testing.T) {
 		name    string
 		file    string
 		content string
-		req     func(*fixture) Request
+		req     func(*fixture) request
 	}{
-		{"init_fresh", "", "", func(f *fixture) Request { return f.request(install.Options{}) }},
-		{"init_jsonc", "opencode.jsonc", configNamed("comments-trailing-commas"), func(f *fixture) Request {
+		{"init_fresh", "", "", func(f *fixture) request { return f.request(install.Options{}) }},
+		{"init_jsonc", "opencode.jsonc", configNamed("comments-trailing-commas"), func(f *fixture) request {
 			return f.request(install.Options{Search: "forced", Fetch: "preferred", MaxResults: intp(8), IncludeDomains: []string{"go.dev", "pkg.go.dev"}})
 		}},
-		{"init_opencode1", "opencode.json", "{\n  \"plugin\": [\"opencode-wakatime\"]\n}\n", func(f *fixture) Request {
+		{"init_opencode1", "opencode.json", "{\n  \"plugin\": [\"opencode-wakatime\"]\n}\n", func(f *fixture) request {
 			r := f.request(install.Options{APIKeyEnv: "MY_DEEPSEEK_KEY"})
 			r.Host = HostV1
 			return r
@@ -140,7 +140,7 @@ func TestChangedOptionsUpdateTheEntryInPlace(t *testing.T) {
 	golden(t, "init_update.txt", f.render(p, false))
 	require.NoError(t, p.Apply())
 	cfg := f.read("opencode.jsonc")
-	require.Equal(t, 1, strings.Count(cfg, PackagePath))
+	require.Equal(t, 1, strings.Count(cfg, packagePath))
 	require.Contains(t, cfg, `"search": "forced"`)
 	require.NotContains(t, cfg, "maxResults")
 	f.uninstall()
@@ -159,7 +159,7 @@ func TestUninstallKeepsUnrelatedEdits(t *testing.T) {
 	cfg = strings.Replace(cfg, "  ],\n  // end of file", "    \"opencode-later\",\n  ],\n  \"model\": \"deepseek/deepseek-chat\",\n  // end of file", 1)
 	f.write("opencode.jsonc", cfg)
 
-	u, err := PlanUninstall(UninstallRequest{Env: f.env})
+	u, err := planUninstall(uninstallRequest{Env: f.env})
 	require.NoError(t, err)
 	golden(t, "uninstall_after_edits.txt", f.render(u, false))
 	require.NoError(t, u.Apply())
@@ -214,7 +214,7 @@ func TestUninstallRefuses(t *testing.T) {
 			f.init(f.request(install.Options{}))
 			tc.mutate(f)
 			before := f.tree()
-			_, err := PlanUninstall(UninstallRequest{Env: f.env})
+			_, err := planUninstall(uninstallRequest{Env: f.env})
 			var re *install.RefusedError
 			require.ErrorAs(t, err, &re)
 			require.Contains(t, re.Reason, tc.want)
@@ -228,7 +228,7 @@ func TestUninstallRefuses(t *testing.T) {
 func TestInitRefusesForeignVendoredFile(t *testing.T) {
 	f := newFixture(t)
 	f.write(pluginDir+"/server.js", "// someone else's\n")
-	_, err := PlanInit(f.request(install.Options{}))
+	_, err := planInit(f.request(install.Options{}))
 	var re *install.RefusedError
 	require.ErrorAs(t, err, &re)
 	require.Contains(t, re.Reason, "differs from what this installer wrote")
@@ -253,7 +253,7 @@ func TestInitRefusesOtherHostOverExistingInstall(t *testing.T) {
 	f.init(f.request(install.Options{}))
 	req := f.request(install.Options{})
 	req.Host = HostV1
-	_, err := PlanInit(req)
+	_, err := planInit(req)
 	var re *install.RefusedError
 	require.ErrorAs(t, err, &re)
 	require.Contains(t, re.Error(), "uninstall")
@@ -262,12 +262,12 @@ func TestInitRefusesOtherHostOverExistingInstall(t *testing.T) {
 func TestInitRefusesUnparsableConfig(t *testing.T) {
 	f := newFixture(t)
 	f.write("opencode.jsonc", "{ \"plugins\": [ }")
-	_, err := PlanInit(f.request(install.Options{}))
+	_, err := planInit(f.request(install.Options{}))
 	var re *install.RefusedError
 	require.ErrorAs(t, err, &re)
 	require.Contains(t, re.Reason, "cannot parse")
 	f.write("opencode.jsonc", "{\n  // mine\n  \"plugins\": \"x\"\n}\n")
-	_, err = PlanInit(f.request(install.Options{}))
+	_, err = planInit(f.request(install.Options{}))
 	require.ErrorAs(t, err, &re)
 	require.Equal(t, "cannot add the plugin to "+f.path("opencode.jsonc")+": line 3: \"plugins\" is a string, not an array", re.Reason)
 }
@@ -282,7 +282,7 @@ func TestProjectScope(t *testing.T) {
 	p := f.planInit(req)
 	require.Equal(t, "opencode.json", p.ConfigFile, "the existing file is used")
 	require.NoError(t, p.Apply())
-	require.FileExists(t, filepath.Join(proj, "vendor", Name, "server.js"))
+	require.FileExists(t, filepath.Join(proj, "vendor", pluginName, "server.js"))
 	require.FileExists(t, filepath.Join(proj, filepath.FromSlash(recordFile)))
 	fi, err := os.Stat(filepath.Join(proj, "opencode.json"))
 	require.NoError(t, err)
@@ -292,7 +292,7 @@ func TestProjectScope(t *testing.T) {
 	// Relative --dir resolves from the working directory; default is WorkDir.
 	env := f.env
 	env.WorkDir = f.root
-	u, err := PlanUninstall(UninstallRequest{Env: env, Scope: install.ScopeProject, Dir: "proj"})
+	u, err := planUninstall(uninstallRequest{Env: env, Scope: install.ScopeProject, Dir: "proj"})
 	require.NoError(t, err)
 	require.NoError(t, u.Apply())
 	b, err := os.ReadFile(filepath.Join(proj, "opencode.json"))
@@ -329,23 +329,23 @@ func TestConfigFileChoice(t *testing.T) {
 func TestConfigDir(t *testing.T) {
 	tests := []struct {
 		name  string
-		env   Env
+		env   install.Env
 		scope install.Scope
 		dir   string
 		want  string
 		err   bool
 	}{
-		{"opencode dir wins", Env{Home: "/h", XDGConfigHome: "/x", OpencodeConfigDir: "/o"}, install.ScopeGlobal, "", "/o", false},
-		{"xdg", Env{Home: "/h", XDGConfigHome: "/x"}, install.ScopeGlobal, "", "/x/opencode", false},
-		{"home", Env{Home: "/h"}, install.ScopeGlobal, "", "/h/.config/opencode", false},
-		{"nothing", Env{}, install.ScopeGlobal, "", "", true},
-		{"project default", Env{WorkDir: "/w"}, install.ScopeProject, "", "/w", false},
-		{"project relative", Env{WorkDir: "/w"}, install.ScopeProject, "p/../q", "/w/q", false},
-		{"project absolute", Env{WorkDir: "/w"}, install.ScopeProject, "/p", "/p", false},
+		{"opencode dir wins", install.Env{Home: "/h", Environ: []string{"XDG_CONFIG_HOME=/x", "OPENCODE_CONFIG_DIR=/o"}}, install.ScopeGlobal, "", "/o", false},
+		{"xdg", install.Env{Home: "/h", Environ: []string{"XDG_CONFIG_HOME=/x"}}, install.ScopeGlobal, "", "/x/opencode", false},
+		{"home", install.Env{Home: "/h"}, install.ScopeGlobal, "", "/h/.config/opencode", false},
+		{"nothing", install.Env{}, install.ScopeGlobal, "", "", true},
+		{"project default", install.Env{WorkDir: "/w"}, install.ScopeProject, "", "/w", false},
+		{"project relative", install.Env{WorkDir: "/w"}, install.ScopeProject, "p/../q", "/w/q", false},
+		{"project absolute", install.Env{WorkDir: "/w"}, install.ScopeProject, "/p", "/p", false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := ConfigDir(tc.env, tc.scope, tc.dir)
+			got, err := configDir(tc.env, tc.scope, tc.dir)
 			if tc.err {
 				require.Error(t, err)
 				return
@@ -432,7 +432,7 @@ func TestInvalidOptions(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.want, func(t *testing.T) {
 			f := newFixture(t)
-			_, err := PlanInit(f.request(tc.opts))
+			_, err := planInit(f.request(tc.opts))
 			var oe *install.OptionError
 			require.ErrorAs(t, err, &oe)
 			require.Equal(t, tc.want, oe.Option)
@@ -469,7 +469,7 @@ func TestSymlinkedConfigIsEditedThroughTheLink(t *testing.T) {
 	require.True(t, fi.Mode()&os.ModeSymlink != 0, "the link is kept")
 	b, err := os.ReadFile(real)
 	require.NoError(t, err)
-	require.Contains(t, string(b), PackagePath)
+	require.Contains(t, string(b), packagePath)
 	f.uninstall()
 	b, err = os.ReadFile(real)
 	require.NoError(t, err)
@@ -526,8 +526,8 @@ func TestPluginFilesMustBeComplete(t *testing.T) {
 	fsys := fakePlugin()
 	delete(fsys, "core.wasm")
 	req.Plugin = fsys
-	_, err := PlanInit(req)
-	require.True(t, errors.Is(err, ErrNoPlugin), "%v", err)
+	_, err := planInit(req)
+	require.True(t, errors.Is(err, errNoPlugin), "%v", err)
 }
 
 func configNamed(name string) string {
@@ -559,14 +559,14 @@ func TestProjectScopeUsesDotOpencodeWhenVendorIsTaken(t *testing.T) {
 			dot := filepath.Join(proj, ".opencode")
 			require.Equal(t, dot, p.ConfigDir)
 			require.FileExists(t, filepath.Join(dot, "opencode.jsonc"))
-			require.FileExists(t, filepath.Join(dot, "vendor", Name, "server.js"))
+			require.FileExists(t, filepath.Join(dot, "vendor", pluginName, "server.js"))
 			require.NoDirExists(t, filepath.Join(proj, "vendor"), "no vendor/ at the project root")
 
 			// A second init finds the install where it is.
 			again := f.planInit(req)
 			require.Equal(t, dot, again.ConfigDir)
 
-			u, err := PlanUninstall(UninstallRequest{Env: f.env, Scope: install.ScopeProject, Dir: proj})
+			u, err := planUninstall(uninstallRequest{Env: f.env, Scope: install.ScopeProject, Dir: proj})
 			require.NoError(t, err)
 			require.NoError(t, u.Apply())
 			require.Equal(t, before, snapshotTree(t, proj))
@@ -618,7 +618,7 @@ func TestPlanMatrixGolden(t *testing.T) {
 				name := string(host) + "/" + string(scope) + "/" + tier
 				out.WriteString("-- " + name + "/init --\n" + f.render(p, false))
 				require.NoError(t, p.Apply())
-				u, err := PlanUninstall(UninstallRequest{Env: f.env, Scope: scope})
+				u, err := planUninstall(uninstallRequest{Env: f.env, Scope: scope})
 				require.NoError(t, err)
 				out.WriteString("-- " + name + "/uninstall --\n" + f.render(u, false))
 				require.NoError(t, u.Apply())

@@ -11,16 +11,16 @@ import (
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
 )
 
-const testSpec = NPMPackage + "@1.2.3"
+const testSpec = npmPackage + "@1.2.3"
 
-// TestNPMPackageIsPackagesJSONs holds NPMPackage to npm/packages.json,
+// TestNPMPackageIsPackagesJSONs holds npmPackage to npm/packages.json,
 // where every npm package name is kept.
 func TestNPMPackageIsPackagesJSONs(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join("..", "..", "npm", "packages.json"))
 	require.NoError(t, err)
 	var names struct{ Plugin string }
 	require.NoError(t, json.Unmarshal(b, &names))
-	require.Equal(t, names.Plugin, NPMPackage)
+	require.Equal(t, names.Plugin, npmPackage)
 }
 
 func TestPackageSpec(t *testing.T) {
@@ -49,10 +49,10 @@ func TestPackageSpec(t *testing.T) {
 
 func TestInitRefusesARangeAsPackage(t *testing.T) {
 	f := newFixture(t)
-	for _, spec := range []string{NPMPackage + "@^1.2.3", NPMPackage, "other@1.2.3", NPMPackage + "@latest"} {
+	for _, spec := range []string{npmPackage + "@^1.2.3", npmPackage, "other@1.2.3", npmPackage + "@latest"} {
 		req := f.request(install.Options{})
 		req.Package = spec
-		_, err := PlanInit(req)
+		_, err := planInit(req)
 		require.EqualError(t, err, `package "`+spec+`": want @deepseek-web-retrieval/opencode@<exact version>`)
 	}
 	require.Equal(t, map[string]string{"./": ""}, f.tree())
@@ -106,7 +106,7 @@ func TestInitNPMWritesTheExactSpec(t *testing.T) {
 					list, ok := ourEntries(t, f.path(p.ConfigFile), host.Key()).([]any)
 					require.True(t, ok)
 					require.Equal(t, wantEntry(t, host, testSpec, o), list[len(list)-1])
-					require.NotContains(t, f.read(p.ConfigFile), PackagePath)
+					require.NotContains(t, f.read(p.ConfigFile), packagePath)
 					require.False(t, f.exists(pluginDir), "nothing is vendored")
 					require.True(t, f.exists(recordFile))
 					for _, c := range p.Changes {
@@ -116,7 +116,7 @@ func TestInitNPMWritesTheExactSpec(t *testing.T) {
 					again := f.planInit(req)
 					require.True(t, again.Empty(), "second init must be a no-op:\n%s", f.render(again, false))
 
-					up, err := PlanUninstall(UninstallRequest{Env: f.env, Scope: scope})
+					up, err := planUninstall(uninstallRequest{Env: f.env, Scope: scope})
 					require.NoError(t, err)
 					require.NoError(t, up.Apply())
 					require.Equal(t, before, f.tree())
@@ -143,7 +143,7 @@ func TestSwitchVendorNPMVendor(t *testing.T) {
 
 			f.init(vendor)
 			require.True(t, f.exists(pluginDir+"/plan.json"))
-			require.Equal(t, wantEntry(t, host, PackagePath, o), ourEntries(t, f.path("opencode.jsonc"), host.Key()).([]any)[1])
+			require.Equal(t, wantEntry(t, host, packagePath, o), ourEntries(t, f.path("opencode.jsonc"), host.Key()).([]any)[1])
 
 			p := f.init(npm)
 			var ops []string
@@ -169,7 +169,7 @@ func TestSwitchVendorNPMVendor(t *testing.T) {
 			f.init(vendor)
 			require.True(t, f.exists(pluginDir+"/plan.json"))
 			list = ourEntries(t, f.path("opencode.jsonc"), host.Key()).([]any)
-			require.Equal(t, []any{"other-plugin", wantEntry(t, host, PackagePath, o)}, list)
+			require.Equal(t, []any{"other-plugin", wantEntry(t, host, packagePath, o)}, list)
 			require.True(t, f.planInit(vendor).Empty())
 
 			f.init(npm)
@@ -205,6 +205,6 @@ func TestUninstallRefusalNamesTheSpec(t *testing.T) {
 	req.Package = testSpec
 	f.init(req)
 	f.write("opencode.jsonc", "{\"plugins\": []}\n")
-	_, err := PlanUninstall(UninstallRequest{Env: f.env, Scope: install.ScopeGlobal})
+	_, err := planUninstall(uninstallRequest{Env: f.env, Scope: install.ScopeGlobal})
 	require.ErrorContains(t, err, `the @deepseek-web-retrieval/opencode@1.2.3 entry init added is no longer in "plugins" in `+f.path("opencode.jsonc")+" (removed by hand?)")
 }

@@ -6,17 +6,17 @@ import (
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
 )
 
-// Request describes an init.
-type Request struct {
+// request describes an init.
+type request struct {
 	// Env locates the config directories.
-	Env Env
+	Env install.Env
 	// Scope selects the global or a project config. Zero means ScopeGlobal.
 	Scope install.Scope
 	// Dir is the project directory for ScopeProject; empty means Env.WorkDir.
 	Dir string
 	// Host selects the config shape. Zero means HostV2 (2.x).
 	Host Host
-	// Options are written into the entry; see [Options].
+	// Options are written into the entry; see install.Options.
 	Options install.Options
 	// Plugin holds the plugin directory's files; its top-level regular
 	// files are copied. It must contain package.json and core.wasm, unless
@@ -34,10 +34,10 @@ type Request struct {
 	Found string
 }
 
-// UninstallRequest describes an uninstall.
-type UninstallRequest struct {
+// uninstallRequest describes an uninstall.
+type uninstallRequest struct {
 	// Env locates the config directories.
-	Env Env
+	Env install.Env
 	// Scope selects the global or a project config. Zero means ScopeGlobal.
 	Scope install.Scope
 	// Dir is the project directory for ScopeProject; empty means Env.WorkDir.
@@ -45,5 +45,5 @@ type UninstallRequest struct {
 }
 
 func newPlan(command string, scope install.Scope, host Host, dir string) *install.Plan {
-	return &install.Plan{Command: command, Scope: string(scope), Host: host.label(), ConfigDir: dir, APIKeyEnv: DefaultAPIKeyEnv}
+	return &install.Plan{Command: command, Scope: string(scope), Host: host.label(), ConfigDir: dir, APIKeyEnv: defaultAPIKeyEnv}
 }

@@ -24,12 +24,12 @@ func TestOptionsDigest(t *testing.T) {
 		{`{ "b": [3, 1.5, true, null], "a": {"y": "<&>", "x": "é\n"} }`, `{"b":[3,1.5,true,null],"a":{"y":"<&>","x":"é\n"}}`},
 		{"{\n  \"fetch\": \"forced\",\n  \"maxResults\": 7\n}", `{"fetch":"forced","maxResults":7}`},
 	} {
-		got, err := OptionsDigest([]byte(tc.in))
+		got, err := optionsDigest([]byte(tc.in))
 		require.NoError(t, err, tc.in)
 		sum := sha256.Sum256([]byte(tc.canonical))
 		require.Equal(t, hex.EncodeToString(sum[:]), got, tc.in)
 	}
-	_, err := OptionsDigest([]byte(`{`))
+	_, err := optionsDigest([]byte(`{`))
 	require.Error(t, err)
 }
 
@@ -67,15 +67,15 @@ func TestInitWritesStoredPlan(t *testing.T) {
 					req.Host = h
 					f.init(req)
 
-					var sp StoredPlan
-					require.NoError(t, json.Unmarshal([]byte(f.read(pluginDir+"/"+PlanFile)), &sp))
-					require.Equal(t, PlanFormat, sp.Format)
+					var sp planDoc
+					require.NoError(t, json.Unmarshal([]byte(f.read(pluginDir+"/"+planFile)), &sp))
+					require.Equal(t, planFormat, sp.Format)
 					require.Equal(t, map[Host]string{HostV2: "opencode2", HostV1: "opencode1"}[h], sp.Host)
 					require.Equal(t, install.SHA([]byte(f.read(pluginDir+"/core.wasm"))), sp.ModuleSHA256)
 
 					// The stamp covers the options exactly as the host will hand them over.
 					opts := entryOptions(t, f, h)
-					digest, err := OptionsDigest(opts)
+					digest, err := optionsDigest(opts)
 					require.NoError(t, err)
 					require.Equal(t, digest, sp.OptionsSHA256)
 
@@ -94,11 +94,11 @@ func TestInitWritesStoredPlan(t *testing.T) {
 					// Recorded like every vendored file, so uninstall removes exactly it.
 					var rec Record
 					require.NoError(t, json.Unmarshal([]byte(f.read(recordFile)), &rec))
-					rf := rec.File(pluginDir + "/" + PlanFile)
+					rf := rec.File(pluginDir + "/" + planFile)
 					require.NotNil(t, rf)
-					require.Equal(t, install.SHA([]byte(f.read(pluginDir+"/"+PlanFile))), rf.WrittenSHA256)
+					require.Equal(t, install.SHA([]byte(f.read(pluginDir+"/"+planFile))), rf.WrittenSHA256)
 					f.uninstall()
-					require.False(t, f.exists(pluginDir+"/"+PlanFile))
+					require.False(t, f.exists(pluginDir+"/"+planFile))
 					require.False(t, f.exists(pluginDir))
 				})
 			}
@@ -109,20 +109,20 @@ func TestInitWritesStoredPlan(t *testing.T) {
 func TestStoredPlanFollowsOptionsAndModule(t *testing.T) {
 	f := newFixture(t)
 	f.init(f.request(install.Options{MaxResults: intp(3)}))
-	first := f.read(pluginDir + "/" + PlanFile)
+	first := f.read(pluginDir + "/" + planFile)
 
 	// New options: the plan and its stamp are rewritten, as an update of a recorded file.
 	p := f.init(f.request(install.Options{MaxResults: intp(4)}))
 	var ops []install.Op
 	for _, c := range p.Changes {
-		if c.Rel == pluginDir+"/"+PlanFile {
+		if c.Rel == pluginDir+"/"+planFile {
 			ops = append(ops, c.Op)
 		}
 	}
 	require.Equal(t, []install.Op{install.OpUpdate}, ops)
-	second := f.read(pluginDir + "/" + PlanFile)
+	second := f.read(pluginDir + "/" + planFile)
 	require.NotEqual(t, first, second)
-	var a, b StoredPlan
+	var a, b planDoc
 	require.NoError(t, json.Unmarshal([]byte(first), &a))
 	require.NoError(t, json.Unmarshal([]byte(second), &b))
 	require.NotEqual(t, a.OptionsSHA256, b.OptionsSHA256)
@@ -135,14 +135,14 @@ func TestStoredPlanFollowsOptionsAndModule(t *testing.T) {
 	fsys["core.wasm"].Data = []byte("\x00asm\x01\x00\x00\x00\x00")
 	req.Plugin = fsys
 	f.init(req)
-	var c StoredPlan
-	require.NoError(t, json.Unmarshal([]byte(f.read(pluginDir+"/"+PlanFile)), &c))
+	var c planDoc
+	require.NoError(t, json.Unmarshal([]byte(f.read(pluginDir+"/"+planFile)), &c))
 	require.Equal(t, install.SHA(fsys["core.wasm"].Data), c.ModuleSHA256)
 	require.Equal(t, b.OptionsSHA256, c.OptionsSHA256)
 
 	// A plan.json edited by hand is not overwritten (nor deleted) silently.
-	f.write(pluginDir+"/"+PlanFile, "{}")
-	_, err := PlanInit(f.request(install.Options{MaxResults: intp(5)}))
+	f.write(pluginDir+"/"+planFile, "{}")
+	_, err := planInit(f.request(install.Options{MaxResults: intp(5)}))
 	var refused *install.RefusedError
 	require.ErrorAs(t, err, &refused)
 }

@@ -168,9 +168,9 @@ func validate(r *Record, dir string) error {
 	return nil
 }
 
-// HasInstall reports whether the config directory for scope holds an
+// hasInstall reports whether the config directory for scope holds an
 // install record of this installer (the plugin's).
-func HasInstall(env Env, scope install.Scope, dir string) bool {
-	d, err := ConfigDir(env, scope, dir)
+func hasInstall(env install.Env, scope install.Scope, dir string) bool {
+	d, err := configDir(env, scope, dir)
 	return err == nil && install.Exists(filepath.Join(d, filepath.FromSlash(recordFile)))
 }

@@ -130,7 +130,7 @@ func newMemFixture(t *testing.T) *fixture {
 		return newFixture(t)
 	}
 	t.Cleanup(func() { _ = os.RemoveAll(root) })
-	env := Env{Home: filepath.Join(root, "home"), WorkDir: filepath.Join(root, "work")}
+	env := install.Env{Home: filepath.Join(root, "home"), WorkDir: filepath.Join(root, "work")}
 	require.NoError(t, os.MkdirAll(env.WorkDir, 0o755))
 	cfgDir := filepath.Join(env.Home, ".config", "opencode")
 	require.NoError(t, os.MkdirAll(cfgDir, 0o755))
@@ -184,7 +184,7 @@ func ocCase(t *testing.T, f *fixture, s ocShape, v ocVariant, tier string) bool 
 	before := f.tree()
 	req := f.request(install.Options{Search: tier, Fetch: tier})
 	req.Host = h
-	p, err := PlanInit(req)
+	p, err := planInit(req)
 	if s.refuse != "" {
 		var re *install.RefusedError
 		require.ErrorAs(t, err, &re, name)
@@ -205,7 +205,7 @@ func ocCase(t *testing.T, f *fixture, s ocShape, v ocVariant, tier string) bool 
 	require.Equal(t, 1, n, "%s: one entry of ours:\n%s", name, got)
 	require.Equal(t, bytes.HasPrefix(orig, []byte("\ufeff")), bytes.HasPrefix(got, []byte("\ufeff")), "%s: the BOM is kept", name)
 	shapetest.CheckStyle(t, v.Style, string(orig), string(got), name)
-	again, err := PlanInit(req)
+	again, err := planInit(req)
 	require.NoError(t, err, name)
 	require.True(t, again.Empty(), "%s: a second init changes nothing:\n%s", name, f.render(again, false))
 	// The .jsonc cases change the tier with a later init: the entry's
@@ -217,7 +217,7 @@ func ocCase(t *testing.T, f *fixture, s ocShape, v ocVariant, tier string) bool 
 		}
 		req2 := f.request(other)
 		req2.Host = h
-		p2, err := PlanInit(req2)
+		p2, err := planInit(req2)
 		require.NoError(t, err, name)
 		require.NoError(t, p2.Apply(), name)
 		got2, err := os.ReadFile(cfg)
@@ -241,7 +241,7 @@ func ocCase(t *testing.T, f *fixture, s ocShape, v ocVariant, tier string) bool 
 			require.Equal(t, string(orig), string(c.New), "%s (%s)", name, how)
 		}
 	}
-	u, err := PlanUninstall(UninstallRequest{Env: f.env, Scope: install.ScopeGlobal})
+	u, err := planUninstall(uninstallRequest{Env: f.env, Scope: install.ScopeGlobal})
 	require.NoError(t, err, name)
 	check(u, "patch")
 	recData := f.read(recordFile)
@@ -249,7 +249,7 @@ func ocCase(t *testing.T, f *fixture, s ocShape, v ocVariant, tier string) bool 
 	require.NoError(t, json.Unmarshal([]byte(recData), &rec))
 	configOf(&rec).Patch = nil
 	f.write(recordFile, string(rec.Marshal()))
-	u2, err := PlanUninstall(UninstallRequest{Env: f.env, Scope: install.ScopeGlobal})
+	u2, err := planUninstall(uninstallRequest{Env: f.env, Scope: install.ScopeGlobal})
 	require.NoError(t, err, name)
 	check(u2, "structural")
 
@@ -263,7 +263,7 @@ func ocCase(t *testing.T, f *fixture, s ocShape, v ocVariant, tier string) bool 
 		}
 		f.write(recordFile, recData)
 		f.write(v.file, edit(readNow(t, cfg)))
-		u3, err := PlanUninstall(UninstallRequest{Env: f.env, Scope: install.ScopeGlobal})
+		u3, err := planUninstall(uninstallRequest{Env: f.env, Scope: install.ScopeGlobal})
 		require.NoError(t, err, name)
 		seen := false
 		for _, c := range u3.Changes {

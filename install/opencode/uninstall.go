@@ -17,23 +17,23 @@ import (
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
 )
 
-// PlanUninstall plans reversing what init applied. It refuses (with a
+// planUninstall plans reversing what init applied. It refuses (with a
 // *RefusedError saying how to undo by hand) when an exact reversal is not
 // possible: no record, the entry changed or removed, a vendored file changed.
 // It runs in three steps over one [uninstallPlan]: the config, the vendored
 // files with the record, and the directories init created.
-func PlanUninstall(req UninstallRequest) (*install.Plan, error) {
+func planUninstall(req uninstallRequest) (*install.Plan, error) {
 	if req.Scope == "" {
 		req.Scope = install.ScopeGlobal
 	}
-	dir, err := ConfigDir(req.Env, req.Scope, req.Dir)
+	dir, err := configDir(req.Env, req.Scope, req.Dir)
 	if err != nil {
 		return nil, err
 	}
 	recPath := filepath.Join(dir, filepath.FromSlash(recordFile))
 	rec, recData, err := readRecord(dir)
 	if err != nil {
-		return nil, refuse(err.Error(), manualUninstall(dir, "opencode.jsonc (or opencode.json)", "plugins", PackagePath)...)
+		return nil, refuse(err.Error(), manualUninstall(dir, "opencode.jsonc (or opencode.json)", "plugins", packagePath)...)
 	}
 	if rec == nil {
 		return planNothing(dir, req.Scope, recPath)
@@ -72,7 +72,7 @@ func (up *uninstallPlan) config() error {
 	_ = json.Unmarshal(cfg.Entry, &recEntry)
 	name := entryName(recEntry) // the vendored path or the npm spec
 	if !isOurPath(name) {
-		name = PackagePath
+		name = packagePath
 	}
 	manual := manualUninstall(up.dir, cfg.Path, rec.Key, name)
 	data, mode, existed, err := install.ReadConfig(up.cfgPath)
@@ -131,7 +131,7 @@ func (up *uninstallPlan) config() error {
 		if cfg.EntryExisted {
 			v, err := allowedEntryText(cfg.EntryOriginal)
 			if err != nil {
-				return refuse(fmt.Sprintf("the install record's original %s entry is not one this installer would restore: %v", PackagePath, err), manual...)
+				return refuse(fmt.Sprintf("the install record's original %s entry is not one this installer would restore: %v", packagePath, err), manual...)
 			}
 			arr.Elements[idx].Value = v
 		} else {
@@ -342,7 +342,7 @@ func allowedEntry(v any) error {
 		return errors.New("is not a plugin entry")
 	}
 	if !isOurPath(entryName(v)) {
-		return errors.New("does not name " + PackagePath)
+		return errors.New("does not name " + packagePath)
 	}
 	if opts == nil {
 		return nil
@@ -373,14 +373,14 @@ func planNothing(dir string, scope install.Scope, recPath string) (*install.Plan
 		_, body := install.SplitBOM(data)
 		for _, key := range []string{"plugins", "plugin"} {
 			if _, n, err := normalized(body, key); err == nil && n > 0 {
-				return nil, refuse("no install record at "+recPath+", but "+filepath.Join(dir, name)+" lists "+PackagePath+": it was not installed by this tool (or its record was lost), so uninstall cannot reverse it exactly",
-					manualUninstall(dir, name, key, PackagePath)...)
+				return nil, refuse("no install record at "+recPath+", but "+filepath.Join(dir, name)+" lists "+packagePath+": it was not installed by this tool (or its record was lost), so uninstall cannot reverse it exactly",
+					manualUninstall(dir, name, key, packagePath)...)
 			}
 		}
 	}
 	if exists(filepath.Join(dir, filepath.FromSlash(pluginDir))) {
 		return nil, refuse("no install record at "+recPath+", but "+filepath.Join(dir, filepath.FromSlash(pluginDir))+" exists",
-			manualUninstall(dir, "opencode.jsonc (or opencode.json)", "plugins", PackagePath)...)
+			manualUninstall(dir, "opencode.jsonc (or opencode.json)", "plugins", packagePath)...)
 	}
 	p := newPlan("uninstall", scope, HostV2, dir)
 	p.Host = "OpenCode"

@@ -53,11 +53,11 @@ func configWarnings(c *install.JSONC, h Host, o install.Options) []string {
 			deepseek := strings.Contains(lower, "deepseek")
 			switch {
 			case isOurPath(e.name) && key != h.Key():
-				add("%q also lists %s (the %s key): the plugin could load twice; remove that entry", key, PackagePath, otherHostLabel(key))
+				add("%q also lists %s (the %s key): the plugin could load twice; remove that entry", key, packagePath, otherHostLabel(key))
 			case isOurPath(e.name):
 			case strings.HasPrefix(e.name, "-") && deepseek:
 				add("%q holds %q, which disables a plugin of that name", key, e.name)
-			case baseName(e.name) == Name:
+			case baseName(e.name) == pluginName:
 				add("deepseek-web-retrieval is also configured from %q in %q: with this install it would load twice; remove one of them", e.name, key)
 			case deepseek:
 				add("another DeepSeek plugin is configured in %q: %q; it may register DeepSeek tools beside this one", key, e.name)
@@ -166,12 +166,12 @@ func shapeWarnings(c *install.JSONC, h Host, found string) []string {
 	return warns
 }
 
-// ConfigShape reports which OpenCode generation the config an install
+// configShape reports which OpenCode generation the config an install
 // would edit is written for: the recorded host of an existing install,
 // else the one whose plugin key ("plugin" for 1.x, "plugins" for 2.x) the
 // config already has. ok is false when neither or both keys are there.
-func ConfigShape(env Env, scope install.Scope, dir string) (h Host, ok bool) {
-	d, err := ConfigDir(env, scope, dir)
+func configShape(env install.Env, scope install.Scope, dir string) (h Host, ok bool) {
+	d, err := configDir(env, scope, dir)
 	if err != nil {
 		return "", false
 	}

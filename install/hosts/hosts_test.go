@@ -1,0 +1,173 @@
+package hosts
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
+)
+
+// request is a run in a fresh home with no program on PATH.
+func request(t *testing.T) install.Request {
+	root := t.TempDir()
+	env := install.Env{Home: filepath.Join(root, "home"), WorkDir: filepath.Join(root, "proj")}
+	require.NoError(t, os.MkdirAll(env.Home, 0o755))
+	require.NoError(t, os.MkdirAll(env.WorkDir, 0o755))
+	return install.Request{Env: env, Scope: install.ScopeGlobal, Binary: "/usr/local/bin/deepseek-web-retrieval", Package: "@deepseek-web-retrieval/opencode@1.2.3", Version: "test"}
+}
+
+func names(jobs []Job) []string {
+	var out []string
+	for _, j := range jobs {
+		out = append(out, j.Host)
+	}
+	return out
+}
+
+func TestNames(t *testing.T) {
+	require.Equal(t, []string{"opencode", "opencode1", "codex", "claude", "gemini", "pi", "cursor"}, Names())
+	for _, ok := range []string{"auto", "opencode", "opencode2", "opencode1", "codex", "cursor"} {
+		require.NoError(t, CheckName(ok), ok)
+	}
+	require.EqualError(t, CheckName("vim"), `unknown host "vim" (want one of opencode, opencode1, codex, claude, gemini, pi, cursor, auto)`)
+	require.EqualError(t, CheckName("opencode (gateway)"), `unknown host "opencode (gateway)" (want one of opencode, opencode1, codex, claude, gemini, pi, cursor, auto)`)
+}
+
+func TestInit(t *testing.T) {
+	remote := &install.Remote{URL: "https://gw.example.com/mcp", TokenEnv: install.DefaultTokenEnv}
+	for _, tc := range []struct {
+		name   string
+		dirs   []string // made under the home: the hosts found
+		host   string
+		remote bool
+		jobs   []string
+		notes  []string
+		err    string
+		noHost bool
+	}{
+		{name: "auto finds nothing", host: "auto", noHost: true},
+		{name: "auto finds codex and pi", dirs: []string{".codex", ".pi/agent"}, host: "auto", jobs: []string{"codex", "pi"}},
+		{name: "auto with --remote leaves pi out", dirs: []string{".codex", ".pi/agent"}, host: "auto", remote: true, jobs: []string{"codex"},
+			notes: []string{"--host auto: left out pi cannot connect to a team gateway (--remote): it starts MCP servers only as commands"}},
+		{name: "auto with --remote and only pi", dirs: []string{".pi/agent"}, host: "auto", remote: true, noHost: true,
+			notes: []string{"--host auto: left out pi cannot connect to a team gateway (--remote): it starts MCP servers only as commands"}},
+		{name: "named pi with --remote", host: "pi", remote: true, err: "pi cannot connect to a team gateway (--remote): it starts MCP servers only as commands"},
+		{name: "named, not on this machine", host: "gemini", jobs: []string{"gemini"}},
+		{name: "opencode2 is opencode", host: "opencode2", jobs: []string{"opencode"}},
+		{name: "opencode1 with --remote: its gateway entry", host: "opencode1", remote: true, jobs: []string{"opencode1"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req := request(t)
+			for _, d := range tc.dirs {
+				require.NoError(t, os.MkdirAll(filepath.Join(req.Env.Home, filepath.FromSlash(d)), 0o755))
+			}
+			if tc.remote {
+				req.Remote = remote
+			}
+			var notes []string
+			jobs, err := Init(req, tc.host, func(n string) { notes = append(notes, n) })
+			require.Equal(t, tc.notes, notes)
+			switch {
+			case tc.noHost:
+				require.True(t, NoHost(err), "%v", err)
+			case tc.err != "":
+				require.EqualError(t, err, tc.err)
+			default:
+				require.NoError(t, err)
+				require.Equal(t, tc.jobs, names(jobs))
+				for _, j := range jobs {
+					p, err := j.Plan()
+					require.NoError(t, err)
+					require.False(t, p.Empty())
+				}
+			}
+		})
+	}
+}
+
+// OpenCode's plugin and its gateway entry exclude each other: init of one
+// is refused while the other is installed, and uninstall --host opencode
+// takes out whichever is there.
+func TestPluginAgainstGateway(t *testing.T) {
+	req := request(t)
+	dir := filepath.Join(req.Env.Home, ".config", "opencode")
+	gw := req
+	gw.Remote = &install.Remote{URL: "https://gw.example.com/mcp", TokenEnv: install.DefaultTokenEnv}
+	jobs, err := Init(gw, "opencode", func(string) {})
+	require.NoError(t, err)
+	require.Equal(t, dir, jobs[0].Dir)
+	p, err := jobs[0].Plan()
+	require.NoError(t, err)
+	require.NoError(t, install.Tx{Command: "init", Plans: []*install.Plan{p}}.Apply())
+
+	jobs, err = Init(req, "opencode", func(string) {})
+	require.NoError(t, err)
+	_, err = jobs[0].Plan()
+	require.EqualError(t, err, "refused: this OpenCode config has a gateway entry (init --remote), and the plugin beside it would offer every tool twice\n"+
+		"To do it by hand:\n  - run `deepseek-web-retrieval uninstall --host opencode` first, then init again")
+
+	un := Uninstall(req, "opencode")
+	require.Equal(t, []string{"opencode (gateway)"}, names(un))
+	p, err = un[0].Plan()
+	require.NoError(t, err)
+	require.False(t, p.Empty())
+	require.Equal(t, []string{"opencode", "opencode (gateway)", "codex", "claude", "gemini", "pi", "cursor"}, names(Uninstall(req, "auto")))
+	require.Equal(t, []string{"opencode2"}, names(Uninstall(request(t), "opencode2")))
+}
+
+// Doctor shows OpenCode's global config, and names the MCP hosts not found.
+func TestDoctor(t *testing.T) {
+	req := request(t)
+	var titles, absent []string
+	for _, c := range Doctor(context.Background(), req) {
+		if c.Absent {
+			absent = append(absent, c.Title)
+			continue
+		}
+		titles = append(titles, c.Title)
+	}
+	require.Equal(t, []string{"OpenCode (global: " + filepath.Join(req.Env.Home, ".config", "opencode") + ")"}, titles)
+	require.Equal(t, []string{"codex", "claude", "gemini", "pi", "cursor"}, absent)
+}
+
+func TestGatewayAgainstPlugin(t *testing.T) {
+	req := request(t)
+	jobs, err := Init(req, "opencode", func(string) {})
+	require.NoError(t, err)
+	p, err := jobs[0].Plan()
+	require.NoError(t, err)
+	require.NoError(t, install.Tx{Command: "init", Plans: []*install.Plan{p}}.Apply())
+
+	gw := req
+	gw.Remote = &install.Remote{URL: "https://gw.example.com/mcp", TokenEnv: install.DefaultTokenEnv}
+	jobs, err = Init(gw, "opencode", func(string) {})
+	require.NoError(t, err)
+	_, err = jobs[0].Plan()
+	require.EqualError(t, err, "refused: the OpenCode plugin is installed in this config, and a gateway entry beside it would offer every tool twice\n"+
+		"To do it by hand:\n  - run `deepseek-web-retrieval uninstall --host opencode` first, then init --remote again")
+	require.Equal(t, []string{"opencode"}, names(Uninstall(req, "opencode")))
+}
+
+func TestVariables(t *testing.T) {
+	for _, tc := range []struct {
+		name           string
+		checks         []install.Check
+		keys, tokenEnv []string
+	}{
+		{name: "nothing installed", checks: []install.Check{{Title: "x"}}, keys: []string{"DEEPSEEK_API_KEY"}},
+		{name: "gateway entries only", checks: []install.Check{{Installed: true, TokenEnv: "T"}, {Installed: true, TokenEnv: "T"}}, tokenEnv: []string{"T"}},
+		{name: "keys once each, default for none", checks: []install.Check{{Installed: true}, {Installed: true, KeyEnv: "K"}, {Installed: true, KeyEnv: "DEEPSEEK_API_KEY"}, {KeyEnv: "NOT_INSTALLED"}},
+			keys: []string{"DEEPSEEK_API_KEY", "K"}},
+		{name: "both", checks: []install.Check{{Installed: true, KeyEnv: "K"}, {Installed: true, TokenEnv: "T"}}, keys: []string{"K"}, tokenEnv: []string{"T"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			keys, tokenEnv := Variables(tc.checks)
+			require.Equal(t, tc.keys, keys)
+			require.Equal(t, tc.tokenEnv, tokenEnv)
+		})
+	}
+}
