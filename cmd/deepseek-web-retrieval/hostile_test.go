@@ -48,6 +48,19 @@ var hostileConfigs = []hostileConfig{
 		"30000002 values, more than the 4000000 this installer reads; nothing was changed"},
 }
 
+// hostileProject makes a fresh home and a project whose file (relative
+// to the project) holds text: the home, the project and the file's path.
+func hostileProject(t *testing.T, file, text string) (home, proj, path string) {
+	t.Helper()
+	root := t.TempDir()
+	home, proj = filepath.Join(root, "home"), filepath.Join(root, "proj")
+	path = filepath.Join(proj, file)
+	require.NoError(t, os.MkdirAll(filepath.Join(home, "bin"), 0o755))
+	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+	require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
+	return home, proj, path
+}
+
 // hostileDeadline bounds each run: the checks take milliseconds, the old
 // parsers took tens of seconds or crashed.
 const hostileDeadline = 20 * time.Second
@@ -80,12 +93,7 @@ func runHostile(t *testing.T, home, dir string, args ...string) result {
 func TestCLIDoctorHostileConfigs(t *testing.T) {
 	for _, c := range hostileConfigs {
 		t.Run(c.name, func(t *testing.T) {
-			root := t.TempDir()
-			home, proj := filepath.Join(root, "home"), filepath.Join(root, "proj")
-			path := filepath.Join(proj, c.file)
-			require.NoError(t, os.MkdirAll(filepath.Join(home, "bin"), 0o755))
-			require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
-			require.NoError(t, os.WriteFile(path, []byte(c.text), 0o644))
+			home, proj, path := hostileProject(t, c.file, c.text)
 
 			r := runHostile(t, home, proj, "doctor")
 			require.Equal(t, exitFailed, r.code, r.stdout+r.stderr)
@@ -101,12 +109,7 @@ func TestCLIDoctorHostileConfigs(t *testing.T) {
 func TestCLIInitUninstallHostileConfigs(t *testing.T) {
 	for _, c := range hostileConfigs {
 		t.Run(c.name, func(t *testing.T) {
-			root := t.TempDir()
-			home, proj := filepath.Join(root, "home"), filepath.Join(root, "proj")
-			path := filepath.Join(proj, c.file)
-			require.NoError(t, os.MkdirAll(filepath.Join(home, "bin"), 0o755))
-			require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
-			require.NoError(t, os.WriteFile(path, []byte(c.text), 0o644))
+			home, proj, path := hostileProject(t, c.file, c.text)
 			scope := []string{"--host", c.host, "--scope", "project", "--dir", proj, "--yes"}
 
 			r := runHostile(t, home, proj, append([]string{"init", "--binary", cliBin}, scope...)...)
