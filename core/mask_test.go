@@ -14,7 +14,7 @@ import (
 )
 
 // Every path that cuts text to a length limit masks first: a key at any
-// offset around the cut leaves no part of itself (issue 9, item 7).
+// offset around the cut leaves no part of itself.
 func TestMaskThenCutAtEveryOffset(t *testing.T) {
 	pad := func(n int) string { return strings.Repeat("#", n) }
 	t.Run("network error message at 300", func(t *testing.T) {
@@ -81,8 +81,7 @@ func TestMaskThenCutAtEveryOffset(t *testing.T) {
 	})
 }
 
-// A server echoing the key in an encoded form does not get it shown
-// (issue 9, item 8).
+// A server echoing the key in an encoded form does not get it shown.
 func TestKeyMaskedInEveryEncoding(t *testing.T) {
 	// A key with every character an API key may hold (see validKey), so
 	// each escape is used.
@@ -121,7 +120,7 @@ func TestKeyMaskedInEveryEncoding(t *testing.T) {
 }
 
 // A query, URL or other input carrying the key in any form, percent-encoded
-// included, is refused before anything is sent (issue 9, item 9).
+// included, is refused before anything is sent.
 func TestInputCarryingEncodedKeyRefused(t *testing.T) {
 	esc := url.PathEscape
 	pct := ""
@@ -170,7 +169,7 @@ func TestInputCarryingEncodedKeyRefused(t *testing.T) {
 }
 
 // Option values that look like a key are never repeated in errors or
-// warnings (issue 9, item 10).
+// warnings.
 func TestOptionErrorsDoNotRepeatKeys(t *testing.T) {
 	const notShown = "a value that looks like an API key (not repeated here)"
 	for _, tt := range []struct {

@@ -8,7 +8,7 @@ import (
 
 // The JavaScript runtimes' messages for a failed request are worded as the
 // native host words them, by the request's host, without the address a
-// name resolved to (issue 25: a network error names the host and the kind
+// name resolved to (a network error names the host and the kind
 // of failure).
 func TestDescribeNetwork(t *testing.T) {
 	const api = "https://api.deepseek.com/v1/tools/search"

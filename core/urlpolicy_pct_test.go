@@ -10,7 +10,7 @@ import (
 
 // Percent-encoded hosts are decoded the way Node's URL (WHATWG) decodes
 // them, the policy is applied to what they mean, and the URL is sent in
-// the spelling a WHATWG parser serializes (issue 9, item 12).
+// the spelling a WHATWG parser serializes.
 func TestPercentEncodedHosts(t *testing.T) {
 	for _, tt := range []struct {
 		raw, send, err string

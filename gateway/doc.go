@@ -1,5 +1,5 @@
 // Package gateway holds the building blocks of the team gateway
-// (deepseek-web-retrieval serve, issue 27): the MCP tools over HTTP for
+// (deepseek-web-retrieval serve): the MCP tools over HTTP for
 // many members behind one DeepSeek key. Each block stands alone and is
 // tested against a real redis-server; the serve command wires them.
 //

@@ -9,7 +9,7 @@ import (
 )
 
 // A rollback undoes a step only while the path still holds what this run
-// wrote (issue 9.2): another writer's content is never removed or
+// wrote: another writer's content is never removed or
 // overwritten.
 func TestRollbackTouchesOnlyOwnWrites(t *testing.T) {
 	dir := t.TempDir()

@@ -24,7 +24,7 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// A run that dies holding the lock leaves no stale lock (issue 9.2): while
+// A run that dies holding the lock leaves no stale lock: while
 // it lives a second run gets ErrLocked, once it is killed the lock is free.
 func TestLockReleasedWhenHolderDies(t *testing.T) {
 	dir := t.TempDir()

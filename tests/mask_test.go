@@ -13,7 +13,7 @@ import (
 )
 
 // Through the module: a server echoing the key percent-encoded, \u-escaped
-// or in base64 gets "[redacted]" shown, never the key (issue 9, item 8).
+// or in base64 gets "[redacted]" shown, never the key.
 func TestModuleMasksEncodedKeyEchoes(t *testing.T) {
 	pct, esc := "", ""
 	for i := 0; i < len(testKey); i++ {
@@ -28,7 +28,7 @@ func TestModuleMasksEncodedKeyEchoes(t *testing.T) {
 }
 
 // Through the module: inputs carrying the key percent-encoded are refused
-// before any request (issue 9, item 9).
+// before any request.
 func TestModuleRefusesEncodedKeyInInputs(t *testing.T) {
 	e := newEnv(t, func(w http.ResponseWriter, _ *http.Request, _ int) { w.WriteHeader(500) })
 	failure(t, e.search("find %73"+testKey[1:], nil), "invalid_input", "DeepSeek Search: the query contains the API key; it was not sent")
@@ -38,7 +38,7 @@ func TestModuleRefusesEncodedKeyInInputs(t *testing.T) {
 }
 
 // Through the module: a percent-encoded host is judged and sent as WHATWG
-// reads it (issue 9, item 12).
+// reads it.
 func TestModulePercentEncodedHost(t *testing.T) {
 	e := newEnv(t, reply(200, `{"title":"T","content":"body"}`))
 	result[tool.FetchResult](t, e.fetch("https://ex%61mple.com%2e/p", nil))

@@ -14,7 +14,7 @@ import (
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/wasm/abi"
 )
 
-// Targets for the worst 5 MiB bodies (issue 9, item 11), printed by
+// Targets for the worst 5 MiB bodies, printed by
 // BenchmarkWorstBodies, never asserted as timings.
 const (
 	targetWorstPeakBytes = 32 << 20

@@ -166,7 +166,7 @@ func fakeOpencode(t *testing.T, script string) {
 	require.NoError(t, os.WriteFile(filepath.Join(bin, "opencode"), []byte("#!/bin/sh\n"+script+"\n"), 0o755))
 }
 
-// Issue 15.2: --host auto is the default; the opencode on PATH decides the
+// --host auto is the default; the opencode on PATH decides the
 // key, and an explicit host that does not match it is warned about.
 func TestCLIAutoPicksTheKeyOfTheOpenCodeFound(t *testing.T) {
 	cfgDir := setup(t)
@@ -186,7 +186,7 @@ func TestCLIAutoPicksTheKeyOfTheOpenCodeFound(t *testing.T) {
 	require.Contains(t, out, `! the opencode on PATH is 1.18.33 (1.x), which reads only the "plugin" key; this install writes the 2.x "plugins" key`)
 }
 
-// Issues 15.2 and 15.3: when the version cannot be read (slow or failing
+// When the version cannot be read (slow or failing
 // opencode), the key the config already has decides; with none, the plan
 // fails with a clear message and writes nothing.
 func TestCLIAutoWithoutAVersion(t *testing.T) {
@@ -214,7 +214,7 @@ func TestCLIAutoWithoutAVersion(t *testing.T) {
 	}
 }
 
-// Issue 15.2: a project whose config has the 1.x "plugin" array gets the
+// A project whose config has the 1.x "plugin" array gets the
 // 1.x entry under --host auto, not a "plugins" key beside it.
 func TestCLIAutoKeepsTheProjectsKey(t *testing.T) {
 	setup(t)

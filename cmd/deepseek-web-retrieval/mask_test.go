@@ -16,7 +16,7 @@ import (
 // A server that sends bytes after its response makes net/http log
 // "Unsolicited response received on idle HTTP channel starting with …"
 // through the standard logger, quoting those bytes. That line reaches
-// stderr masked, never with the key (issue 9, item 6).
+// stderr masked, never with the key.
 func TestCLILibraryLogLinesAreMasked(t *testing.T) {
 	m := newMock(t)
 	m.Search = answerWithKeyAfterBody
@@ -55,7 +55,7 @@ func TestCLIFlagValueKeyMasked(t *testing.T) {
 }
 
 // The MCP server's stderr goes through the same masking, library log lines
-// included (issue 9 item 6): the server runs for hours, and hosts such as
+// included: the server runs for hours, and hosts such as
 // Claude Code save its stderr to a log file.
 func TestMCPLibraryLogLinesAreMasked(t *testing.T) {
 	m := newMock(t)

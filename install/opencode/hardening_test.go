@@ -14,7 +14,7 @@ import (
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
 )
 
-// Regression tests for issue 9, items 1–5: the install record is untrusted
+// Regression tests for the installer's hardening: the install record is untrusted
 // input, concurrent runs are serialised, credentials are never printed or
 // copied, a dangling symlinked config is kept, a BOM is kept.
 
@@ -76,7 +76,7 @@ func downgrade(m map[string]any) map[string]any {
 	return v1
 }
 
-// Issue 9.1: a record listing files and directories outside the config
+// A record listing files and directories outside the config
 // directory makes neither uninstall nor a re-run of init touch them.
 func TestCraftedRecordPathsAreRefused(t *testing.T) {
 	cases := []struct {
@@ -126,7 +126,7 @@ func TestCraftedRecordPathsAreRefused(t *testing.T) {
 	}
 }
 
-// Issue 9.1: a crafted original entry (or snapshot) cannot make uninstall
+// A crafted original entry (or snapshot) cannot make uninstall
 // write a baseURL (where the key would be sent) into the config.
 func TestCraftedRecordCannotRewriteTheEntry(t *testing.T) {
 	const evil = `{"package": "./vendor/deepseek-web-retrieval", "options": {"search": "forced", "baseURL": "https://attacker.invalid"}}`
@@ -166,7 +166,7 @@ func TestCraftedRecordCannotRewriteTheEntry(t *testing.T) {
 	}
 }
 
-// Issue 9.2: parallel init runs (each taking the lock, as the CLI does)
+// Parallel init runs (each taking the lock, as the CLI does)
 // always leave one consistent install that uninstall reverses exactly.
 func TestConcurrentInitsLeaveOneConsistentInstall(t *testing.T) {
 	for round := 0; round < 10; round++ {
@@ -205,7 +205,7 @@ func TestConcurrentInitsLeaveOneConsistentInstall(t *testing.T) {
 	}
 }
 
-// Issue 9.2: a held lock makes another run fail with a clear message; a
+// A held lock makes another run fail with a clear message; a
 // lock file left behind by a crashed run does not block.
 func TestLockIsExclusiveAndNeverStale(t *testing.T) {
 	dir := t.TempDir()
@@ -223,7 +223,7 @@ func TestLockIsExclusiveAndNeverStale(t *testing.T) {
 	unlock2()
 }
 
-// Issue 9.2: the vendored directory is built aside and renamed into place,
+// The vendored directory is built aside and renamed into place,
 // and a failed apply removes only what this run wrote.
 func TestVendoredTreeIsRenamedIntoPlaceAndRollbackIsOwnOnly(t *testing.T) {
 	f := newFixture(t)
@@ -245,7 +245,7 @@ func TestVendoredTreeIsRenamedIntoPlaceAndRollbackIsOwnOnly(t *testing.T) {
 	}
 }
 
-// Issue 9.3: credentials elsewhere in the config are masked in the plan and
+// Credentials elsewhere in the config are masked in the plan and
 // never copied into the record, which is created 0600.
 func TestSecretsInOtherEntriesAreMaskedAndNotCopied(t *testing.T) {
 	const (
@@ -284,7 +284,7 @@ func TestSecretsInOtherEntriesAreMaskedAndNotCopied(t *testing.T) {
 	}
 }
 
-// Issue 9.4: a dangling symlinked config is refused and the link kept.
+// A dangling symlinked config is refused and the link kept.
 func TestDanglingSymlinkedConfigIsKept(t *testing.T) {
 	f := newFixture(t)
 	target := filepath.Join(f.root, "dotfiles", "opencode.jsonc")
@@ -301,7 +301,7 @@ func TestDanglingSymlinkedConfigIsKept(t *testing.T) {
 	require.Equal(t, target, got)
 }
 
-// Issue 9.5: a config starting with a UTF-8 BOM is edited, keeps the BOM,
+// A config starting with a UTF-8 BOM is edited, keeps the BOM,
 // and uninstall restores it byte for byte (both ways of reversing).
 func TestConfigWithBOM(t *testing.T) {
 	const orig = "\xef\xbb\xbf{\n  \"theme\": \"dark\"\n}\n"
@@ -326,7 +326,7 @@ func TestConfigWithBOM(t *testing.T) {
 
 // FuzzRecord feeds arbitrary install records to uninstall and init: they
 // never panic, and no change they plan touches a path outside the config
-// directory (issue 9.1, the record is untrusted input).
+// directory (the record is untrusted input).
 func FuzzRecord(f *testing.F) {
 	f.Add([]byte(`{"format":1,"tool":"deepseek-web-retrieval","host":"opencode","key":"plugins","config":{"file":"opencode.jsonc","existed":false,"snapshotExact":true,"writtenSHA256":"","createdKey":true},"entry":{"package":"./vendor/deepseek-web-retrieval","options":{"search":"preferred","fetch":"optional"}},"files":[{"path":"vendor/deepseek-web-retrieval/server.js","sha256":""}],"createdDirs":["vendor","vendor/deepseek-web-retrieval"]}`))
 	f.Add([]byte(`{"format":1,"tool":"deepseek-web-retrieval","host":"opencode","key":"plugins","config":{"file":"../x/opencode.jsonc"},"files":[{"path":"../../etc/passwd"}],"createdDirs":["/"]}`))

@@ -189,7 +189,7 @@ test("project layout (opencode.json + vendor/ in the project), preferred: exact 
     // A server message that echoes the key is masked before anyone sees it.
     assert.match(resultOf(run, "c_401"), /^DeepSeek Fetch failed: HTTP 401: Authentication Fails: \[redacted\] is not valid/)
     assert.equal(run.toolUses.find((u) => u.callID === "c_401").state.status, "error")
-    // The title and metadata the README promises, as the host keeps them (issue 15 item 5).
+    // The title and metadata the README promises, as the host keeps them.
     const fetched = run.toolUses.find((u) => u.callID === "c_fetch").state
     assert.equal(fetched.title, "deepseek_fetch go.dev/doc/effective_go")
     const chars = [...FETCH_TEXT].length

@@ -259,7 +259,7 @@ test("1.x deepseek_fetch: the text is the content", async () => {
   const r = await h.runTool("deepseek_fetch", { url: "https://docs.example/t" })
   assert.equal(r.status, "completed", r.output)
   assert.equal(r.output, "# T\n\nBody.")
-  // The title and metadata the README promises (issue 15 item 5), as 1.18.33 keeps them.
+  // The title and metadata the README promises, as 1.18.33 keeps them.
   assert.equal(r.title, "deepseek_fetch docs.example/t")
   const chars = codePoints("# T\n\nBody.")
   assert.deepEqual(r.metadata, { url: "https://docs.example/t", title: "T", chars, contentTruncated: false, offset: 0, totalChars: chars, cached: false, truncated: false })

@@ -1,4 +1,4 @@
-// Startup and per-call benchmark of the OpenCode plugin (issue 14), side by side in Node and
+// Startup and per-call benchmark of the OpenCode plugin, side by side in Node and
 // Bun 1.3.14, against a pure-JS plugin making the same HTTP calls (fixtures/pure-js-plugin).
 // It prints figures and the targets next to them; it never fails on a missed target.
 //
