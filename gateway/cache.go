@@ -8,10 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"log"
-	"os"
 	"time"
 
-	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/flight"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/mcp"
 )
@@ -122,18 +120,7 @@ func NewCache(store Store, opts CacheOptions) *Cache {
 // member nor whoever can write to Redis does. Nil (a secret of this
 // process) when no key is set at start.
 func cacheSecret(o mcp.Options) []byte {
-	cfg := o.Config
-	if cfg == nil {
-		var err error
-		if cfg, _, err = core.NewConfig(core.Options{}); err != nil {
-			return nil
-		}
-	}
-	getenv := o.Getenv
-	if getenv == nil {
-		getenv = os.Getenv
-	}
-	if key := cfg.ResolveKey(getenv); key != "" {
+	if key := o.APIKey(); key != "" {
 		return []byte(key)
 	}
 	return nil

@@ -192,18 +192,32 @@ type handler struct {
 	around   func(context.Context, *Call, func(context.Context) Outcome) Outcome
 }
 
+// config is o.Config, or core.NewConfig's defaults when it is nil.
+func (o Options) config() *core.Config {
+	if o.Config != nil {
+		return o.Config
+	}
+	cfg, _, err := core.NewConfig(core.Options{})
+	if err != nil {
+		panic(err) // the defaults are valid
+	}
+	return cfg
+}
+
+// getenv is o.Getenv, or os.Getenv when it is nil.
+func (o Options) getenv() func(string) string {
+	if o.Getenv != nil {
+		return o.Getenv
+	}
+	return os.Getenv
+}
+
+// APIKey returns the DeepSeek API key a tool call would send now: the
+// variable o's Config names, read through o's Getenv; "" when unset.
+func (o Options) APIKey() string { return o.config().ResolveKey(o.getenv()) }
+
 func newHandler(o Options) *handler {
-	h := &handler{cfg: o.Config, getenv: o.Getenv, client: o.Client, around: o.Around, lifetime: o.Lifetime}
-	if h.cfg == nil {
-		cfg, _, err := core.NewConfig(core.Options{})
-		if err != nil {
-			panic(err) // the defaults are valid
-		}
-		h.cfg = cfg
-	}
-	if h.getenv == nil {
-		h.getenv = os.Getenv
-	}
+	h := &handler{cfg: o.config(), getenv: o.getenv(), client: o.Client, around: o.Around, lifetime: o.Lifetime}
 	if h.client == nil {
 		h.client = httpdriver.NewClient()
 	}
