@@ -83,8 +83,7 @@ func (o ServeOptions) withDefaults(logf func(string, ...any)) ServeOptions {
 // an idle keep-alive connection is closed after 3 minutes, a reply to a
 // request whose body was not read (a 401, a 403) waits at most half a
 // second for the rest of the body before it closes the connection, and
-// at most o.MaxConns
-// connections are open at once. Nothing bounds how long an answer takes
+// at most o.MaxConns connections are open at once. Nothing bounds how long an answer takes
 // to write: calls answer as Server-Sent Events, for a minute or more.
 func (s *Server) Serve(ctx context.Context, ln net.Listener, o ServeOptions) error {
 	o = o.withDefaults(s.opts.Logf)
@@ -204,17 +203,18 @@ type connCap struct {
 	closeOnce     sync.Once
 	evictNewAfter time.Duration
 	open          *Gauge
-	logf          func(string, ...any)
+	// full says the limit was reached, at most once a minute: a flood
+	// reaches it at every connection.
+	full *rareLog
 
-	mu         sync.Mutex
-	conns      map[*capConn]struct{}
-	fullLogged time.Time // when the limit was last logged
+	mu    sync.Mutex
+	conns map[*capConn]struct{}
 }
 
 func newConnCap(o ServeOptions, open *Gauge, logf func(string, ...any)) *connCap {
 	return &connCap{
 		slots: make(chan struct{}, o.MaxConns), wake: make(chan struct{}, 1), done: make(chan struct{}),
-		evictNewAfter: o.evictNewAfter, open: open, logf: logf,
+		evictNewAfter: o.evictNewAfter, open: open, full: newRareLog(logf, time.Minute),
 		conns: map[*capConn]struct{}{},
 	}
 }
@@ -286,15 +286,7 @@ func (k *connCap) acquire() error {
 		return net.ErrClosed
 	default:
 	}
-	k.mu.Lock()
-	log := time.Since(k.fullLogged) >= time.Minute
-	if log {
-		k.fullLogged = time.Now()
-	}
-	k.mu.Unlock()
-	if log { // at most once a minute: a flood would reach it at every connection
-		k.logf("gateway: %d connections open, the most allowed: idle ones are closed to make room, new ones wait (serve --max-conns)", cap(k.slots))
-	}
+	k.full.printf("full", "gateway: %d connections open, the most allowed: idle ones are closed to make room, new ones wait (serve --max-conns)", cap(k.slots))
 	tick := time.NewTicker(k.evictNewAfter)
 	defer tick.Stop()
 	for {
