@@ -293,23 +293,34 @@ func (r *RedisStore) IncrUpTo(ctx context.Context, key string, limit int64, expi
 	return res[0], res[1] == 1, nil
 }
 
+// trimLua defines trim(lo, hi) for the scripts over a sorted set of
+// scored members (slots, rate events): it drops KEYS[1] when it is not a
+// sorted set (answering 1), removes the members scored at most lo (past)
+// and those scored after hi (no one of ours puts them there: answering
+// 2), and answers 0 otherwise.
+const trimLua = `
+local function trim(lo, hi)
+  local bad = 0
+  local ty = redis.call('TYPE', KEYS[1])['ok']
+  if ty ~= 'none' and ty ~= 'zset' then
+    redis.call('DEL', KEYS[1])
+    bad = 1
+  end
+  redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', lo)
+  if redis.call('ZREMRANGEBYSCORE', KEYS[1], string.format('(%.17g', hi), '+inf') > 0 then
+    bad = 2
+  end
+  return bad
+end`
+
 // Slot members score their expiry in server milliseconds. The answer is
 // {live slots, added, bad}: bad is 1 when the key was not a sorted set
 // (it is dropped), 2 when slots expired later than now + ttl (removed).
-var acquireSlotScript = redis.NewScript(`
+var acquireSlotScript = redis.NewScript(trimLua + `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local ttl = tonumber(ARGV[3])
-local bad = 0
-local ty = redis.call('TYPE', KEYS[1])['ok']
-if ty ~= 'none' and ty ~= 'zset' then
-  redis.call('DEL', KEYS[1])
-  bad = 1
-end
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-if redis.call('ZREMRANGEBYSCORE', KEYS[1], string.format('(%.17g', now + ttl), '+inf') > 0 then
-  bad = 2
-end
+local bad = trim(now, now + ttl)
 local n = redis.call('ZCARD', KEYS[1])
 if n >= tonumber(ARGV[2]) then
   return {n, 0, bad}
@@ -362,20 +373,11 @@ func (r *RedisStore) ReleaseSlot(ctx context.Context, key, id string) error {
 // unique member for this event. The answer is {taken, retry in µs (0 to
 // the window), bad}: bad is 1 when the key was not a sorted set (it is
 // dropped), 2 when events were scored after now (removed).
-var takeRateScript = redis.NewScript(`
+var takeRateScript = redis.NewScript(trimLua + `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local window = tonumber(ARGV[2])
-local bad = 0
-local ty = redis.call('TYPE', KEYS[1])['ok']
-if ty ~= 'none' and ty ~= 'zset' then
-  redis.call('DEL', KEYS[1])
-  bad = 1
-end
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
-if redis.call('ZREMRANGEBYSCORE', KEYS[1], string.format('(%.17g', now), '+inf') > 0 then
-  bad = 2
-end
+local bad = trim(now - window, now)
 local n = redis.call('ZCARD', KEYS[1])
 if n >= tonumber(ARGV[1]) then
   local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
