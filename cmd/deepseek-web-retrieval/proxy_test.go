@@ -79,7 +79,7 @@ func TestReadmeProxyExamples(t *testing.T) {
 			// Members' calls through the proxy reach the tools, on both replicas.
 			c := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, nil)
 			endpoint := fmt.Sprintf("https://%s:%d/mcp", publicHost, port)
-			cs, err := c.Connect(context.Background(), &sdk.StreamableClientTransport{Endpoint: endpoint, HTTPClient: &http.Client{Transport: withBearerOn{token, client}}, MaxRetries: -1}, nil)
+			cs, err := c.Connect(context.Background(), &sdk.StreamableClientTransport{Endpoint: endpoint, HTTPClient: &http.Client{Transport: withBearer{token, client}}, MaxRetries: -1}, nil)
 			require.NoError(t, err, "connecting through %s", pc.name)
 			defer cs.Close()
 			for i := range 4 {
@@ -368,18 +368,6 @@ func proxyClient(pool *x509.CertPool, port int) *http.Transport {
 		TLSClientConfig: &tls.Config{RootCAs: pool, ServerName: publicHost},
 		Proxy:           nil,
 	}
-}
-
-// withBearerOn sets the member's token on every request sent through base.
-type withBearerOn struct {
-	token string
-	base  http.RoundTripper
-}
-
-func (b withBearerOn) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+b.token)
-	return b.base.RoundTrip(r)
 }
 
 // postThrough sends an MCP initialize through the proxy at port with the Host header

@@ -16,12 +16,20 @@ import (
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/syncbuf"
 )
 
-type withBearer struct{ token string }
+// withBearer sets a member's token on every request sent through base
+// (nil: http.DefaultTransport).
+type withBearer struct {
+	token string
+	base  http.RoundTripper
+}
 
 func (b withBearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
 	r.Header.Set("Authorization", "Bearer "+b.token)
-	return http.DefaultTransport.RoundTrip(r)
+	if b.base == nil {
+		return http.DefaultTransport.RoundTrip(r)
+	}
+	return b.base.RoundTrip(r)
 }
 
 func TestServeFlags(t *testing.T) {
@@ -85,7 +93,7 @@ func TestServeEndToEnd(t *testing.T) {
 	endpoint := "http://" + addr.FindStringSubmatch(stderr.String())[1] + "/mcp"
 
 	c := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, nil)
-	cs, err := c.Connect(context.Background(), &sdk.StreamableClientTransport{Endpoint: endpoint, HTTPClient: &http.Client{Transport: withBearer{token}}, MaxRetries: -1}, nil)
+	cs, err := c.Connect(context.Background(), &sdk.StreamableClientTransport{Endpoint: endpoint, HTTPClient: &http.Client{Transport: withBearer{token: token}}, MaxRetries: -1}, nil)
 	require.NoError(t, err)
 	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "deepseek_fetch", Arguments: map[string]any{"url": "https://go.dev/"}})
 	require.NoError(t, err)
@@ -93,7 +101,7 @@ func TestServeEndToEnd(t *testing.T) {
 	require.Contains(t, res.Content[0].(*sdk.TextContent).Text, "the page")
 	_ = cs.Close()
 
-	_, err = c.Connect(context.Background(), &sdk.StreamableClientTransport{Endpoint: endpoint, HTTPClient: &http.Client{Transport: withBearer{token + "x"}}, MaxRetries: -1}, nil)
+	_, err = c.Connect(context.Background(), &sdk.StreamableClientTransport{Endpoint: endpoint, HTTPClient: &http.Client{Transport: withBearer{token: token + "x"}}, MaxRetries: -1}, nil)
 	require.Error(t, err)
 
 	cancel()
