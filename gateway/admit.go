@@ -212,11 +212,10 @@ func (h *heldBody) Close() error {
 // Retry-After and a JSON-RPC error with msg (its id is unknown: null).
 func (s *Server) refuse(w http.ResponseWriter, status int, msg string) {
 	s.metrics.Calls.Inc("", "busy")
-	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": nil, "error": map[string]any{"code": codeBusy, "message": msg}})
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Retry-After", "1")
 	w.WriteHeader(status)
-	_, _ = w.Write(append(b, '\n'))
+	_, _ = w.Write(rpcid.ErrorLine(nil, codeBusy, msg))
 }
 
 // bodyGate bounds the bytes of the request bodies a replica holds at once,

@@ -281,7 +281,7 @@ func TestGatewayAdmitsBeforeReading(t *testing.T) {
 	for range 4 {
 		a := next(t, answers)
 		require.Equal(t, http.StatusTooManyRequests, a.status)
-		require.Equal(t, `{"error":{"code":-32000,"message":"busy: alice already has 2 calls in flight, the most allowed; retry when one of them finishes"},"id":null,"jsonrpc":"2.0"}`, a.msg)
+		require.Equal(t, `{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"busy: alice already has 2 calls in flight, the most allowed; retry when one of them finishes"}}`, a.msg)
 	}
 	require.Eventually(t, func() bool {
 		held, _, _ := r.gw.BodyGate()
@@ -347,7 +347,7 @@ func TestGatewayBodyBudget(t *testing.T) {
 	}
 	a := next(t, answers)
 	require.Equal(t, http.StatusServiceUnavailable, a.status)
-	require.Equal(t, `{"error":{"code":-32000,"message":"busy: the gateway is at its limit of 1 MiB of requests at once; retry in a few seconds"},"id":null,"jsonrpc":"2.0"}`, a.msg)
+	require.Equal(t, `{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"busy: the gateway is at its limit of 1 MiB of requests at once; retry in a few seconds"}}`, a.msg)
 	for _, p := range posts {
 		p.finish()
 	}
