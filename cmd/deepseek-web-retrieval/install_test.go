@@ -87,7 +87,7 @@ func TestCLIExitCodes(t *testing.T) {
 		require.NoError(t, os.Remove(cfgDir))
 		code, stdout, stderr := runCLI("init", "--yes")
 		require.Equal(t, exitOK, code, stderr)
-		require.Equal(t, "deepseek-web-retrieval init: nothing to install into: --host auto: found none of OpenCode, Codex, Claude Code, Gemini CLI, Pi or Cursor on this machine (no program on PATH, no config directory).\nInstall one, then run init again, or name one with --host (opencode, opencode1, codex, claude, gemini, pi, cursor).\n", stdout)
+		require.Equal(t, "deepseek-web-retrieval init: nothing to install into: --host auto: found no coding agent this installer writes into on this machine (no program on PATH, no config directory).\nInstall one, then run init again, or name one with --host (opencode, opencode1, codex, claude, gemini, pi, cursor).\n", stdout)
 		_, err := os.Stat(cfgDir)
 		require.True(t, os.IsNotExist(err), "nothing written")
 	})

@@ -71,7 +71,7 @@ type Job struct {
 }
 
 // errNoHost is --host auto finding no coding agent at all.
-var errNoHost = errors.New("--host auto: found none of OpenCode, Codex, Claude Code, Gemini CLI, Pi or Cursor on this machine (no program on PATH, no config directory)")
+var errNoHost = errors.New("--host auto: found no coding agent this installer writes into on this machine (no program on PATH, no config directory)")
 
 // NoHost reports whether err is --host auto finding no host to install
 // into. init then has nothing to do, which is not a failure: make install

@@ -77,14 +77,15 @@ func doctor(ctx context.Context, req request, environ []string) check {
 		c.Problems = append(c.Problems, fmt.Sprintf("%s does not parse: %v", c.File, cur.err))
 		return c
 	}
-	entry, _ := lookup(cur.plain, ts[0].serverPath...).(map[string]any)
+	entry := ts[0].entryIn(cur.plain)
 	if entry == nil {
 		c.Lines = append(c.Lines, "no "+install.Name+" entry in "+c.File)
 		return c
 	}
 	c.Installed = true
 	c.Lines = append(c.Lines, "entry present in "+c.File)
-	cmd, _ := entry["command"].(string)
+	flat := flatEntry(rs.Host, entry)
+	cmd, _ := flat["command"].(string)
 	recPath := rs.recordPath(ts[0].path)
 	rec, _, err := readRecord(recPath, rs, ts)
 	if err != nil {
@@ -98,7 +99,7 @@ func doctor(ctx context.Context, req request, environ []string) check {
 	}
 	// The entry's own options: what init would write for them is compared
 	// with the entry below.
-	o := optionsFromArgs(stringList(entry["args"]))
+	o := optionsFromArgs(stringList(flat["args"]))
 	c.KeyEnv = o.APIKeyVar()
 	// A project's config may come with a clone: doctor starts its entry
 	// only when it is the one init wrote and recorded (the record lives in
@@ -198,9 +199,10 @@ func (c *check) probe(ctx context.Context, rs *resolved, entry map[string]any, e
 // form, as init --remote writes it) points at; ok is false for a command
 // entry. TokenEnv is empty when the entry sends no token by reference.
 func remoteOf(h Host, entry map[string]any) (gw install.Remote, ok bool) {
-	key := "url"
-	if h == Gemini {
-		key = "httpUrl"
+	entry = flatEntry(h, entry)
+	key := adapters[h].urlKey
+	if key == "" {
+		key = "url"
 	}
 	gw.URL, ok = entry[key].(string)
 	if !ok {

@@ -27,7 +27,7 @@ import (
 // so the server name has none.
 
 func init() {
-	adapters[Gemini] = adapter{label: `Gemini CLI (mcpServers in settings.json)`, targets: geminiTargets, traps: geminiTraps, detect: geminiDetect, launch: geminiLaunch, remote: true}
+	adapters[Gemini] = adapter{label: `Gemini CLI (mcpServers in settings.json)`, targets: geminiTargets, traps: geminiTraps, detect: geminiDetect, launch: geminiLaunch, remote: true, urlKey: "httpUrl"}
 }
 
 // geminiAlwaysAllowed, geminiNeverAllowed and geminiSecretName are Gemini

@@ -62,6 +62,7 @@ func hostLaunch(h Host, entry map[string]any, parent map[string]string, dir stri
 	if !ok {
 		return launchSpec{}, fmt.Errorf("unknown MCP host %q", h)
 	}
+	entry = flatEntry(h, entry)
 	command, _ := entry["command"].(string)
 	if command == "" {
 		return launchSpec{}, fmt.Errorf("the entry has no command (not a stdio server)")

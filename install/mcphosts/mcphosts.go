@@ -102,9 +102,28 @@ type adapter struct {
 	// remote is set for a host that connects to a streamable HTTP server
 	// (init --remote).
 	remote bool
+	// urlKey is the member of a remote entry holding the gateway's URL
+	// ("url" when empty).
+	urlKey string
+	// command turns the host's entry (its plain JSON or YAML value) into
+	// the flat form hostLaunch and doctor read: {command, args, env, cwd}
+	// for a server started as a command, {urlKey, headers} for a remote
+	// one; nil for a host whose entry has that form already.
+	command func(entry map[string]any) map[string]any
 }
 
 var adapters = map[Host]adapter{}
+
+// register adds a host: its adapter and the name messages give it. The
+// hosts registered this way follow the first five in the order of their
+// files' names (Go runs a package's init functions in that order).
+func register(h Host, name string, a adapter) {
+	adapters[h] = a
+	names[h] = name
+	if !slices.Contains(all, h) {
+		all = append(all, h)
+	}
+}
 
 // resolved is a request with its directories worked out.
 type resolved struct {
@@ -149,12 +168,12 @@ func resolve(req request) (*resolved, error) {
 
 // home returns a path under the home directory.
 func (r *resolved) home(parts ...string) string {
-	return filepath.Join(append([]string{r.Env.Home}, parts...)...)
+	return r.join(append([]string{r.Env.Home}, parts...)...)
 }
 
 // project returns a path under the project directory.
 func (r *resolved) project(parts ...string) string {
-	return filepath.Join(append([]string{r.root}, parts...)...)
+	return r.join(append([]string{r.root}, parts...)...)
 }
 
 func (r *resolved) global() bool { return r.Scope != install.ScopeProject }
@@ -316,6 +335,22 @@ func removeItems(m map[string]any, path []string, items []string) {
 	if len(sub) == 0 {
 		delete(m, path[0])
 	}
+}
+
+// entryIn returns our entry in the plain document v of the target's
+// file, nil when there is none.
+func (t target) entryIn(v any) map[string]any {
+	e, _ := lookup(v, t.serverPath...).(map[string]any)
+	return e
+}
+
+// flatEntry returns host h's entry in the flat {command, args, env, cwd}
+// form (see adapter.command).
+func flatEntry(h Host, entry map[string]any) map[string]any {
+	if f := adapters[h].command; f != nil && entry != nil {
+		return f(entry)
+	}
+	return entry
 }
 
 // lookup returns the plain value at path.
