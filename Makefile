@@ -99,11 +99,15 @@ test-e2e: js-deps
 
 # Real MCP hosts (Codex, Claude Code, Gemini CLI, Pi) on loopback mocks: tests/hosts/README.md.
 # every-host.test.js also runs OpenCode 1.18.33 from tests/js (js-deps).
-# npm ci only when the lockfile changed (node_modules/.package-lock.json is npm's own stamp).
+# Installed only when the lockfile changed (node_modules/.package-lock.json is npm's own stamp).
+# `npm install --no-save`, not `npm ci`: Cline, Kilo and Qwen Code's clipboard list one optional
+# package per platform and the registry serves only this one's, so the lockfile cannot name the
+# others and `npm ci` refuses it as out of sync. --no-save installs what the lockfile pins and rewrites
+# neither file.
 hosts-deps: $(HOSTSDIR)/node_modules/.package-lock.json
 
 $(HOSTSDIR)/node_modules/.package-lock.json: $(HOSTSDIR)/package.json $(HOSTSDIR)/package-lock.json
-	cd $(HOSTSDIR) && npm ci --no-audit --no-fund
+	cd $(HOSTSDIR) && npm install --no-save --no-audit --no-fund
 
 test-hosts: cli hosts-deps js-deps
 	cd $(HOSTSDIR) && DWR_BIN=$(abspath $(CLI)) node --test --test-concurrency=1
