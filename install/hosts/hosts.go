@@ -106,15 +106,24 @@ func Init(req install.Request, name string, note func(string)) ([]Job, error) {
 	var jobs []Job
 	for _, h := range found {
 		target := h
-		if req.Remote != nil {
+		why := ""
+		switch l, _ := h.(limited); {
+		case req.Scope == install.ScopeProject && l != nil && l.NoProject() != "":
+			why = h.Name() + " cannot be installed into a project (--scope project): " + l.NoProject()
+		case req.Remote != nil:
 			if target = gatewayOf(h); target == nil {
-				why := h.Name() + " cannot connect to a team gateway (--remote): it starts MCP servers only as commands"
-				if name != "auto" {
-					return nil, errors.New(why)
+				why = h.Name() + " cannot connect to a team gateway (--remote): it starts MCP servers only as commands"
+				if l != nil && l.NoRemote() != "" {
+					why = h.Name() + " cannot connect to a team gateway (--remote): " + l.NoRemote()
 				}
-				note("--host auto: left out " + why)
-				continue
 			}
+		}
+		if why != "" {
+			if name != "auto" {
+				return nil, errors.New(why)
+			}
+			note("--host auto: left out " + why)
+			continue
 		}
 		jobs = append(jobs, initJob(h.Name(), target, req))
 	}
@@ -122,6 +131,14 @@ func Init(req install.Request, name string, note func(string)) ([]Job, error) {
 		return nil, errNoHost
 	}
 	return jobs, nil
+}
+
+// limited is a host that says what it cannot do, for the sentences that
+// leave it out: why it cannot connect to a gateway, why it has no
+// project scope ("" for what it can do).
+type limited interface {
+	NoRemote() string
+	NoProject() string
 }
 
 // Uninstall returns the jobs of an uninstall: with auto every host, so

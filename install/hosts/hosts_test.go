@@ -29,12 +29,12 @@ func names(jobs []Job) []string {
 }
 
 func TestNames(t *testing.T) {
-	require.Equal(t, []string{"opencode", "opencode1", "codex", "claude", "gemini", "pi", "cursor"}, Names())
+	require.Equal(t, []string{"opencode", "opencode1", "codex", "claude", "gemini", "pi", "cursor", "amp", "junie", "kiro", "windsurf", "zed"}, Names())
 	for _, ok := range []string{"auto", "opencode", "opencode2", "opencode1", "codex", "cursor"} {
 		require.NoError(t, CheckName(ok), ok)
 	}
-	require.EqualError(t, CheckName("vim"), `unknown host "vim" (want one of opencode, opencode1, codex, claude, gemini, pi, cursor, auto)`)
-	require.EqualError(t, CheckName("opencode (gateway)"), `unknown host "opencode (gateway)" (want one of opencode, opencode1, codex, claude, gemini, pi, cursor, auto)`)
+	require.EqualError(t, CheckName("vim"), `unknown host "vim" (want one of opencode, opencode1, codex, claude, gemini, pi, cursor, amp, junie, kiro, windsurf, zed, auto)`)
+	require.EqualError(t, CheckName("opencode (gateway)"), `unknown host "opencode (gateway)" (want one of opencode, opencode1, codex, claude, gemini, pi, cursor, amp, junie, kiro, windsurf, zed, auto)`)
 }
 
 func TestInit(t *testing.T) {
@@ -44,10 +44,12 @@ func TestInit(t *testing.T) {
 		dirs   []string // made under the home: the hosts found
 		host   string
 		remote bool
-		jobs   []string
-		notes  []string
-		err    string
-		noHost bool
+		// project: --scope project.
+		project bool
+		jobs    []string
+		notes   []string
+		err     string
+		noHost  bool
 	}{
 		{name: "auto finds nothing", host: "auto", noHost: true},
 		{name: "auto finds codex and pi", dirs: []string{".codex", ".pi/agent"}, host: "auto", jobs: []string{"codex", "pi"}},
@@ -56,6 +58,13 @@ func TestInit(t *testing.T) {
 		{name: "auto with --remote and only pi", dirs: []string{".pi/agent"}, host: "auto", remote: true, noHost: true,
 			notes: []string{"--host auto: left out pi cannot connect to a team gateway (--remote): it starts MCP servers only as commands"}},
 		{name: "named pi with --remote", host: "pi", remote: true, err: "pi cannot connect to a team gateway (--remote): it starts MCP servers only as commands"},
+		{name: "auto with --remote leaves zed out, saying why", dirs: []string{".config/zed", ".codeium/windsurf"}, host: "auto", remote: true, jobs: []string{"windsurf"},
+			notes: []string{"--host auto: left out zed cannot connect to a team gateway (--remote): Zed sends a remote server's headers exactly as written (it expands no variable in settings.json), so the gateway token would have to be written into the file; run init without --remote to start the server as a command"}},
+		{name: "named zed with --remote", host: "zed", remote: true, err: "zed cannot connect to a team gateway (--remote): Zed sends a remote server's headers exactly as written (it expands no variable in settings.json), so the gateway token would have to be written into the file; run init without --remote to start the server as a command"},
+		{name: "auto in a project leaves windsurf out", dirs: []string{".codeium/windsurf", ".kiro"}, host: "auto", project: true, jobs: []string{"kiro"},
+			notes: []string{"--host auto: left out windsurf cannot be installed into a project (--scope project): Windsurf reads MCP servers only from ~/.codeium/windsurf/mcp_config.json (it documents no project file); run init without --scope project"}},
+		{name: "named windsurf in a project", host: "windsurf", project: true, err: "windsurf cannot be installed into a project (--scope project): Windsurf reads MCP servers only from ~/.codeium/windsurf/mcp_config.json (it documents no project file); run init without --scope project"},
+		{name: "named windsurf, global", host: "windsurf", jobs: []string{"windsurf"}},
 		{name: "named, not on this machine", host: "gemini", jobs: []string{"gemini"}},
 		{name: "opencode2 is opencode", host: "opencode2", jobs: []string{"opencode"}},
 		{name: "opencode1 with --remote: its gateway entry", host: "opencode1", remote: true, jobs: []string{"opencode1"}},
@@ -67,6 +76,9 @@ func TestInit(t *testing.T) {
 			}
 			if tc.remote {
 				req.Remote = remote
+			}
+			if tc.project {
+				req.Scope = install.ScopeProject
 			}
 			var notes []string
 			jobs, err := Init(req, tc.host, func(n string) { notes = append(notes, n) })
@@ -115,7 +127,7 @@ func TestPluginAgainstGateway(t *testing.T) {
 	p, err = un[0].Plan()
 	require.NoError(t, err)
 	require.False(t, p.Empty())
-	require.Equal(t, []string{"opencode", "opencode (gateway)", "codex", "claude", "gemini", "pi", "cursor"}, names(Uninstall(req, "auto")))
+	require.Equal(t, []string{"opencode", "opencode (gateway)", "codex", "claude", "gemini", "pi", "cursor", "amp", "junie", "kiro", "windsurf", "zed"}, names(Uninstall(req, "auto")))
 	require.Equal(t, []string{"opencode2"}, names(Uninstall(request(t), "opencode2")))
 }
 
@@ -131,7 +143,7 @@ func TestDoctor(t *testing.T) {
 		titles = append(titles, c.Title)
 	}
 	require.Equal(t, []string{"OpenCode (global: " + filepath.Join(req.Env.Home, ".config", "opencode") + ")"}, titles)
-	require.Equal(t, []string{"codex", "claude", "gemini", "pi", "cursor"}, absent)
+	require.Equal(t, []string{"codex", "claude", "gemini", "pi", "cursor", "amp", "junie", "kiro", "windsurf", "zed"}, absent)
 }
 
 func TestGatewayAgainstPlugin(t *testing.T) {

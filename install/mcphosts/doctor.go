@@ -137,7 +137,7 @@ func (c *check) probe(ctx context.Context, rs *resolved, entry map[string]any, e
 	if rs.global() {
 		dir = rs.Env.WorkDir
 	}
-	l, err := hostLaunch(rs.Host, entry, parent, dir)
+	l, err := launchFor(rs.Host, rs, entry, parent, dir)
 	if err != nil {
 		c.Problems = append(c.Problems, "does not connect: "+err.Error())
 		return
@@ -158,6 +158,8 @@ func (c *check) probe(ctx context.Context, rs *resolved, entry map[string]any, e
 	}
 	v, _ := l.lookup(key)
 	switch {
+	case v != "" && install.IsEnvReference(v) && parent[key] != "":
+		c.Traps = append(c.Traps, fmt.Sprintf("%s reaches the server as the literal text %q although it is set in this shell: %s does not expand the reference (see above why); every search and fetch fails until it does", key, v, name))
 	case v != "" && install.IsEnvReference(v):
 		c.Traps = append(c.Traps, fmt.Sprintf("%s reaches the server as the literal text %q: %s is not set in this shell, and %s passes the reference as written; every search and fetch fails until you export it", key, v, key, name))
 	case v != "":

@@ -9,7 +9,8 @@ import (
 )
 
 // Hosts returns the MCP hosts (Codex, Claude Code, Gemini CLI, Pi,
-// Cursor) as install.Host values, in the order plans are made and shown.
+// Cursor, then the hosts register adds) as install.Host values, in the
+// order plans are made and shown.
 func Hosts() []install.Host {
 	out := make([]install.Host, len(all))
 	for i, h := range all {
@@ -39,6 +40,18 @@ func (m mcpHost) Name() string {
 
 // Remote reports whether the host can connect to a team gateway.
 func (m mcpHost) Remote() bool { return adapters[m.h].remote }
+
+// NoRemote says why the host cannot connect to a team gateway ("" when
+// it can).
+func (m mcpHost) NoRemote() string {
+	if adapters[m.h].remote {
+		return ""
+	}
+	return noRemoteReason(m.h)
+}
+
+// NoProject says why the host has no project scope ("" when it has one).
+func (m mcpHost) NoProject() string { return adapters[m.h].noProject }
 
 func (m mcpHost) Detect(r install.Request) (install.Host, string, error) {
 	if m.h == OpenCode || !detect(m.h, r.Env) {
@@ -71,6 +84,9 @@ func (m mcpHost) Doctor(ctx context.Context, r install.Request) []install.Check 
 	detected := m.h != OpenCode && detect(m.h, r.Env)
 	var out []install.Check
 	for _, sc := range []install.Scope{install.ScopeGlobal, install.ScopeProject} {
+		if sc == install.ScopeProject && adapters[m.h].noProject != "" {
+			continue
+		}
 		req := m.req(r)
 		req.Scope = sc
 		if sc == install.ScopeProject {

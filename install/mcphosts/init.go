@@ -26,8 +26,10 @@ func planInit(req request) (*install.Plan, error) {
 		return nil, err
 	}
 	switch {
+	case !rs.global() && adapters[req.Host].noProject != "":
+		return nil, fmt.Errorf("%s cannot be installed into a project (--scope project): %s", adapters[req.Host].label, adapters[req.Host].noProject)
 	case req.Remote != nil && !adapters[req.Host].remote:
-		return nil, fmt.Errorf("%s cannot connect to a team gateway (--remote): it starts MCP servers only as commands", adapters[req.Host].label)
+		return nil, fmt.Errorf("%s cannot connect to a team gateway (--remote): %s", adapters[req.Host].label, noRemoteReason(req.Host))
 	case req.Remote != nil:
 		if err := install.RemoteOptions(req.Options); err != nil {
 			return nil, err
@@ -112,6 +114,14 @@ func planInit(req request) (*install.Plan, error) {
 		p.Notes = append(p.Notes, "the install record goes to "+recPath+" (outside the project, mode 0600); uninstall needs it")
 	}
 	return p, nil
+}
+
+// noRemoteReason says why host h cannot connect to a team gateway.
+func noRemoteReason(h Host) string {
+	if why := adapters[h].noRemote; why != "" {
+		return why
+	}
+	return "it starts MCP servers only as commands"
 }
 
 // editInit computes one file's new content and its record: the entry and

@@ -40,6 +40,20 @@ func expand(re *regexp.Regexp, s string, value func(m []string) string) string {
 	return re.ReplaceAllStringFunc(s, func(match string) string { return value(re.FindStringSubmatch(match)) })
 }
 
+// braceVar is ${VAR} alone (Kiro's and Amp's syntax).
+var braceVar = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
+
+// expandSet expands each ${VAR} in s set in env, leaving the others as
+// written.
+func expandSet(s string, env map[string]string) string {
+	return expand(braceVar, s, func(m []string) string {
+		if v, ok := env[m[1]]; ok {
+			return v
+		}
+		return m[0]
+	})
+}
+
 // launching is one launch being worked out by a host's launch function:
 // the entry as written, the environment the host is started from, and what
 // the server gets.
@@ -51,6 +65,9 @@ type launching struct {
 	args    []string          // its arguments, as the host will pass them
 	env     map[string]string // the server's environment
 	launch  *launchSpec       // Notes collects what cannot be reproduced
+	// rs is the request doctor checks (nil outside doctor): a host whose
+	// launch depends on other files of the user's reads them through it.
+	rs *resolved
 }
 
 // hostLaunch works out how host h starts entry (the plain JSON or TOML
@@ -58,6 +75,11 @@ type launching struct {
 // doctor runs in, standing for the one the host is started from) in the
 // directory dir. Each host's rules are in its launch function, cited there.
 func hostLaunch(h Host, entry map[string]any, parent map[string]string, dir string) (launchSpec, error) {
+	return launchFor(h, nil, entry, parent, dir)
+}
+
+// launchFor is hostLaunch for doctor's request rs (nil for none).
+func launchFor(h Host, rs *resolved, entry map[string]any, parent map[string]string, dir string) (launchSpec, error) {
 	a, ok := adapters[h]
 	if !ok {
 		return launchSpec{}, fmt.Errorf("unknown MCP host %q", h)
@@ -68,7 +90,7 @@ func hostLaunch(h Host, entry map[string]any, parent map[string]string, dir stri
 		return launchSpec{}, fmt.Errorf("the entry has no command (not a stdio server)")
 	}
 	l := launchSpec{Dir: dir}
-	c := launching{entry: entry, parent: parent, envCfg: map[string]string{}, command: command, args: stringList(entry["args"]), env: map[string]string{}, launch: &l}
+	c := launching{entry: entry, parent: parent, envCfg: map[string]string{}, command: command, args: stringList(entry["args"]), env: map[string]string{}, launch: &l, rs: rs}
 	if m, ok := entry["env"].(map[string]any); ok {
 		for k, v := range m {
 			if s, ok := v.(string); ok {

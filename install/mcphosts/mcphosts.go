@@ -1,9 +1,9 @@
 // Package mcphosts installs the deepseek-web-retrieval MCP server into the
 // MCP hosts people use: Codex, Claude Code, Gemini CLI, Pi (through
-// pi-mcp-adapter) and Cursor. Each host is a small adapter (codex.go,
-// claude.go, …) saying which files it owns and what goes in them; the plan,
-// the edit, the record and the exact uninstall are shared (this file and
-// package install). [Hosts] and [Gateway] (OpenCode's gateway entry, init
+// pi-mcp-adapter), Cursor, Amp, Junie, Kiro, Windsurf and Zed. Each host
+// is a small adapter (codex.go, claude.go, …) saying which files it owns
+// and what goes in them; the plan, the edit, the record and the exact
+// uninstall are shared (this file and package install). [Hosts] and [Gateway] (OpenCode's gateway entry, init
 // --remote) are the install.Host values the registry, install/hosts, lists.
 //
 // The server entry is named deepseek-web-retrieval in every host (no "_",
@@ -105,6 +105,14 @@ type adapter struct {
 	// urlKey is the member of a remote entry holding the gateway's URL
 	// ("url" when empty).
 	urlKey string
+	// noRemote says why a host that is not remote cannot connect to a
+	// gateway, when the generic reason (it starts MCP servers only as
+	// commands) is not the true one.
+	noRemote string
+	// noProject, set for a host with no project-scope config, says why:
+	// init refuses --scope project with it, uninstall and doctor have
+	// nothing to do there.
+	noProject string
 	// command turns the host's entry (its plain JSON or YAML value) into
 	// the flat form hostLaunch and doctor read: {command, args, env, cwd}
 	// for a server started as a command, {urlKey, headers} for a remote
@@ -155,7 +163,7 @@ func resolve(req request) (*resolved, error) {
 		if d == "" {
 			return nil, errors.New("no project directory: pass --dir")
 		}
-		if !filepath.IsAbs(d) {
+		if !filepath.IsAbs(d) && !(req.Env.GOOS == "windows" && isWindowsAbs(d)) {
 			d = filepath.Join(req.Env.WorkDir, d)
 		}
 		r.root = filepath.Clean(d)

@@ -114,6 +114,8 @@ func seeds(f *fixture, h Host, scope install.Scope) {
 		if scope == install.ScopeGlobal {
 			f.write(filepath.Join(home, ".cursor", "mcp.json"), "{\n\t\"mcpServers\": {\n\t\t\"tavily\": {\"url\": \"https://mcp.tavily.com/mcp\", \"headers\": {\"Authorization\": \"Bearer tvly-0123456789abcdefABCDEF\"}}\n\t}\n}\n")
 		}
+	default:
+		editorSeeds(f, h, scope)
 	}
 }
 
@@ -126,6 +128,10 @@ func TestPlanGolden(t *testing.T) {
 		t.Run(string(h), func(t *testing.T) {
 			var out strings.Builder
 			for _, scope := range []install.Scope{install.ScopeGlobal, install.ScopeProject} {
+				if scope == install.ScopeProject && adapters[h].noProject != "" {
+					// No project file: refused (see TestNoProjectScope).
+					continue
+				}
 				for _, tier := range []string{"off", "optional", "preferred", "forced"} {
 					f := newFixture(t)
 					seeds(f, h, scope)

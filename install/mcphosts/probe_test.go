@@ -183,6 +183,10 @@ func TestHostLaunchEnv(t *testing.T) {
 	require.EqualError(t, err, "the entry has no command (not a stdio server)")
 }
 
+// literalWhenUnset lists the hosts whose ${VAR} syntax has no default: an
+// unset variable reaches the server as the reference's text.
+var literalWhenUnset = map[Host]bool{Kiro: true, Amp: true}
+
 // TestDoctorConnects installs each host's entry (pointing at this test
 // binary, which serves our real server) and checks doctor starts it as
 // the host would and lists two tools, with the key reaching it and never
@@ -190,6 +194,9 @@ func TestHostLaunchEnv(t *testing.T) {
 func TestDoctorConnects(t *testing.T) {
 	for _, h := range all {
 		for _, scope := range []install.Scope{install.ScopeGlobal, install.ScopeProject} {
+			if scope == install.ScopeProject && adapters[h].noProject != "" {
+				continue
+			}
 			t.Run(string(h)+"/"+string(scope), func(t *testing.T) {
 				f := newFixture(t)
 				req := f.req(h, scope, install.Options{})
@@ -209,6 +216,10 @@ func TestDoctorConnects(t *testing.T) {
 				c = doctor(context.Background(), request{install.Request{Env: f.env, Scope: scope}, h}, environ[:2])
 				require.Empty(t, c.Problems)
 				require.Contains(t, c.Lines, "connected, 2 tools (deepseek_fetch, deepseek_search)")
+				if literalWhenUnset[h] {
+					require.Contains(t, c.Traps, "DEEPSEEK_API_KEY reaches the server as the literal text \"${DEEPSEEK_API_KEY}\": DEEPSEEK_API_KEY is not set in this shell, and "+names[h]+" passes the reference as written; every search and fetch fails until you export it")
+					return
+				}
 				require.Contains(t, c.Traps, "DEEPSEEK_API_KEY is not set in this shell, so "+names[h]+" starts the server without a key: it lists its tools, but every search and fetch fails until you export it")
 			})
 		}

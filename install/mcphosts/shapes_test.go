@@ -162,6 +162,9 @@ type corpusCase struct {
 	v      variant
 	server shape // the server's file
 	other  shape // Claude's settings.json (text "\x00": absent)
+	// strict: the host reads its file as strict JSON, so what init writes
+	// must parse with encoding/json alone (after the byte order mark).
+	strict bool
 }
 
 // runCase runs one case in f (left as it found it) and reports whether
@@ -222,6 +225,9 @@ func runCase(t *testing.T, f *fixture, c corpusCase) bool {
 		orig := []byte(before[rel(f, tg.path)])
 		got, err := os.ReadFile(tg.path)
 		require.NoError(t, err, name)
+		if c.strict {
+			require.Equal(t, want(readJSON(t, orig), tg), readStrictJSON(t, got), "%s: file %d as strict JSON", name, i)
+		}
 		require.Equal(t, want(readJSON(t, orig), tg), readJSON(t, got), "%s: file %d as data", name, i)
 		require.Equal(t, bytes.HasPrefix(orig, []byte("\ufeff")), bytes.HasPrefix(got, []byte("\ufeff")), "%s: the BOM is kept", name)
 		checkStyle(t, c.v, string(orig), string(got), name)

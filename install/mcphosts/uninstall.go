@@ -27,6 +27,10 @@ func planUninstall(req request) (*install.Plan, error) {
 	a := adapters[req.Host]
 	ts := a.targets(rs)
 	p := rs.newPlan("uninstall", ts)
+	if !rs.global() && a.noProject != "" {
+		p.UpToDate = fmt.Sprintf("Nothing to uninstall: %s has no project scope.", a.label)
+		return p, nil
+	}
 	recPath := rs.recordPath(ts[0].path)
 	manual := []string{fmt.Sprintf("remove the %q entry from %s", strings.Join(ts[0].serverPath, "."), ts[0].path)}
 	for _, t := range ts[1:] {
