@@ -28,12 +28,14 @@ import (
 //     JWT), credentials in a URL, or a long high-entropy token.
 //
 // References to variables (${VAR}, $VAR, {env:VAR}, ${env:VAR}, $env:VAR)
-// are not credentials.
+// are not credentials, nor are VS Code's input variables (${input:ID}, a
+// value VS Code asks for and keeps in its secret storage).
 
 var (
 	secretName    = regexp.MustCompile(`(?i)(key|token|secret|passw|auth|credential|private|cookie)`)
 	notSecretName = regexp.MustCompile(`(?i)(env|_?vars?|_?name|keys|keybindings?|keymap)$`)
 	secretParents = map[string]bool{"env": true, "environment": true, "headers": true, "http_headers": true, "env_http_headers": true}
+	inputRef      = regexp.MustCompile(`^\$\{input:[^}\s]+\}$`)
 	envReference  = regexp.MustCompile(`^(\$\{(env:)?[A-Za-z_][A-Za-z0-9_]*(:-[^}]*)?\}|\$[A-Za-z_][A-Za-z0-9_]*|\{env:[A-Za-z_][A-Za-z0-9_]*\}|\$env:[A-Za-z_][A-Za-z0-9_]*)$`)
 	secretShape   = regexp.MustCompile(`(^|[^A-Za-z0-9])(sk-[A-Za-z0-9_-]{8,}|sk_(live|test)_[A-Za-z0-9]{8,}|(ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{16,}|github_pat_[A-Za-z0-9_]{16,}|glpat-[A-Za-z0-9_-]{16,}|xox[abprs]-[A-Za-z0-9-]{10,}|(AKIA|ASIA)[A-Z0-9]{12,}|AIza[A-Za-z0-9_-]{20,}|hf_[A-Za-z0-9]{16,}|npm_[A-Za-z0-9]{20,}|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*)`)
 	bearer        = regexp.MustCompile(`(?i)^(bearer|basic|token)\s+\S{8,}`)
@@ -55,7 +57,7 @@ func isReference(s string) bool {
 	if m := authReference.FindStringSubmatch(s); m != nil {
 		s = m[2]
 	}
-	return IsEnvReference(s)
+	return IsEnvReference(s) || inputRef.MatchString(s)
 }
 
 // LooksSecretName reports whether a member (or query parameter) of this

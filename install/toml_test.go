@@ -50,7 +50,8 @@ func TestSecrets(t *testing.T) {
   "theme": "dark-theme-with-a-long-name",
   "apiKeyEnv": "DEEPSEEK_API_KEY",
   "mcp": {"gh": {"environment": {"GITHUB_TOKEN": "ghp_0123456789abcdefghijABCDEF0123"}, "headers": {"X-API-Key": "plain-words-value"}}},
-  "env": {"REF": "${GITHUB_TOKEN}", "REF2": "{env:X}"},
+  "env": {"REF": "${GITHUB_TOKEN}", "REF2": "{env:X}", "REF3": "${input:gh-token}"},
+  "headers": {"Authorization": "Bearer ${input:api-token}"},
   "password": "hunter22",
   "args": ["--token", "sk-abcdef0123456789"],
   "url": "https://user:pw@example.com/x",
@@ -66,7 +67,7 @@ func TestSecrets(t *testing.T) {
 	for _, want := range []string{"ghp_0123456789abcdefghijABCDEF0123", "plain-words-value", "hunter22", "sk-abcdef0123456789", "https://user:pw@example.com/x", "Zx81Qp0LmN4tR7vW2yB5kC9dF3gH6jK1"} {
 		require.True(t, got[want], want)
 	}
-	for _, not := range []string{"dark-theme-with-a-long-name", "DEEPSEEK_API_KEY", "${GITHUB_TOKEN}", "{env:X}", "/usr/local/lib/node_modules/some-package-name-1234", "anthropic/claude-sonnet-4-5-20250929", "my-project-name-2024-01-15-final-v2"} {
+	for _, not := range []string{"dark-theme-with-a-long-name", "DEEPSEEK_API_KEY", "${GITHUB_TOKEN}", "{env:X}", "${input:gh-token}", "Bearer ${input:api-token}", "/usr/local/lib/node_modules/some-package-name-1234", "anthropic/claude-sonnet-4-5-20250929", "my-project-name-2024-01-15-final-v2"} {
 		require.False(t, got[not], not)
 	}
 	masked := string(Mask([]byte(cfg), Secrets("x.json", []byte(cfg))))

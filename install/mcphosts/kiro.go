@@ -65,7 +65,7 @@ func kiroTargets(r *resolved) []target {
 func kiroSettingsFiles(env install.Env) []string {
 	return []string{
 		osJoin(env.GOOS, env.Home, ".kiro", "settings", "cli.json"),
-		osJoin(env.GOOS, vscodeUser(env, vscodeBuild{"Kiro", "Kiro"}), "settings.json"),
+		osJoin(env.GOOS, vscodeUser(env, vscodeBuild{"Kiro", "Kiro", "kiro"}), "settings.json"),
 	}
 }
 

@@ -114,6 +114,22 @@ func seeds(f *fixture, h Host, scope install.Scope) {
 		if scope == install.ScopeGlobal {
 			f.write(filepath.Join(home, ".cursor", "mcp.json"), "{\n\t\"mcpServers\": {\n\t\t\"tavily\": {\"url\": \"https://mcp.tavily.com/mcp\", \"headers\": {\"Authorization\": \"Bearer tvly-0123456789abcdefABCDEF\"}}\n\t}\n}\n")
 		}
+	case VSCode:
+		// Two builds: stable with its mcp.json (JSONC, inputs, another
+		// server), Insiders with none yet.
+		if scope == install.ScopeProject {
+			f.write(filepath.Join(proj, ".vscode", "mcp.json"), "{\n\t\"servers\": {\n\t\t// docs\n\t\t\"context7\": {\n\t\t\t\"type\": \"http\",\n\t\t\t\"url\": \"https://mcp.context7.com/mcp\"\n\t\t},\n\t}\n}\n")
+		} else {
+			f.write(filepath.Join(home, ".config", "Code", "User", "mcp.json"), "{\n\t\"inputs\": [\n\t\t{\n\t\t\t\"type\": \"promptString\",\n\t\t\t\"id\": \"perplexity-key\",\n\t\t\t\"description\": \"Perplexity API Key\",\n\t\t\t\"password\": true\n\t\t}\n\t],\n\t\"servers\": {\n\t\t\"perplexity\": {\n\t\t\t\"type\": \"stdio\",\n\t\t\t\"command\": \"npx\",\n\t\t\t\"args\": [\"-y\", \"server-perplexity-ask\"],\n\t\t\t\"env\": {\"PERPLEXITY_API_KEY\": \"${input:perplexity-key}\"}\n\t\t}\n\t}\n}\n")
+			f.write(filepath.Join(home, ".config", "Code - Insiders", "User", "settings.json"), "{\n\t\"chat.mcp.access\": \"all\"\n}\n")
+		}
+	case Roo:
+		// The file as Roo Code writes it, with another server's literal key.
+		if scope == install.ScopeProject {
+			f.write(filepath.Join(proj, ".roo", "mcp.json"), "{\n  \"mcpServers\": {\n    \"filesystem\": {\n      \"command\": \"npx\",\n      \"args\": [\"-y\", \"@modelcontextprotocol/server-filesystem\", \".\"]\n    }\n  }\n}\n")
+		} else {
+			f.write(filepath.Join(home, ".config", "Code", "User", "globalStorage", "rooveterinaryinc.roo-cline", "settings", "mcp_settings.json"), "{\n  \"mcpServers\": {\n    \"tavily\": {\n      \"command\": \"npx\",\n      \"args\": [\n        \"-y\",\n        \"tavily-mcp\"\n      ],\n      \"env\": {\n        \"TAVILY_API_KEY\": \"tvly-0123456789abcdefABCDEF\"\n      },\n      \"alwaysAllow\": [],\n      \"disabled\": false\n    }\n  }\n}")
+		}
 	default:
 		editorSeeds(f, h, scope)
 	}

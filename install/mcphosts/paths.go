@@ -60,9 +60,9 @@ func xdgConfig(env install.Env) string {
 // appData is the per-user application data directory of an Electron or
 // desktop application: %APPDATA% (else ~\AppData\Roaming) on Windows,
 // ~/Library/Application Support on macOS, $XDG_CONFIG_HOME (else
-// ~/.config) elsewhere. VS Code's user data directory is
-// appData/<product name> (microsoft/vscode
-// src/vs/platform/environment/node/userDataPath.ts).
+// ~/.config) elsewhere: the platform rule of microsoft/vscode
+// src/vs/platform/environment/node/userDataPath.ts (doGetUserDataPath,
+// step 4), which Electron editors made from VS Code share.
 func appData(env install.Env) string {
 	switch env.GOOS {
 	case "windows":
@@ -74,23 +74,37 @@ func appData(env install.Env) string {
 }
 
 // vscodeBuild is one build of VS Code (or of an editor made from it) whose
-// user data directory holds extensions' globalStorage.
+// user data directory holds the profile's mcp.json and extensions'
+// globalStorage.
 type vscodeBuild struct {
-	Name string // as messages name it: "VS Code Insiders"
-	Dir  string // the product's directory under appData: "Code - Insiders"
+	Name    string // as messages name it: "VS Code Insiders"
+	Dir     string // the product's directory under appData: "Code - Insiders"
+	Program string // its command-line launcher: "code-insiders"
 }
 
-// vscodeBuilds lists the VS Code builds, stable first: the product
-// directory names are each build's product.json "dataFolderName"'s
-// user-data counterpart ("nameShort"): Code, Code - Insiders, VSCodium.
+// vscodeBuilds lists the VS Code builds, stable first. A build's user data
+// directory is named after its product.json "nameShort" (microsoft/vscode
+// src/main.ts: getUserDataPath(args, product.nameShort)): "Code" and
+// "Code - Insiders" for Microsoft's builds (their product.json is not
+// public: the names are the ones code.visualstudio.com/docs/configure/
+// settings gives for the user settings file, and the standard Insiders
+// layout [3p]); "VSCodium" and "VSCodium - Insiders" for VSCodium
+// (VSCodium/vscodium prepare_vscode.sh at a6a4322e sets nameShort and
+// applicationName "codium" / "codium-insiders").
 var vscodeBuilds = []vscodeBuild{
-	{"VS Code", "Code"},
-	{"VS Code Insiders", "Code - Insiders"},
-	{"VSCodium", "VSCodium"},
+	{"VS Code", "Code", "code"},
+	{"VS Code Insiders", "Code - Insiders", "code-insiders"},
+	{"VSCodium", "VSCodium", "codium"},
+	{"VSCodium Insiders", "VSCodium - Insiders", "codium-insiders"},
 }
 
 // vscodeUser returns the User directory of a VS Code build: the profile
 // folder of the default profile (mcp.json, settings.json, globalStorage/).
+// userDataPath.ts: $VSCODE_APPDATA/<nameShort> when that variable is set
+// (on every system), else appData/<nameShort>; the user data directory's
+// "User" folder is the default profile (userDataProfile.ts:
+// userRoamingDataHome). Not followed: --user-data-dir and portable mode
+// (VSCODE_PORTABLE, set by the editor itself), which no shell shows.
 func vscodeUser(env install.Env, b vscodeBuild) string {
-	return osJoin(env.GOOS, appData(env), b.Dir, "User")
+	return osJoin(env.GOOS, envDir(env, "VSCODE_APPDATA", appData(env)), b.Dir, "User")
 }
