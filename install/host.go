@@ -118,6 +118,13 @@ type Request struct {
 	Package string
 	// Version is this installer's version, kept in the records.
 	Version string
+	// Run names (by --host value) every host whose plan is made in the
+	// same run as this one (this host included), as the registry sets it.
+	// Hosts that read one file with one entry (a project's .mcp.json is
+	// Claude Code's and Copilot CLI's) plan the same change to it when
+	// both are in the run; a host not in the run keeps its part, and
+	// its record, as they are.
+	Run []string
 }
 
 // Check is one section of doctor's report: what it found for one host in

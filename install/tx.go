@@ -1,6 +1,7 @@
 package install
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -118,15 +119,18 @@ func parseKind(s string) Kind {
 // compose turns the plans into one list of changes: a directory created
 // by an earlier plan (or already there) is not created again, directories
 // to remove when empty go last (deepest first, once each), and two plans
-// may not change the same file.
+// may not change the same file, unless both make the very same change
+// (one file two hosts read with one entry, such as a project's .mcp.json
+// for Claude Code and Copilot CLI): that change is made once.
 func compose(plans []*Plan) ([]Change, error) {
 	var out, sweep []Change
-	seen := map[string]bool{}
+	seen := map[string]int{} // path → index in out, or -1 for a directory created
 	for _, p := range plans {
 		for _, c := range p.Changes {
+			i, dup := seen[c.Path]
 			switch {
 			case c.Kind == KindDir && c.Op == OpCreate:
-				if seen[c.Path] {
+				if dup {
 					continue
 				}
 				if fi, err := os.Lstat(c.Path); err == nil && fi.IsDir() {
@@ -137,10 +141,15 @@ func compose(plans []*Plan) ([]Change, error) {
 					sweep = append(sweep, c)
 				}
 				continue
-			case seen[c.Path]:
+			case dup && i >= 0 && sameChange(out[i], c):
+				continue
+			case dup:
 				return nil, fmt.Errorf("two plans of this run change %s: run the command for one host at a time (--host)", c.Path)
 			}
-			seen[c.Path] = true
+			seen[c.Path] = len(out)
+			if c.Kind == KindDir {
+				seen[c.Path] = -1
+			}
 			out = append(out, c)
 		}
 	}
@@ -153,6 +162,14 @@ func compose(plans []*Plan) ([]Change, error) {
 		}
 	}
 	return out, nil
+}
+
+// sameChange reports whether two plans' changes to one file are the very
+// same: the same file kind and operation from the same bytes to the same
+// bytes (and mode, for a file created).
+func sameChange(a, b Change) bool {
+	return a.Kind == b.Kind && a.Kind != KindDir && a.Kind != KindTree && a.Op == b.Op && a.Mode == b.Mode &&
+		bytes.Equal(a.Old, b.Old) && bytes.Equal(a.New, b.New)
 }
 
 // Apply performs every plan as one unit (see [Tx]). The caller holds the

@@ -138,12 +138,36 @@ func TestTxRefusesReadOnlyConfig(t *testing.T) {
 	require.Equal(t, fs.FileMode(0o444), fi.Mode().Perm(), "the mode is left alone")
 }
 
-// Plans that change the same file cannot be composed.
-func TestComposeRefusesTwoWritersOfOneFile(t *testing.T) {
+// Plans that change the same file differently cannot be composed; two
+// plans making the very same change to one file (a file two hosts read
+// with one entry) make it once.
+func TestComposeOneFileTwoPlans(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "f")
-	_, err := compose([]*Plan{
-		{Changes: []Change{{Op: OpCreate, Kind: KindConfig, Path: p, New: []byte("a")}}},
-		{Changes: []Change{{Op: OpCreate, Kind: KindConfig, Path: p, New: []byte("b")}}},
-	})
-	require.ErrorContains(t, err, "two plans of this run change "+p)
+	update := Change{Op: OpUpdate, Kind: KindConfig, Path: p, Old: []byte("{}\n"), New: []byte("{\"a\": 1}\n")}
+	tests := []struct {
+		name   string
+		a, b   Change
+		refuse bool
+	}{
+		{name: "two creates of other bytes", a: Change{Op: OpCreate, Kind: KindConfig, Path: p, New: []byte("a"), Mode: 0o644}, b: Change{Op: OpCreate, Kind: KindConfig, Path: p, New: []byte("b"), Mode: 0o644}, refuse: true},
+		{name: "the same create", a: Change{Op: OpCreate, Kind: KindConfig, Path: p, New: []byte("a"), Mode: 0o644}, b: Change{Op: OpCreate, Kind: KindConfig, Path: p, New: []byte("a"), Mode: 0o644}},
+		{name: "the same create, another mode", a: Change{Op: OpCreate, Kind: KindConfig, Path: p, New: []byte("a"), Mode: 0o644}, b: Change{Op: OpCreate, Kind: KindConfig, Path: p, New: []byte("a"), Mode: 0o600}, refuse: true},
+		{name: "the same update", a: update, b: update},
+		{name: "updates to other bytes", a: update, b: Change{Op: OpUpdate, Kind: KindConfig, Path: p, Old: []byte("{}\n"), New: []byte("{\"b\": 1}\n")}, refuse: true},
+		{name: "updates from other bytes", a: update, b: Change{Op: OpUpdate, Kind: KindConfig, Path: p, Old: []byte("{ }\n"), New: []byte("{\"a\": 1}\n")}, refuse: true},
+		{name: "an update and a delete", a: update, b: Change{Op: OpDelete, Kind: KindConfig, Path: p, Old: []byte("{}\n")}, refuse: true},
+		{name: "the same delete", a: Change{Op: OpDelete, Kind: KindConfig, Path: p, Old: []byte("{}\n")}, b: Change{Op: OpDelete, Kind: KindConfig, Path: p, Old: []byte("{}\n")}},
+		{name: "a config and a record change of the same bytes", a: update, b: Change{Op: OpUpdate, Kind: KindRecord, Path: p, Old: update.Old, New: update.New}, refuse: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := compose([]*Plan{{Changes: []Change{tc.a}}, {Changes: []Change{tc.b}}})
+			if tc.refuse {
+				require.EqualError(t, err, "two plans of this run change "+p+": run the command for one host at a time (--host)")
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, []Change{tc.a}, got)
+		})
+	}
 }

@@ -99,7 +99,11 @@ func TestCLIDoctorHostileConfigs(t *testing.T) {
 			require.Equal(t, exitFailed, r.code, r.stdout+r.stderr)
 			require.Contains(t, r.stdout, "\n  x "+path+": "+c.want+"\n")
 			require.Contains(t, r.stdout, "\nOpenCode (global: ", "doctor goes on with the other hosts")
-			require.Contains(t, r.stdout, "\n1 problem(s) found.\n")
+			problems := "\n1 problem(s) found.\n"
+			if c.file == ".mcp.json" {
+				problems = "\n2 problem(s) found.\n" // Claude Code and Copilot CLI read it
+			}
+			require.Contains(t, r.stdout, problems)
 		})
 	}
 }

@@ -104,6 +104,7 @@ func Init(req install.Request, name string, note func(string)) ([]Job, error) {
 		found = []install.Host{h}
 	}
 	var jobs []Job
+	var targets []install.Host
 	for _, h := range found {
 		target := h
 		why := ""
@@ -125,10 +126,15 @@ func Init(req install.Request, name string, note func(string)) ([]Job, error) {
 			note("--host auto: left out " + why)
 			continue
 		}
-		jobs = append(jobs, initJob(h.Name(), target, req))
+		jobs = append(jobs, Job{Host: h.Name()})
+		targets = append(targets, target)
 	}
 	if len(jobs) == 0 {
 		return nil, errNoHost
+	}
+	req.Run = runNames(targets)
+	for i, h := range targets {
+		jobs[i] = initJob(jobs[i].Host, h, req)
 	}
 	return jobs, nil
 }
@@ -141,21 +147,35 @@ type limited interface {
 	NoProject() string
 }
 
+// runNames returns the --host values of the hosts a run plans for: what
+// Request.Run holds.
+func runNames(hs []install.Host) []string {
+	out := make([]string, len(hs))
+	for i, h := range hs {
+		out[i] = h.Name()
+	}
+	return out
+}
+
 // Uninstall returns the jobs of an uninstall: with auto every host, so
 // nothing of ours is missed; named, that host, or for OpenCode its gateway
 // entry when that is what is installed.
 func Uninstall(req install.Request, name string) []Job {
 	if name == "auto" {
+		all := append([]install.Host{plugins()[0], gateway()}, mcp()...)
+		req.Run = runNames(all)
 		var jobs []Job
-		for _, h := range append([]install.Host{plugins()[0], gateway()}, mcp()...) {
+		for _, h := range all {
 			jobs = append(jobs, uninstallJob(h.Name(), h, req))
 		}
 		return jobs
 	}
 	h, _ := lookup(name)
 	if g := gateway(); isPlugin(h) && g.Installed(req) {
+		req.Run = runNames([]install.Host{g})
 		return []Job{uninstallJob(g.Name(), g, req)}
 	}
+	req.Run = runNames([]install.Host{h})
 	return []Job{uninstallJob(name, h, req)}
 }
 

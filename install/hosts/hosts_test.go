@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -29,12 +30,12 @@ func names(jobs []Job) []string {
 }
 
 func TestNames(t *testing.T) {
-	require.Equal(t, []string{"opencode", "opencode1", "codex", "claude", "gemini", "pi", "cursor", "amp", "junie", "kiro", "roo", "vscode", "windsurf", "zed"}, Names())
+	require.Equal(t, []string{"opencode", "opencode1", "codex", "claude", "gemini", "pi", "cursor", "amp", "copilot", "junie", "kiro", "roo", "vscode", "windsurf", "zed"}, Names())
 	for _, ok := range []string{"auto", "opencode", "opencode2", "opencode1", "codex", "cursor"} {
 		require.NoError(t, CheckName(ok), ok)
 	}
-	require.EqualError(t, CheckName("vim"), `unknown host "vim" (want one of opencode, opencode1, codex, claude, gemini, pi, cursor, amp, junie, kiro, roo, vscode, windsurf, zed, auto)`)
-	require.EqualError(t, CheckName("opencode (gateway)"), `unknown host "opencode (gateway)" (want one of opencode, opencode1, codex, claude, gemini, pi, cursor, amp, junie, kiro, roo, vscode, windsurf, zed, auto)`)
+	require.EqualError(t, CheckName("vim"), `unknown host "vim" (want one of opencode, opencode1, codex, claude, gemini, pi, cursor, amp, copilot, junie, kiro, roo, vscode, windsurf, zed, auto)`)
+	require.EqualError(t, CheckName("opencode (gateway)"), `unknown host "opencode (gateway)" (want one of opencode, opencode1, codex, claude, gemini, pi, cursor, amp, copilot, junie, kiro, roo, vscode, windsurf, zed, auto)`)
 }
 
 func TestInit(t *testing.T) {
@@ -127,7 +128,7 @@ func TestPluginAgainstGateway(t *testing.T) {
 	p, err = un[0].Plan()
 	require.NoError(t, err)
 	require.False(t, p.Empty())
-	require.Equal(t, []string{"opencode", "opencode (gateway)", "codex", "claude", "gemini", "pi", "cursor", "amp", "junie", "kiro", "roo", "vscode", "windsurf", "zed"}, names(Uninstall(req, "auto")))
+	require.Equal(t, []string{"opencode", "opencode (gateway)", "codex", "claude", "gemini", "pi", "cursor", "amp", "copilot", "junie", "kiro", "roo", "vscode", "windsurf", "zed"}, names(Uninstall(req, "auto")))
 	require.Equal(t, []string{"opencode2"}, names(Uninstall(request(t), "opencode2")))
 }
 
@@ -143,7 +144,61 @@ func TestDoctor(t *testing.T) {
 		titles = append(titles, c.Title)
 	}
 	require.Equal(t, []string{"OpenCode (global: " + filepath.Join(req.Env.Home, ".config", "opencode") + ")"}, titles)
-	require.Equal(t, []string{"codex", "claude", "gemini", "pi", "cursor", "amp", "junie", "kiro", "roo", "vscode", "windsurf", "zed"}, absent)
+	require.Equal(t, []string{"codex", "claude", "gemini", "pi", "cursor", "amp", "copilot", "junie", "kiro", "roo", "vscode", "windsurf", "zed"}, absent)
+}
+
+// Claude Code and Copilot CLI share a project's .mcp.json: with both in
+// one run (--host auto finds both; uninstall --host auto), each plan
+// knows the other is in the run, both make the same change to the file,
+// and the run applies it once; the last uninstall gives the bytes back.
+func TestOneRunSharesMCPJSON(t *testing.T) {
+	req := request(t)
+	req.Scope = install.ScopeProject
+	for _, d := range []string{".claude", ".copilot"} {
+		require.NoError(t, os.MkdirAll(filepath.Join(req.Env.Home, d), 0o755))
+	}
+	path := filepath.Join(req.Env.WorkDir, ".mcp.json")
+	seed := "{\n  \"mcpServers\": {\n    \"other\": {\"command\": \"x\"}\n  }\n}\n"
+	require.NoError(t, os.WriteFile(path, []byte(seed), 0o644))
+	run := func(jobs []Job) []*install.Plan {
+		t.Helper()
+		var plans []*install.Plan
+		for _, j := range jobs {
+			p, err := j.Plan()
+			require.NoError(t, err, j.Host)
+			plans = append(plans, p)
+		}
+		require.NoError(t, install.Tx{Command: "init", Plans: plans}.Apply())
+		return plans
+	}
+	jobs, err := Init(req, "auto", func(string) {})
+	require.NoError(t, err)
+	require.Equal(t, []string{"claude", "copilot"}, names(jobs))
+	plans := run(jobs)
+	var written [][]byte
+	for _, p := range plans {
+		for _, c := range p.Changes {
+			if c.Kind == install.KindConfig {
+				require.Equal(t, install.OpUpdate, c.Op, p.Host)
+				require.Equal(t, path, c.Path, p.Host)
+				written = append(written, c.New)
+			}
+		}
+	}
+	require.Len(t, written, 2)
+	require.Equal(t, written[0], written[1])
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.Equal(t, 1, strings.Count(string(data), `"deepseek-web-retrieval":`))
+	recs, err := filepath.Glob(filepath.Join(req.Env.Home, ".local", "state", "deepseek-web-retrieval", "installs", "*-project-*.json"))
+	require.NoError(t, err)
+	require.Len(t, recs, 2)
+
+	run(Uninstall(install.Request{Env: req.Env, Scope: install.ScopeProject}, "auto"))
+	data, err = os.ReadFile(path)
+	require.NoError(t, err)
+	require.Equal(t, seed, string(data))
+	require.NoDirExists(t, filepath.Join(req.Env.Home, ".local"))
 }
 
 func TestGatewayAgainstPlugin(t *testing.T) {

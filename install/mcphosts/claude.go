@@ -49,6 +49,11 @@ func claudeTargets(r *resolved) []target {
 		entry = ordered("type", "http", "url", r.Remote.URL, "headers", map[string]string{"Authorization": "Bearer ${" + r.Remote.TokenEnv + ":-}"})
 	}
 	ts := []target{{path: mcp, server: true, serverPath: []string{"mcpServers", install.Name}, entry: entry}}
+	if !r.global() {
+		// Copilot CLI reads the project's .mcp.json too, and this entry
+		// works there unchanged (copilot.go): one entry serves both.
+		ts[0].shared = []Host{Copilot}
+	}
 	var deny []string
 	if r.searchForced() {
 		deny = append(deny, "WebSearch")
@@ -66,6 +71,7 @@ func claudeTargets(r *resolved) []target {
 func claudeTraps(r *resolved, p *install.Plan, cfgs []parsed) {
 	if !r.global() {
 		p.Warnings = append(p.Warnings, "Claude Code asks you to approve a project's .mcp.json servers before it starts them: answer yes when it asks about "+install.Name+" (or run `claude mcp reset-project-choices` if you declined before)")
+		p.Warnings = append(p.Warnings, qwenWarning(r))
 	} else {
 		p.Notes = append(p.Notes, "Claude Code rewrites ~/.claude.json itself; init edits only the mcpServers member, and uninstall removes exactly that member")
 	}
@@ -114,4 +120,15 @@ func claudeExpand(s string, env map[string]string) string {
 		}
 		return m[0]
 	})
+}
+
+// qwenWarning is the warning of a plan that writes a project's .mcp.json:
+// Qwen Code 0.24.4 reads that file too and expands no variables in it,
+// and a variable set there replaces the one it inherits [run, see
+// install/hosts/HOSTS.md, "What matters most" 1].
+func qwenWarning(r *resolved) string {
+	if r.Remote != nil {
+		return "Qwen Code also reads a project's .mcp.json and expands no variables there: it would send the literal text \"Bearer ${" + r.Remote.TokenEnv + ":-}\" as the token, which the gateway refuses; give Qwen Code its own entry in its settings.json instead"
+	}
+	return "Qwen Code also reads a project's .mcp.json and expands no variables there: it would start the server with " + r.key + " set to the literal text \"${" + r.key + ":-}\" in place of your key, so every search and fetch fails in Qwen Code; give Qwen Code its own entry in its settings.json instead"
 }

@@ -91,7 +91,14 @@ func doctor(ctx context.Context, req request, environ []string) check {
 	if err != nil {
 		c.Problems = append(c.Problems, err.Error()+": move it away, then run `"+repairCommand(rs, entry, cmd)+"`")
 	} else if rec == nil {
-		c.Traps = append(c.Traps, fmt.Sprintf("no install record for this entry (written by hand, or by an install that was interrupted), so uninstall will not remove it: run `%s` to adopt it, or remove %s from %s", repairCommand(rs, entry, cmd), strings.Join(ts[0].serverPath, "."), c.File))
+		if hs, _ := holders(rs, ts[0]); len(hs) > 0 {
+			// The file is shared (shared.go): another host's install
+			// holds the entry, and its record stands for this one's.
+			rec = hs[0].rec
+			c.Lines = append(c.Lines, fmt.Sprintf("the entry is %s's install's (the file is shared with it)", holderNames(hs)))
+		} else {
+			c.Traps = append(c.Traps, fmt.Sprintf("no install record for this entry (written by hand, or by an install that was interrupted), so uninstall will not remove it: run `%s` to adopt it, or remove %s from %s", repairCommand(rs, entry, cmd), strings.Join(ts[0].serverPath, "."), c.File))
+		}
 	}
 	if gw, ok := remoteOf(rs.Host, entry); ok {
 		c.remote(ctx, rs, gw, rec.File(ts[0].path), entry, environ)

@@ -52,7 +52,7 @@ func planInit(req request) (*install.Plan, error) {
 		newRecord.CreatedDirs, newRecord.StateDirs = rec.CreatedDirs, rec.StateDirs
 	}
 	var cfgs []parsed
-	var dirChanges []install.Change
+	var dirChanges, sharedRecords []install.Change
 	for _, t := range ts {
 		cur, mode, err := readTarget(t)
 		if err != nil {
@@ -63,6 +63,19 @@ func planInit(req request) (*install.Plan, error) {
 			return nil, install.Refuse(fmt.Sprintf("cannot parse %s: %v", t.path, cur.err), "fix the file, then run init again")
 		}
 		prev := rec.File(t.path)
+		var hs []holder
+		if len(t.shared) > 0 {
+			p.Notes = append(p.Notes, fmt.Sprintf("%s is shared with %s, which reads the same entry: one entry serves both, and uninstall leaves it while the other's install still uses it", rs.rel(t.path), sharedWith(t)))
+			if hs, err = holders(rs, t); err != nil {
+				return nil, install.Refuse(err.Error(), "move that record away, undo that install by hand, then run init again")
+			}
+			if prev == nil && len(hs) > 0 {
+				// Another host's install holds the entry: this one takes a
+				// copy of its record of the file (see shared.go).
+				prev = hs[0].rf
+				p.Notes = append(p.Notes, fmt.Sprintf("%s's install already has the entry in %s: this install records it too", holderNames(hs), rs.rel(t.path)))
+			}
+		}
 		rf, newData, warns, err := editInit(rs, t, cur, prev)
 		if err != nil {
 			return nil, err
@@ -74,6 +87,10 @@ func planInit(req request) (*install.Plan, error) {
 		newRecord.Files = append(newRecord.Files, *rf)
 		if cur.exists && bytes.Equal(newData, cur.data) {
 			continue
+		}
+		if others := notInRun(hs); len(others) > 0 {
+			p.Warnings = append(p.Warnings, fmt.Sprintf("%s's install uses this entry too (the file is shared): this changes the server %s starts as well, and updates its install record to match", holderNames(others), holderNames(others)))
+			sharedRecords = append(sharedRecords, sharedRecordChanges(rs, others, *rf)...)
 		}
 		op := install.OpUpdate
 		if !cur.exists {
@@ -87,6 +104,7 @@ func planInit(req request) (*install.Plan, error) {
 		}
 		p.Add(install.Change{Op: op, Kind: install.KindConfig, Path: t.path, Rel: rs.rel(t.path), Old: cur.data, New: newData, Mode: mode})
 	}
+	p.Changes = append(p.Changes, sharedRecords...)
 	a.traps(rs, p, cfgs)
 	p.Warnings = append(p.Warnings, conflictWarnings(rs, ts, cfgs)...)
 	p.Warnings = append(p.Warnings, binaryWarnings(rs, ts, cfgs)...)

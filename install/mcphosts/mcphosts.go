@@ -11,6 +11,10 @@
 // `<absolute path of the binary> mcp --search T --fetch T [options]`. The
 // API key is never written: each host is told to pass the variable through
 // from the environment, in the way that host needs.
+//
+// A file two hosts read with one entry is shared between them (a
+// project's .mcp.json: Claude Code and GitHub Copilot CLI): one entry, one
+// record per host, left until the last host's uninstall (see shared.go).
 package mcphosts
 
 import (
@@ -71,6 +75,10 @@ type target struct {
 	adds []addEdit
 	// topKey is a TOML top-level key line (Codex's web_search).
 	topKey *topKeyEdit
+	// shared names the other hosts that read this same file with this
+	// same entry (a project's .mcp.json: Claude Code and Copilot CLI);
+	// see shared.go.
+	shared []Host
 }
 
 type addEdit struct {

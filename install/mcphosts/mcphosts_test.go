@@ -95,6 +95,14 @@ func seeds(f *fixture, h Host, scope install.Scope) {
 		} else {
 			f.write(filepath.Join(home, ".codex", "config.toml"), cfg)
 		}
+	case Copilot:
+		if scope == install.ScopeProject {
+			seeds(f, Claude, scope) // the same file
+		} else {
+			// As `copilot mcp add --transport http github …` writes it, with
+			// the token pasted in.
+			f.write(filepath.Join(home, ".copilot", "mcp-config.json"), "{\n  \"mcpServers\": {\n    \"github\": {\n      \"tools\": [\n        \"*\"\n      ],\n      \"type\": \"http\",\n      \"url\": \"https://api.githubcopilot.com/mcp/\",\n      \"headers\": {\n        \"Authorization\": \"Bearer ghp_0123456789abcdefghijABCDEFGHIJ012345\"\n      }\n    }\n  }\n}\n")
+		}
 	case Claude:
 		if scope == install.ScopeProject {
 			f.write(filepath.Join(proj, ".mcp.json"), "{\n  \"mcpServers\": {\n    \"brave-search\": {\"command\": \"npx\", \"args\": [\"-y\", \"@brave/brave-search-mcp-server\"], \"env\": {\"BRAVE_API_KEY\": \"${BRAVE_API_KEY}\"}}\n  }\n}\n")

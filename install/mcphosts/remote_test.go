@@ -77,7 +77,7 @@ func TestRemoteEntries(t *testing.T) {
 // A local entry turned into a remote one (and back) is one entry, and
 // uninstall still gives back the original bytes.
 func TestLocalToRemote(t *testing.T) {
-	for _, h := range []Host{Codex, Claude, Gemini, Cursor} {
+	for _, h := range []Host{Codex, Claude, Gemini, Cursor, Copilot} {
 		t.Run(string(h), func(t *testing.T) {
 			f := newFixture(t)
 			before := f.tree()
@@ -132,7 +132,7 @@ func gatewayStub(t *testing.T, token string) *httptest.Server {
 func TestDoctorRemote(t *testing.T) {
 	const token = "dwr_Zq8Xv3Lp0Rt7Yw2Mn5Bc9Kd4Fg6Hj1S"
 	srv := gatewayStub(t, token)
-	for _, h := range []Host{Codex, Claude, Gemini, Cursor, OpenCode} {
+	for _, h := range []Host{Codex, Claude, Gemini, Cursor, Copilot, OpenCode} {
 		t.Run(string(h), func(t *testing.T) {
 			f := newFixture(t)
 			req := f.req(h, install.ScopeGlobal, install.Options{})

@@ -49,6 +49,10 @@ func planUninstall(req request) (*install.Plan, error) {
 	if rec == nil {
 		cur, _, err := readTarget(ts[0])
 		if err == nil && cur.err == nil && lookup(cur.plain, ts[0].serverPath...) != nil {
+			if hs, err := holders(rs, ts[0]); err == nil && len(hs) > 0 {
+				p.UpToDate = fmt.Sprintf("Nothing to uninstall: %s has no install by this tool (%s scope); the entry in %s is %s's install's (the file is shared).", adapters[req.Host].label, rs.Scope, rs.rel(ts[0].path), holderNames(hs))
+				return p, nil
+			}
 			return nil, install.Refuse(fmt.Sprintf("no install record at %s, but %s has the %s entry: it was not installed by this tool here (or its record was lost), so uninstall cannot reverse it exactly", recPath, ts[0].path, install.Name), manual...)
 		}
 		p.UpToDate = fmt.Sprintf("Nothing to uninstall: %s has no install by this tool (%s scope).", adapters[req.Host].label, rs.Scope)
@@ -74,6 +78,16 @@ func planUninstall(req request) (*install.Plan, error) {
 			p.Notes = append(p.Notes, rs.rel(t.path)+" is already gone")
 			gone[t.path] = true
 			continue
+		}
+		if len(t.shared) > 0 {
+			hs, err := holders(rs, t)
+			if err != nil {
+				return nil, install.Refuse(err.Error(), manual...)
+			}
+			if others := notInRun(hs); len(others) > 0 {
+				p.Notes = append(p.Notes, fmt.Sprintf("%s is left as it is: %s's install still uses the entry (the file is shared); uninstalling that too removes it", rs.rel(t.path), holderNames(others)))
+				continue
+			}
 		}
 		newData, del, err := editUninstall(rs, t, cur, rf, manual)
 		if err != nil {
