@@ -114,6 +114,14 @@ func seeds(f *fixture, h Host, scope install.Scope) {
 		if scope == install.ScopeGlobal {
 			f.write(filepath.Join(home, ".cursor", "mcp.json"), "{\n\t\"mcpServers\": {\n\t\t\"tavily\": {\"url\": \"https://mcp.tavily.com/mcp\", \"headers\": {\"Authorization\": \"Bearer tvly-0123456789abcdefABCDEF\"}}\n\t}\n}\n")
 		}
+	case Goose:
+		// As Goose writes it (serde_yaml: keys sorted, sequences at the
+		// key's column), plus a comment of the user's.
+		f.write(filepath.Join(home, ".config", "goose", "config.yaml"), "# goose\nGOOSE_MODEL: gpt-4o\nGOOSE_PROVIDER: openai\nextensions:\n  developer:\n    bundled: true\n    display_name: Developer\n    enabled: true\n    name: developer\n    timeout: 300\n    type: builtin\n  github:\n    args:\n    - -y\n    - '@modelcontextprotocol/server-github'\n    cmd: npx\n    enabled: true\n    envs:\n      GITHUB_PERSONAL_ACCESS_TOKEN: ghp_0123456789abcdefghijABCDEFGHIJ012345\n    name: github\n    type: stdio\n")
+	case Continue:
+		if scope == install.ScopeGlobal {
+			f.write(filepath.Join(home, ".continue", "config.yaml"), "name: Local Config\nversion: 1.0.0\nschema: v1\nmodels:\n  - name: Claude\n    provider: anthropic\n    model: claude-sonnet-4-5\n    apiKey: ${{ secrets.ANTHROPIC_API_KEY }}\n\n# MCP\nmcpServers:\n  - name: tavily\n    type: streamable-http\n    url: https://mcp.tavily.com/mcp\n    requestOptions:\n      headers:\n        Authorization: Bearer tvly-0123456789abcdefABCDEF\n")
+		}
 	}
 }
 
@@ -132,8 +140,17 @@ func TestPlanGolden(t *testing.T) {
 					before := f.tree()
 					req := f.req(h, scope, install.Options{Search: tier, Fetch: tier})
 					p, err := planInit(req)
-					require.NoError(t, err)
 					name := string(scope) + "/" + tier
+					if a := adapters[h]; a.noProject != "" && scope == install.ScopeProject {
+						// A host without a project file refuses the scope.
+						var re *install.RefusedError
+						require.ErrorAs(t, err, &re)
+						require.Equal(t, a.noProject, re.Reason)
+						require.Equal(t, before, f.tree(), "a refusal writes nothing")
+						out.WriteString("-- " + name + "/refused --\n" + re.Reason + "\n")
+						continue
+					}
+					require.NoError(t, err)
 					out.WriteString("-- " + name + "/plan --\n" + f.render(p, false))
 					require.NoError(t, p.Apply())
 					again, err := planInit(req)

@@ -29,6 +29,9 @@ func planUninstall(req request) (*install.Plan, error) {
 	p := rs.newPlan("uninstall", ts)
 	recPath := rs.recordPath(ts[0].path)
 	manual := []string{fmt.Sprintf("remove the %q entry from %s", strings.Join(ts[0].serverPath, "."), ts[0].path)}
+	if ts[0].yaml == install.YAMLItem {
+		manual[0] = fmt.Sprintf("remove %s from %s", ts[0].entryName(), ts[0].path)
+	}
 	for _, t := range ts[1:] {
 		for _, ad := range t.adds {
 			manual = append(manual, fmt.Sprintf("remove %s from %q in %s if init added them", strings.Join(ad.Items, ", "), strings.Join(ad.Path, "."), t.path))
@@ -44,7 +47,7 @@ func planUninstall(req request) (*install.Plan, error) {
 	}
 	if rec == nil {
 		cur, _, err := readTarget(ts[0])
-		if err == nil && cur.err == nil && lookup(cur.plain, ts[0].serverPath...) != nil {
+		if err == nil && cur.err == nil && (lookup(cur.plain, ts[0].serverPath...) != nil || ts[0].entryIn(cur.plain) != nil) {
 			return nil, install.Refuse(fmt.Sprintf("no install record at %s, but %s has the %s entry: it was not installed by this tool here (or its record was lost), so uninstall cannot reverse it exactly", recPath, ts[0].path, install.Name), manual...)
 		}
 		p.UpToDate = fmt.Sprintf("Nothing to uninstall: %s has no install by this tool (%s scope).", adapters[req.Host].label, rs.Scope)
@@ -159,6 +162,9 @@ func editUninstall(rs *resolved, t target, cur parsed, rf *RecordFile, manual []
 	}
 	mark, _ := install.SplitBOM(cur.data)
 	var out []byte
+	if t.yaml != "" {
+		return editUninstallYAML(t, cur, rf, mark, manual)
+	}
 	if t.toml {
 		doc := cur.toml
 		// The reverse of init's order: the top-level key, then the entry.
@@ -222,5 +228,33 @@ func editUninstall(rs *resolved, t target, cur parsed, rf *RecordFile, manual []
 		body = []byte(*rf.BlankText)
 	}
 	out = append(bytes.Clone(mark), body...)
+	return out, false, nil
+}
+
+// editUninstallYAML takes our entry out of a YAML target (see
+// install.YAMLDoc.Remove), refusing an entry changed since init; a file
+// init created goes when nothing but its skeleton is left.
+func editUninstallYAML(t target, cur parsed, rf *RecordFile, mark []byte, manual []string) ([]byte, bool, error) {
+	doc := cur.yaml
+	if rf.Entry != nil && !rf.EntryExisted {
+		got := t.entryIn(cur.plain)
+		switch {
+		case got == nil:
+		case !jsonEqual(mustJSON(got), rf.Entry):
+			return nil, false, install.Refuse(fmt.Sprintf("%s in %s was changed since init wrote it", t.entryName(), t.path), manual...)
+		default:
+			if _, err := doc.Remove(t.yaml, t.serverPath[0], t.serverPath[1], rf.YAMLEntry); err != nil {
+				return nil, false, yamlShapeRefusal(t.path, err, manual...)
+			}
+		}
+	}
+	out := append(bytes.Clone(mark), doc.Bytes()...)
+	_, after, err := install.ParseYAML(out[len(mark):])
+	if err != nil || !equalExcept(cur.plain, after, t) {
+		return nil, false, fmt.Errorf("internal error editing %s (nothing was written): %v", t.path, err)
+	}
+	if !rf.Existed && (strings.TrimSpace(string(out)) == "" || string(out) == t.skeleton) {
+		return nil, true, nil
+	}
 	return out, false, nil
 }
