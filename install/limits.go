@@ -46,6 +46,14 @@ const (
 	// (see tomlDepth): BurntSushi/toml's cost for a key grows with its
 	// path.
 	maxTOMLDepth = 32
+	// maxYAMLBytes bounds a YAML config: yaml.v3 keeps a node of a few
+	// hundred bytes for every value. A Goose or Continue config.yaml is a
+	// few KB.
+	maxYAMLBytes = 4 << 20
+	// maxYAMLDepth bounds how deeply a YAML config nests. yaml.v3 stops
+	// at 10,000 levels itself; this keeps the walks over the tree and the
+	// decoding shallow (see parseYAMLNode).
+	maxYAMLDepth = 64
 )
 
 // limitError is a file beyond what the installer reads: larger than its
@@ -80,20 +88,36 @@ func (e *limitError) Error() string {
 // for Secrets).
 func isTOML(path string) bool { return strings.HasSuffix(path, ".toml") }
 
+// isYAML reports whether path names a YAML file (.yaml or .yml).
+func isYAML(path string) bool {
+	return strings.HasSuffix(path, ".yaml") || strings.HasSuffix(path, ".yml")
+}
+
+// sizeLimit is the largest config of path's syntax the installer reads.
+func sizeLimit(path string) int64 {
+	switch {
+	case isTOML(path):
+		return maxTOMLBytes
+	case isYAML(path):
+		return maxYAMLBytes
+	}
+	return maxFileBytes
+}
+
 // checkConfig holds a config's content to the bounds of its syntax (path's
-// extension picks it: .toml is TOML, anything else JSONC) without parsing
-// it: its size, its depth and, for JSON, its number of values. The error is
-// a *limitError naming path.
+// extension picks it: .toml is TOML, .yaml and .yml YAML, anything else
+// JSONC) without parsing it: its size, its depth and, for JSON, its number
+// of values. A YAML config's depth is held where it is parsed (see
+// parseYAMLNode). The error is a *limitError naming path.
 func checkConfig(path string, data []byte) error {
 	toml := isTOML(path)
-	limit := int64(maxFileBytes)
-	if toml {
-		limit = maxTOMLBytes
-	}
+	limit := sizeLimit(path)
 	var err *limitError
 	_, body := SplitBOM(data)
 	if n := int64(len(data)); n > limit {
 		err = &limitError{Size: n, Limit: limit}
+	} else if isYAML(path) {
+		return nil // its depth is held where it is parsed
 	} else if toml {
 		if d := tomlDepth(body); d > maxTOMLDepth {
 			err = &limitError{Depth: d, Limit: maxTOMLDepth}
@@ -133,11 +157,7 @@ func checkDepth(data []byte, toml bool) error {
 // its syntax (see checkConfig) is refused with an error naming it and the
 // bound, its content unread by any parser.
 func ReadConfig(p string) (data []byte, mode fs.FileMode, exists bool, err error) {
-	limit := int64(maxFileBytes)
-	if isTOML(p) {
-		limit = maxTOMLBytes
-	}
-	data, mode, exists, err = readFile(p, limit)
+	data, mode, exists, err = readFile(p, sizeLimit(p))
 	if err == nil && exists {
 		err = checkConfig(p, data)
 	}

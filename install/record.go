@@ -96,6 +96,9 @@ type RecordFile struct {
 	// TOMLEntry is how init wrote a TOML entry (a table, or a member of an
 	// inline table) and the text it put around it.
 	TOMLEntry *TOMLEntry `json:"tomlEntry,omitempty"`
+	// YAMLEntry is how init wrote a YAML entry (a mapping member or a
+	// sequence item), its lines and the text it put before them.
+	YAMLEntry *YAMLEntry `json:"yamlEntry,omitempty"`
 }
 
 // RecordAdd is one array edit: Items appended at Path.

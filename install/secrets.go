@@ -27,16 +27,17 @@ import (
 //     glpat-, xoxb-, AKIA, AIza, hf_, npm_, Bearer …, a private key block, a
 //     JWT), credentials in a URL, or a long high-entropy token.
 //
-// References to variables (${VAR}, $VAR, {env:VAR}, ${env:VAR}, $env:VAR)
-// are not credentials, nor are VS Code's input variables (${input:ID}, a
-// value VS Code asks for and keeps in its secret storage).
+// References to variables (${VAR}, $VAR, {env:VAR}, ${env:VAR}, $env:VAR,
+// Continue's ${{ secrets.VAR }}) are not credentials, nor are VS Code's
+// input variables (${input:ID}, a value VS Code asks for and keeps in its
+// secret storage).
 
 var (
 	secretName    = regexp.MustCompile(`(?i)(key|token|secret|passw|auth|credential|private|cookie)`)
 	notSecretName = regexp.MustCompile(`(?i)(env|_?vars?|_?name|keys|keybindings?|keymap)$`)
 	secretParents = map[string]bool{"env": true, "environment": true, "headers": true, "http_headers": true, "env_http_headers": true}
 	inputRef      = regexp.MustCompile(`^\$\{input:[^}\s]+\}$`)
-	envReference  = regexp.MustCompile(`^(\$\{(env:)?[A-Za-z_][A-Za-z0-9_]*(:-[^}]*)?\}|\$[A-Za-z_][A-Za-z0-9_]*|\{env:[A-Za-z_][A-Za-z0-9_]*\}|\$env:[A-Za-z_][A-Za-z0-9_]*)$`)
+	envReference  = regexp.MustCompile(`^(\$\{(env:)?[A-Za-z_][A-Za-z0-9_]*(:-[^}]*)?\}|\$[A-Za-z_][A-Za-z0-9_]*|\{env:[A-Za-z_][A-Za-z0-9_]*\}|\$env:[A-Za-z_][A-Za-z0-9_]*|\$\{\{\s*secrets\.[A-Za-z_][A-Za-z0-9_]*\s*\}\})$`)
 	secretShape   = regexp.MustCompile(`(^|[^A-Za-z0-9])(sk-[A-Za-z0-9_-]{8,}|sk_(live|test)_[A-Za-z0-9]{8,}|(ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{16,}|github_pat_[A-Za-z0-9_]{16,}|glpat-[A-Za-z0-9_-]{16,}|xox[abprs]-[A-Za-z0-9-]{10,}|(AKIA|ASIA)[A-Z0-9]{12,}|AIza[A-Za-z0-9_-]{20,}|hf_[A-Za-z0-9]{16,}|npm_[A-Za-z0-9]{20,}|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*)`)
 	bearer        = regexp.MustCompile(`(?i)^(bearer|basic|token)\s+\S{8,}`)
 	urlCreds      = regexp.MustCompile(`[a-z][a-z0-9+.-]*://[^/\s:@]+:[^/\s@]+@`)
@@ -48,7 +49,7 @@ func IsEnvReference(s string) bool { return envReference.MatchString(strings.Tri
 
 // authReference matches an Authorization value whose credential is a
 // variable reference: "Bearer ${TOKEN}", as init writes for a gateway.
-var authReference = regexp.MustCompile(`(?i)^(bearer|basic|token)\s+(\S+)$`)
+var authReference = regexp.MustCompile(`(?i)^(bearer|basic|token)\s+(\S+|\$\{\{[^}]*\}\})$`)
 
 // isReference reports whether s names a variable instead of holding a
 // value: a bare reference, or an authorization scheme and a reference.
@@ -127,7 +128,8 @@ func secretAt(parent, name, value string) bool {
 
 // Secrets returns every credential in a config file's content, as the
 // strings to mask: the decoded value and, for JSON, its text as written.
-// path's extension picks the syntax (.toml is TOML, anything else JSONC).
+// path's extension picks the syntax (.toml is TOML, .yaml and .yml YAML,
+// anything else JSONC).
 // Content that does not parse, or is nested deeper than a config may be
 // (see checkConfig; no parser sees it), yields the shape-detected strings
 // alone.
@@ -138,7 +140,19 @@ func Secrets(path string, data []byte) [][]byte {
 			out = append(out, []byte(s))
 		}
 	}
-	if checkDepth(data, isTOML(path)) != nil {
+	if isYAML(path) {
+		_, body := SplitBOM(data)
+		var v any
+		doc, err := parseYAMLNode(body)
+		if err == nil && doc != nil {
+			err = doc.Decode(&v)
+		}
+		if err == nil {
+			walkSecrets("", "", yamlPlain(v), func(s string) { add(s) })
+		} else {
+			out = append(out, shapeSecrets(data)...)
+		}
+	} else if checkDepth(data, isTOML(path)) != nil {
 		out = shapeSecrets(data)
 	} else if isTOML(path) {
 		var m map[string]any

@@ -30,12 +30,12 @@ func names(jobs []Job) []string {
 }
 
 func TestNames(t *testing.T) {
-	require.Equal(t, []string{"opencode", "opencode1", "codex", "claude", "gemini", "pi", "cursor", "amp", "copilot", "junie", "kiro", "roo", "vscode", "windsurf", "zed"}, Names())
+	require.Equal(t, []string{"opencode", "opencode1", "codex", "claude", "gemini", "pi", "cursor", "amp", "continue", "copilot", "goose", "junie", "kiro", "roo", "vscode", "windsurf", "zed"}, Names())
 	for _, ok := range []string{"auto", "opencode", "opencode2", "opencode1", "codex", "cursor"} {
 		require.NoError(t, CheckName(ok), ok)
 	}
-	require.EqualError(t, CheckName("vim"), `unknown host "vim" (want one of opencode, opencode1, codex, claude, gemini, pi, cursor, amp, copilot, junie, kiro, roo, vscode, windsurf, zed, auto)`)
-	require.EqualError(t, CheckName("opencode (gateway)"), `unknown host "opencode (gateway)" (want one of opencode, opencode1, codex, claude, gemini, pi, cursor, amp, copilot, junie, kiro, roo, vscode, windsurf, zed, auto)`)
+	require.EqualError(t, CheckName("vim"), `unknown host "vim" (want one of opencode, opencode1, codex, claude, gemini, pi, cursor, amp, continue, copilot, goose, junie, kiro, roo, vscode, windsurf, zed, auto)`)
+	require.EqualError(t, CheckName("opencode (gateway)"), `unknown host "opencode (gateway)" (want one of opencode, opencode1, codex, claude, gemini, pi, cursor, amp, continue, copilot, goose, junie, kiro, roo, vscode, windsurf, zed, auto)`)
 }
 
 func TestInit(t *testing.T) {
@@ -128,7 +128,7 @@ func TestPluginAgainstGateway(t *testing.T) {
 	p, err = un[0].Plan()
 	require.NoError(t, err)
 	require.False(t, p.Empty())
-	require.Equal(t, []string{"opencode", "opencode (gateway)", "codex", "claude", "gemini", "pi", "cursor", "amp", "copilot", "junie", "kiro", "roo", "vscode", "windsurf", "zed"}, names(Uninstall(req, "auto")))
+	require.Equal(t, []string{"opencode", "opencode (gateway)", "codex", "claude", "gemini", "pi", "cursor", "amp", "continue", "copilot", "goose", "junie", "kiro", "roo", "vscode", "windsurf", "zed"}, names(Uninstall(req, "auto")))
 	require.Equal(t, []string{"opencode2"}, names(Uninstall(request(t), "opencode2")))
 }
 
@@ -144,7 +144,7 @@ func TestDoctor(t *testing.T) {
 		titles = append(titles, c.Title)
 	}
 	require.Equal(t, []string{"OpenCode (global: " + filepath.Join(req.Env.Home, ".config", "opencode") + ")"}, titles)
-	require.Equal(t, []string{"codex", "claude", "gemini", "pi", "cursor", "amp", "copilot", "junie", "kiro", "roo", "vscode", "windsurf", "zed"}, absent)
+	require.Equal(t, []string{"codex", "claude", "gemini", "pi", "cursor", "amp", "continue", "copilot", "goose", "junie", "kiro", "roo", "vscode", "windsurf", "zed"}, absent)
 }
 
 // Claude Code and Copilot CLI share a project's .mcp.json: with both in

@@ -134,13 +134,15 @@ func TestEditorShapeCorpus(t *testing.T) {
 	}
 }
 
-// Windsurf has no project file: init refuses --scope project with the
+// Windsurf (and Goose) have no project file: init refuses --scope project with the
 // reason, uninstall has nothing to do there, and doctor checks only the
 // global file.
 func TestNoProjectScope(t *testing.T) {
 	f := newFixture(t)
 	_, err := planInit(f.req(Windsurf, install.ScopeProject, install.Options{}))
 	require.EqualError(t, err, "Windsurf (mcp_config.json) cannot be installed into a project (--scope project): Windsurf reads MCP servers only from ~/.codeium/windsurf/mcp_config.json (it documents no project file); run init without --scope project")
+	_, err = planInit(f.req(Goose, install.ScopeProject, install.Options{}))
+	require.EqualError(t, err, "Goose (extensions in config.yaml) cannot be installed into a project (--scope project): Goose reads extensions only from its own config.yaml (a recipe's extensions list can name the server for one project); run init without --scope project")
 
 	// Installed globally, the project scope still has nothing of ours.
 	f.apply(planInit(f.req(Windsurf, install.ScopeGlobal, install.Options{})))

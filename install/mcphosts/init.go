@@ -59,6 +59,9 @@ func planInit(req request) (*install.Plan, error) {
 			return nil, err
 		}
 		cfgs = append(cfgs, cur)
+		if se := (*install.YAMLShapeError)(nil); errors.As(cur.err, &se) {
+			return nil, yamlShapeRefusal(t.path, cur.err)
+		}
 		if cur.err != nil {
 			return nil, install.Refuse(fmt.Sprintf("cannot parse %s: %v", t.path, cur.err), "fix the file, then run init again")
 		}
@@ -149,7 +152,7 @@ func editInit(rs *resolved, t target, cur parsed, prev *RecordFile) (*RecordFile
 	var warns []string
 	mark, body := install.SplitBOM(cur.data)
 	rf := &RecordFile{Path: t.path, Existed: cur.exists}
-	if cur.exists && !t.toml && install.IsBlank(body) {
+	if cur.exists && !t.toml && t.yaml == "" && install.IsBlank(body) {
 		text := string(body)
 		rf.BlankText = &text
 	}
@@ -173,6 +176,15 @@ func editInit(rs *resolved, t target, cur parsed, prev *RecordFile) (*RecordFile
 		}
 		_, after, err := install.ParseTOML(out[len(mark):])
 		if err != nil || !equalExcept(cur.tomlV, after, tcheck) {
+			return nil, nil, nil, fmt.Errorf("internal error editing %s (nothing was written): %v", t.path, err)
+		}
+	} else if t.yaml != "" {
+		base := cur.plain
+		if out, base, err = editInitYAML(t, cur, prev, rf, mark); err != nil {
+			return nil, nil, nil, err
+		}
+		_, after, err := install.ParseYAML(out[len(mark):])
+		if err != nil || !equalExcept(base, after, tcheck) {
 			return nil, nil, nil, fmt.Errorf("internal error editing %s (nothing was written): %v", t.path, err)
 		}
 	} else {
@@ -209,7 +221,7 @@ func carried(prev *RecordFile) *RecordFile {
 	return &RecordFile{
 		Path: prev.Path, Existed: prev.Existed, BlankText: prev.BlankText,
 		EntryCreated: prev.EntryCreated, EntryExisted: prev.EntryExisted, EntryOriginal: prev.EntryOriginal, EntryLayout: prev.EntryLayout,
-		Adds: prev.Adds, TopKey: prev.TopKey, TOMLEntry: prev.TOMLEntry,
+		Adds: prev.Adds, TopKey: prev.TopKey, TOMLEntry: prev.TOMLEntry, YAMLEntry: prev.YAMLEntry,
 	}
 }
 
@@ -292,7 +304,8 @@ func setEntryJSON(t target, cur parsed, prev *RecordFile, rf *RecordFile) error 
 
 // dropSecretLayouts leaves out of the record any layout whose text (a
 // comment beside our entry) holds a credential: the record never copies
-// one. Uninstall then removes that item with the generic whitespace rule.
+// one. Uninstall then removes that item with the generic whitespace rule
+// (a YAML entry's lines, leaving its parent an empty "{}" or "[]").
 func dropSecretLayouts(rf *RecordFile, secrets [][]byte) {
 	bad := func(l install.Layout) bool { return install.HasSecrets(secrets, l.Lead, l.TailBefore, l.TailAfter) }
 	if rf.EntryLayout != nil && bad(*rf.EntryLayout) {
@@ -300,6 +313,9 @@ func dropSecretLayouts(rf *RecordFile, secrets [][]byte) {
 	}
 	for i := range rf.Adds {
 		rf.Adds[i].Layouts = slices.DeleteFunc(slices.Clone(rf.Adds[i].Layouts), bad)
+	}
+	if e := rf.YAMLEntry; e != nil && install.HasSecrets(secrets, e.Head, e.Prev) {
+		rf.YAMLEntry = &install.YAMLEntry{Form: e.Form, Text: e.Text}
 	}
 }
 
@@ -420,4 +436,59 @@ func tomlWant(t target) any {
 		panic(err)
 	}
 	return lookup(v, t.serverPath...)
+}
+
+// yamlShapeRefusal turns a shape the YAML editor cannot edit into a
+// refusal naming the file and the line.
+func yamlShapeRefusal(path string, err error, how ...string) error {
+	var se *install.YAMLShapeError
+	if errors.As(err, &se) {
+		if se.Fix != "" {
+			how = []string{se.Fix}
+		}
+		return install.Refuse(fmt.Sprintf("%s line %d: %s", path, se.Line, se.Shape), how...)
+	}
+	return fmt.Errorf("internal error editing %s (nothing was written): %v", path, err)
+}
+
+// editInitYAML adds or updates the entry in a YAML target (see
+// install.YAMLDoc.Set): a missing file starts as t.skeleton. It returns the
+// file's new content and the plain document it was made from, which the
+// caller's check compares it with.
+func editInitYAML(t target, cur parsed, prev *RecordFile, rf *RecordFile, mark []byte) ([]byte, any, error) {
+	doc, base := cur.yaml, cur.plain
+	if !cur.exists && t.skeleton != "" {
+		var err error
+		if doc, base, err = install.ParseYAML([]byte(t.skeleton)); err != nil {
+			return nil, nil, err
+		}
+	}
+	parent, name := t.serverPath[0], t.serverPath[1]
+	line, err := doc.Entry(t.yaml, parent, name)
+	if err != nil {
+		return nil, nil, yamlShapeRefusal(t.path, err)
+	}
+	existing := t.entryIn(base)
+	same := existing != nil && jsonEqual(mustJSON(existing), mustJSON(t.entry))
+	switch {
+	case same && prev == nil:
+		rf.EntryExisted = true // the same entry, committed: adopted, and left by uninstall
+	case same:
+	case line > 0 && prev == nil:
+		return nil, nil, install.Refuse(fmt.Sprintf("%s line %d: %s is already there, and this installer did not write it", t.path, line, t.entryName()),
+			"remove that entry (or run `deepseek-web-retrieval uninstall` if an earlier install wrote it), then run init again")
+	default:
+		var old *install.YAMLEntry
+		if prev != nil {
+			old = rf.YAMLEntry
+		}
+		e, err := doc.Set(t.yaml, parent, name, json.RawMessage(mustJSON(t.entry)), old)
+		if err != nil {
+			return nil, nil, yamlShapeRefusal(t.path, err, "change that part of the file by hand, then run init again")
+		}
+		rf.YAMLEntry = e
+		rf.EntryExisted = false // ours now: uninstall removes it
+	}
+	rf.Entry = json.RawMessage(mustJSON(t.entry))
+	return append(bytes.Clone(mark), doc.Bytes()...), base, nil
 }

@@ -65,6 +65,15 @@ func parseHost(s string) (Host, bool) {
 type target struct {
 	path string
 	toml bool
+	// yaml is the form of the entry in a YAML file: install.YAMLMember
+	// (serverPath[1] in the mapping serverPath[0]) or install.YAMLItem
+	// (the item of the sequence serverPath[0] whose name is
+	// serverPath[1]); "" for a JSON or TOML file.
+	yaml string
+	// skeleton is what a YAML file init creates holds besides the entry
+	// (the fields the host requires of a file); uninstall deletes the file
+	// when only that is left.
+	skeleton string
 	// server: the entry goes here, at serverPath (a JSON member path, or
 	// the TOML table path).
 	server     bool
@@ -201,6 +210,7 @@ type parsed struct {
 	json   *install.JSONC
 	toml   *install.TOMLDoc
 	tomlV  map[string]any
+	yaml   *install.YAMLDoc
 	plain  any // the whole file as plain values
 	err    error
 }
@@ -215,6 +225,10 @@ func readTarget(t target) (parsed, fs.FileMode, error) {
 	if t.toml {
 		p.toml, p.tomlV, p.err = install.ParseTOML(body)
 		p.plain = p.tomlV
+		return p, mode, nil
+	}
+	if t.yaml != "" {
+		p.yaml, p.plain, p.err = install.ParseYAML(body)
 		return p, mode, nil
 	}
 	if len(strings.TrimSpace(string(body))) == 0 {
@@ -296,8 +310,19 @@ func strip(v any, t target) any {
 	if m == nil {
 		m = map[string]any{}
 	}
-	if t.server {
+	if t.server && t.yaml == install.YAMLItem {
+		if list, ok := m[t.serverPath[0]].([]any); ok {
+			m[t.serverPath[0]] = slices.DeleteFunc(list, func(e any) bool { return t.itemNamed(e) })
+		}
+	} else if t.server {
 		deletePath(m, t.serverPath)
+	}
+	if t.yaml != "" {
+		// A YAML parent left null or empty is the same as none (init
+		// writes into "extensions:" alone, and a removal can leave "{}").
+		if v, ok := m[t.serverPath[0]]; ok && emptyValue(v) {
+			delete(m, t.serverPath[0])
+		}
 	}
 	for _, a := range t.adds {
 		removeItems(m, a.Path, a.Items)
@@ -356,8 +381,45 @@ func removeItems(m map[string]any, path []string, items []string) {
 // entryIn returns our entry in the plain document v of the target's
 // file, nil when there is none.
 func (t target) entryIn(v any) map[string]any {
+	if t.yaml == install.YAMLItem {
+		list, _ := lookup(v, t.serverPath[0]).([]any)
+		for _, e := range list {
+			if t.itemNamed(e) {
+				return e.(map[string]any)
+			}
+		}
+		return nil
+	}
 	e, _ := lookup(v, t.serverPath...).(map[string]any)
 	return e
+}
+
+// itemNamed reports whether e is our item of a YAML sequence.
+func (t target) itemNamed(e any) bool {
+	m, ok := e.(map[string]any)
+	return ok && m["name"] == t.serverPath[1]
+}
+
+// entryName names the entry for messages: "mcpServers.deepseek-web-
+// retrieval", or for a sequence item "the mcpServers item named …".
+func (t target) entryName() string {
+	if t.yaml == install.YAMLItem {
+		return fmt.Sprintf("the %s item named %s", t.serverPath[0], t.serverPath[1])
+	}
+	return strings.Join(t.serverPath, ".")
+}
+
+// emptyValue reports whether v is null or an empty object or array.
+func emptyValue(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return true
+	case map[string]any:
+		return len(x) == 0
+	case []any:
+		return len(x) == 0
+	}
+	return false
 }
 
 // flatEntry returns host h's entry in the flat {command, args, env, cwd}

@@ -138,6 +138,14 @@ func seeds(f *fixture, h Host, scope install.Scope) {
 		} else {
 			f.write(filepath.Join(home, ".config", "Code", "User", "globalStorage", "rooveterinaryinc.roo-cline", "settings", "mcp_settings.json"), "{\n  \"mcpServers\": {\n    \"tavily\": {\n      \"command\": \"npx\",\n      \"args\": [\n        \"-y\",\n        \"tavily-mcp\"\n      ],\n      \"env\": {\n        \"TAVILY_API_KEY\": \"tvly-0123456789abcdefABCDEF\"\n      },\n      \"alwaysAllow\": [],\n      \"disabled\": false\n    }\n  }\n}")
 		}
+	case Goose:
+		// As Goose writes it (serde_yaml: keys sorted, sequences at the
+		// key's column), plus a comment of the user's.
+		f.write(filepath.Join(home, ".config", "goose", "config.yaml"), "# goose\nGOOSE_MODEL: gpt-4o\nGOOSE_PROVIDER: openai\nextensions:\n  developer:\n    bundled: true\n    display_name: Developer\n    enabled: true\n    name: developer\n    timeout: 300\n    type: builtin\n  github:\n    args:\n    - -y\n    - '@modelcontextprotocol/server-github'\n    cmd: npx\n    enabled: true\n    envs:\n      GITHUB_PERSONAL_ACCESS_TOKEN: ghp_0123456789abcdefghijABCDEFGHIJ012345\n    name: github\n    type: stdio\n")
+	case Continue:
+		if scope == install.ScopeGlobal {
+			f.write(filepath.Join(home, ".continue", "config.yaml"), "name: Local Config\nversion: 1.0.0\nschema: v1\nmodels:\n  - name: Claude\n    provider: anthropic\n    model: claude-sonnet-4-5\n    apiKey: ${{ secrets.ANTHROPIC_API_KEY }}\n\n# MCP\nmcpServers:\n  - name: tavily\n    type: streamable-http\n    url: https://mcp.tavily.com/mcp\n    requestOptions:\n      headers:\n        Authorization: Bearer tvly-0123456789abcdefABCDEF\n")
+		}
 	default:
 		editorSeeds(f, h, scope)
 	}
@@ -162,8 +170,8 @@ func TestPlanGolden(t *testing.T) {
 					before := f.tree()
 					req := f.req(h, scope, install.Options{Search: tier, Fetch: tier})
 					p, err := planInit(req)
-					require.NoError(t, err)
 					name := string(scope) + "/" + tier
+					require.NoError(t, err)
 					out.WriteString("-- " + name + "/plan --\n" + f.render(p, false))
 					require.NoError(t, p.Apply())
 					again, err := planInit(req)

@@ -125,6 +125,10 @@ func plainOf(t target, data []byte) (any, error) {
 		_, v, err := install.ParseTOML(body)
 		return v, err
 	}
+	if t.yaml != "" {
+		_, v, err := install.ParseYAML(body)
+		return v, err
+	}
 	if strings.TrimSpace(string(body)) == "" {
 		return map[string]any{}, nil
 	}

@@ -33,6 +33,9 @@ func planUninstall(req request) (*install.Plan, error) {
 	}
 	recPath := rs.recordPath(ts[0].path)
 	manual := []string{fmt.Sprintf("remove the %q entry from %s", strings.Join(ts[0].serverPath, "."), ts[0].path)}
+	if ts[0].yaml == install.YAMLItem {
+		manual[0] = fmt.Sprintf("remove %s from %s", ts[0].entryName(), ts[0].path)
+	}
 	for _, t := range ts[1:] {
 		for _, ad := range t.adds {
 			manual = append(manual, fmt.Sprintf("remove %s from %q in %s if init added them", strings.Join(ad.Items, ", "), strings.Join(ad.Path, "."), t.path))
@@ -48,7 +51,7 @@ func planUninstall(req request) (*install.Plan, error) {
 	}
 	if rec == nil {
 		cur, _, err := readTarget(ts[0])
-		if err == nil && cur.err == nil && lookup(cur.plain, ts[0].serverPath...) != nil {
+		if err == nil && cur.err == nil && (lookup(cur.plain, ts[0].serverPath...) != nil || ts[0].entryIn(cur.plain) != nil) {
 			if hs, err := holders(rs, ts[0]); err == nil && len(hs) > 0 {
 				p.UpToDate = fmt.Sprintf("Nothing to uninstall: %s has no install by this tool (%s scope); the entry in %s is %s's install's (the file is shared).", adapters[req.Host].label, rs.Scope, rs.rel(ts[0].path), holderNames(hs))
 				return p, nil
@@ -177,6 +180,9 @@ func editUninstall(rs *resolved, t target, cur parsed, rf *RecordFile, manual []
 	}
 	mark, _ := install.SplitBOM(cur.data)
 	var out []byte
+	if t.yaml != "" {
+		return editUninstallYAML(t, cur, rf, mark, manual)
+	}
 	if t.toml {
 		doc := cur.toml
 		// The reverse of init's order: the top-level key, then the entry.
@@ -240,5 +246,33 @@ func editUninstall(rs *resolved, t target, cur parsed, rf *RecordFile, manual []
 		body = []byte(*rf.BlankText)
 	}
 	out = append(bytes.Clone(mark), body...)
+	return out, false, nil
+}
+
+// editUninstallYAML takes our entry out of a YAML target (see
+// install.YAMLDoc.Remove), refusing an entry changed since init; a file
+// init created goes when nothing but its skeleton is left.
+func editUninstallYAML(t target, cur parsed, rf *RecordFile, mark []byte, manual []string) ([]byte, bool, error) {
+	doc := cur.yaml
+	if rf.Entry != nil && !rf.EntryExisted {
+		got := t.entryIn(cur.plain)
+		switch {
+		case got == nil:
+		case !jsonEqual(mustJSON(got), rf.Entry):
+			return nil, false, install.Refuse(fmt.Sprintf("%s in %s was changed since init wrote it", t.entryName(), t.path), manual...)
+		default:
+			if _, err := doc.Remove(t.yaml, t.serverPath[0], t.serverPath[1], rf.YAMLEntry); err != nil {
+				return nil, false, yamlShapeRefusal(t.path, err, manual...)
+			}
+		}
+	}
+	out := append(bytes.Clone(mark), doc.Bytes()...)
+	_, after, err := install.ParseYAML(out[len(mark):])
+	if err != nil || !equalExcept(cur.plain, after, t) {
+		return nil, false, fmt.Errorf("internal error editing %s (nothing was written): %v", t.path, err)
+	}
+	if !rf.Existed && (strings.TrimSpace(string(out)) == "" || string(out) == t.skeleton) {
+		return nil, true, nil
+	}
 	return out, false, nil
 }
