@@ -28,6 +28,9 @@ var txHosts = []struct {
 	{"gemini", ".gemini/settings.json", "{\n  // mine\n  \"ui\": { \"theme\": \"GitHub\" },\n}\n\n"},
 	{"pi", ".pi/agent/mcp.json", "{\n\t\"mcpServers\": {}\n}\n"},
 	{"cursor", ".cursor/mcp.json", ""}, // absent: init creates it and its directory
+	{"goose", ".config/goose/config.yaml", "# goose\r\nGOOSE_PROVIDER: openai\r\nextensions:\r\n  developer:\r\n    enabled: true\r\n    name: developer\r\n    type: builtin\r\n"},
+	{"continue", ".continue/config.yaml", "name: Local Config\nversion: 1.0.0\nschema: v1\n\n# MCP\nmcpServers:\n  - name: other\n    command: other"},
+	{"copilot", ".copilot/mcp-config.json", "{\n  \"mcpServers\": {}\n}\n"},
 	{"opencode", ".config/opencode/opencode.jsonc", "{\n  // mine\n  \"theme\": \"dark\"\n}\n"},
 	{"opencode1", ".config/opencode/opencode.json", "{\n  \"$schema\": \"https://opencode.ai/config.json\"\n}\n"},
 }
