@@ -1,5 +1,6 @@
 // Every host at once, for real: one scratch HOME holding the user's own configs for the real
-// Codex, Claude Code, Gemini CLI, Pi (with pi-mcp-adapter) and OpenCode 1.18.33, all on PATH;
+// Codex, Claude Code, Gemini CLI, Pi (with pi-mcp-adapter), Copilot CLI, Continue CLI and OpenCode
+// 1.18.33, all on PATH;
 // one `make install` (HOST=auto) installs into every one of them on its first run; each host's
 // own listing shows our server; one `make uninstall` puts every file back byte for byte.
 //
@@ -88,6 +89,17 @@ apps = false
         null,
         2,
       ) + "\n",
+    // Copilot CLI: the file as `copilot mcp add` leaves it, with another server.
+    ".copilot/mcp-config.json": JSON.stringify({ mcpServers: { other: { tools: ["*"], type: "local", command: "true", args: [] } } }, null, 2) + "\n",
+    // Continue: its YAML config with a comment and another server.
+    ".continue/config.yaml": `name: Local Config
+version: 1.0.0
+schema: v1
+# My Continue settings; keep this comment.
+mcpServers:
+  - name: other
+    command: "true"
+`,
     // OpenCode 1.x: comments, a trailing comma, another plugin (a local one, vendored beside
     // ours by the test: a package name would make OpenCode download it).
     ".config/opencode/opencode.jsonc": `{
@@ -110,11 +122,13 @@ const LABELS = {
   gemini: "Gemini CLI (mcpServers in settings.json)",
   pi: "Pi (pi-mcp-adapter mcp.json)",
   cursor: "Cursor (mcp.json)",
+  continue: "Continue (mcpServers in config.yaml)",
+  copilot: "GitHub Copilot CLI (mcpServers)",
 }
 
 // The config files init edits in place (each existed before, each must come back byte for
 // byte); Pi's mcp.json (and Cursor's, when detected) is created, so it is among our paths.
-const EDITED = [".claude.json", ".codex/config.toml", ".config/opencode/opencode.jsonc", ".gemini/settings.json"]
+const EDITED = [".claude.json", ".codex/config.toml", ".config/opencode/opencode.jsonc", ".continue/config.yaml", ".copilot/mcp-config.json", ".gemini/settings.json"]
 
 const STATE = `.local/state/${NAME}`
 const TEMP_MARKER = `.${NAME}.tmp` // install.TempMarker (".deepseek-web-retrieval.tmp-") and the Makefile's ".deepseek-web-retrieval.tmp"
@@ -140,7 +154,8 @@ const ours = (p) =>
  *     (.codex/tmp/), Gemini CLI's per-project history/tmp dirs and projects.json (and its
  *     projects.json.lock, which a gemini process leaves when it exits holding it), Pi's auth.json
  *     and session, pi-mcp-adapter's tool cache (mcp-cache.json), OpenCode's .gitignore in its
- *     config dir, its cache, data (log, database) and state dirs;
+ *     config dir, its cache, data (log, database) and state dirs; Copilot CLI's unpacked
+ *     JavaScript (.cache/copilot/pkg/, on its first run in a HOME);
  *   - Go's telemetry counters (.config/go/telemetry/): the go command that make install's and
  *     make uninstall's build step (the `cli` target) runs writes them under $XDG_CONFIG_HOME;
  *     no setting but a file there turns that off.
@@ -160,6 +175,7 @@ const HOST_OWN = [
   ".local/share/opencode/",
   ".local/state/opencode/",
   ".config/go/telemetry/",
+  ".cache/copilot/",
 ]
 const hostOwn = (p) => HOST_OWN.some((o) => p === o.replace(/\/$/, "") || (o.endsWith("/") && p.startsWith(o)))
 /** A directory that holds (or is) a host's own path: .local, .local/share, .cache, … */
@@ -245,7 +261,9 @@ test("every host at once: make install succeeds on its first run, each host list
   // Every host on PATH, as for a user who has them all: the four agents, OpenCode 1.18.33 (init
   // asks it for its version and picks the 1.x "plugin" key), and ~/.local/bin.
   const PATH = [BIN_DIR, dirname(OPENCODE_BIN), bindir, process.env.PATH].join(delimiter)
-  const hosts = ["opencode1", "codex", "claude", "gemini", "pi", ...(onPath(PATH, ["cursor", "cursor-agent"]) ? ["cursor"] : [])]
+  // Continue (cn) and Copilot CLI are on PATH too; Qwen Code, Cline and Kilo are, but the
+  // installer has no adapter for them yet, so --host auto leaves them alone.
+  const hosts = ["opencode1", "codex", "claude", "gemini", "pi", ...(onPath(PATH, ["cursor", "cursor-agent"]) ? ["cursor"] : []), "continue", "copilot"]
   // The environment of every run: the scratch HOME, PATH, OpenCode's no-network switches
   // (tests/js/lib/opencode.js) and the key, which each host passes on to our server (init never
   // writes it). Each agent adds its own switches (README.md, "No network").
@@ -352,6 +370,19 @@ test("every host at once: make install succeeds on its first run, each host list
   assert.equal(piResults.length, 2, pi.stdout.slice(-2000))
   assert.match(piResults[0].content, new RegExp(`^MCP: 1/1 servers, 2 tools\n\n✓ ${NAME} \\(2 tools`))
   assert.match(piResults[1].content, new RegExp(`^${NAME} \\(2 tools\\):\n\n- ${NAME}_deepseek_fetch - Fetch one public web page.*\n- ${NAME}_deepseek_search - Search the web with DeepSeek`))
+
+  // Copilot CLI lists its user file (it does not connect): ours beside the user's server.
+  const copilotEnv = { COPILOT_PROVIDER_BASE_URL: "http://127.0.0.1:9", COPILOT_PROVIDER_TYPE: "anthropic", COPILOT_PROVIDER_API_KEY: "mock-model-key", COPILOT_MODEL: "claude-sonnet-4.5", COPILOT_AUTO_UPDATE: "false", COPILOT_OFFLINE: "true" }
+  const copilot = await run(join(BIN_DIR, "copilot"), ["mcp", "list", "--json"], copilotEnv)
+  assert.equal(copilot.code, 0, copilot.stderr)
+  const copilotServers = JSON.parse(copilot.stdout).mcpServers
+  assert.deepEqual(Object.keys(copilotServers).sort(), [NAME, "other"])
+  assert.deepEqual({ command: copilotServers[NAME].command, args: copilotServers[NAME].args, env: copilotServers[NAME].env }, { command: installed, args: ARGS, env: { DEEPSEEK_API_KEY: "${DEEPSEEK_API_KEY}" } })
+
+  // Continue CLI has no listing command: its config holds our item after the user's.
+  const cont = s1.files[".continue/config.yaml"].toString()
+  assert.ok(cont.startsWith(userConfigs({ llm })[".continue/config.yaml"]), cont)
+  assert.match(cont, new RegExp(`- name: ${NAME}\n +command: ${installed.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\n`))
 
   // OpenCode 1.18.33: a run against its mock model; the first request offers our tools beside
   // the user's plugin's.
