@@ -874,7 +874,7 @@ func (d *YAMLDoc) commit(text string, edit func(map[string]any), form, parent, n
 		gm = map[string]any{}
 	}
 	for _, x := range []map[string]any{m, gm} {
-		if v, ok := x[parent]; ok && emptyPlain(v) {
+		if v, ok := x[parent]; ok && EmptyValue(v) {
 			delete(x, parent)
 		}
 	}
@@ -885,8 +885,9 @@ func (d *YAMLDoc) commit(text string, edit func(map[string]any), form, parent, n
 	return nil
 }
 
-// emptyPlain reports whether v is null or an empty mapping or sequence.
-func emptyPlain(v any) bool {
+// EmptyValue reports whether the plain value v (a parsed config's) is
+// null or an empty mapping or sequence.
+func EmptyValue(v any) bool {
 	switch x := v.(type) {
 	case nil:
 		return true

@@ -94,7 +94,7 @@ func FuzzYAMLEdit(f *testing.F) {
 				gotAfter = map[string]any{}
 			}
 			for _, m := range []map[string]any{wantAfter, gotAfter} {
-				if emptyPlain(m[c.parent]) {
+				if EmptyValue(m[c.parent]) {
 					delete(m, c.parent)
 				}
 			}

@@ -78,7 +78,7 @@ func runYAMLCases(t *testing.T, form, parent string, value json.RawMessage, case
 			_, after, err := ParseYAML(d.Bytes())
 			require.NoError(t, err)
 			for _, m := range []any{before, after} {
-				if x, ok := m.(map[string]any); ok && emptyPlain(x[parent]) {
+				if x, ok := m.(map[string]any); ok && EmptyValue(x[parent]) {
 					delete(x, parent)
 				}
 			}

@@ -73,15 +73,7 @@ func kiroSettingsFiles(env install.Env) []string {
 // files that have the setting (none: it could not be read anywhere).
 func kiroApproved(env install.Env) (vars, files []string) {
 	for _, f := range kiroSettingsFiles(env) {
-		data, _, ok, err := install.ReadConfig(f)
-		if err != nil || !ok {
-			continue
-		}
-		v, err := install.Normalize(data)
-		if err != nil {
-			continue
-		}
-		list, isList := lookup(v, kiroApprovedSetting).([]any)
+		list, isList := lookup(settingsOf(f), kiroApprovedSetting).([]any)
 		if !isList {
 			continue
 		}

@@ -320,7 +320,7 @@ func strip(v any, t target) any {
 	if t.yaml != "" {
 		// A YAML parent left null or empty is the same as none (init
 		// writes into "extensions:" alone, and a removal can leave "{}").
-		if v, ok := m[t.serverPath[0]]; ok && emptyValue(v) {
+		if v, ok := m[t.serverPath[0]]; ok && install.EmptyValue(v) {
 			delete(m, t.serverPath[0])
 		}
 	}
@@ -407,19 +407,6 @@ func (t target) entryName() string {
 		return fmt.Sprintf("the %s item named %s", t.serverPath[0], t.serverPath[1])
 	}
 	return strings.Join(t.serverPath, ".")
-}
-
-// emptyValue reports whether v is null or an empty object or array.
-func emptyValue(v any) bool {
-	switch x := v.(type) {
-	case nil:
-		return true
-	case map[string]any:
-		return len(x) == 0
-	case []any:
-		return len(x) == 0
-	}
-	return false
 }
 
 // flatEntry returns host h's entry in the flat {command, args, env, cwd}

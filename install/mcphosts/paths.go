@@ -57,6 +57,22 @@ func xdgConfig(env install.Env) string {
 	return envDir(env, "XDG_CONFIG_HOME", osJoin(env.GOOS, env.Home, ".config"))
 }
 
+// settingsOf returns the JSON (or JSONC) settings file at path as plain
+// values: nil when it is absent, beyond the installer's bounds or not
+// JSON. Adapters read other settings of a host's through it (whether a
+// feature is on, a list of approved variables) and treat nil as unset.
+func settingsOf(path string) any {
+	data, _, ok, err := install.ReadConfig(path)
+	if err != nil || !ok {
+		return nil
+	}
+	v, err := install.Normalize(data)
+	if err != nil {
+		return nil
+	}
+	return v
+}
+
 // appData is the per-user application data directory of an Electron or
 // desktop application: %APPDATA% (else ~\AppData\Roaming) on Windows,
 // ~/Library/Application Support on macOS, $XDG_CONFIG_HOME (else

@@ -100,15 +100,7 @@ var rooVar = regexp.MustCompile(`\$\{(?:env:(\w+)|(workspaceFolder))\}`)
 // rooCustomStorage is the roo-cline.customStoragePath setting in a build's
 // user settings.json, "" when unset or not an absolute path.
 func rooCustomStorage(env install.Env, b vscodeBuild) string {
-	data, _, ok, err := install.ReadConfig(osJoin(env.GOOS, vscodeUser(env, b), "settings.json"))
-	if err != nil || !ok {
-		return ""
-	}
-	v, err := install.Normalize(data)
-	if err != nil {
-		return ""
-	}
-	m, _ := v.(map[string]any)
+	m, _ := settingsOf(osJoin(env.GOOS, vscodeUser(env, b), "settings.json")).(map[string]any)
 	s, _ := m["roo-cline.customStoragePath"].(string)
 	if filepath.IsAbs(s) || (env.GOOS == "windows" && isWindowsAbs(s)) {
 		return s

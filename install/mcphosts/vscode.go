@@ -216,15 +216,7 @@ func vscodeTraps(r *resolved, p *install.Plan, _ []parsed) {
 func mcpAccessWarnings(r *resolved, files []string) []string {
 	var out []string
 	for _, f := range files {
-		data, _, ok, err := install.ReadConfig(f)
-		if err != nil || !ok {
-			continue
-		}
-		v, err := install.Normalize(data)
-		if err != nil {
-			continue
-		}
-		m, _ := v.(map[string]any)
+		m, _ := settingsOf(f).(map[string]any)
 		switch m["chat.mcp.access"] {
 		case "none":
 			out = append(out, fmt.Sprintf("%s sets chat.mcp.access to \"none\": VS Code starts no MCP server at all; set it to \"all\" (or remove it) to use %s", r.rel(f), install.Name))

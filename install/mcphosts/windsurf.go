@@ -2,7 +2,6 @@ package mcphosts
 
 import (
 	"fmt"
-	"maps"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -102,12 +101,5 @@ func windsurfLaunch(c *launching) {
 	// Not run here: the whole environment, and ${env:NAME} in command,
 	// args and env, as the docs describe; an unset one taken as ""
 	// (unverified).
-	maps.Copy(c.env, c.parent)
-	c.command = cursorExpand(c.command, c.parent)
-	for i := range c.args {
-		c.args[i] = cursorExpand(c.args[i], c.parent)
-	}
-	for k, v := range c.envCfg {
-		c.env[k] = cursorExpand(v, c.parent)
-	}
+	cursorLaunch(c)
 }

@@ -84,12 +84,7 @@ func zedTargets(r *resolved) []target {
 // zedUserSettings returns the user settings.json as plain values (nil
 // when absent or unreadable).
 func zedUserSettings(env install.Env) any {
-	data, _, ok, err := install.ReadConfig(filepath.Join(zedConfigDir(env), "settings.json"))
-	if err != nil || !ok {
-		return nil
-	}
-	v, _ := install.Normalize(data)
-	return v
+	return settingsOf(filepath.Join(zedConfigDir(env), "settings.json"))
 }
 
 func zedTraps(r *resolved, p *install.Plan, cfgs []parsed) {
