@@ -9,8 +9,9 @@ import (
 )
 
 // The Continue adapter: the IDE extension and its CLI, cn
-// (@continuedev/cli 1.5.47, read in its shipped source map and run in
-// tests/hosts/continue.test.js). [src] is that source unless another is
+// (@continuedev/cli 1.5.47, read in its shipped source map and run by
+// hand while the hosts were researched; tests/hosts/every-host.test.js
+// installs into its config). [src] is that source unless another is
 // named, [run] what the real cn did, [doc] Continue's docs; install/hosts/
 // HOSTS.md holds the research runs.
 //
