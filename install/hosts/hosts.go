@@ -119,6 +119,14 @@ func Init(req install.Request, name string, note func(string)) ([]Job, error) {
 				}
 			}
 		}
+		if r, ok := h.(refusing); ok && why == "" {
+			if err := r.Refusal(req); err != nil {
+				if name != "auto" {
+					return nil, err
+				}
+				why = h.Name() + ": " + err.Error()
+			}
+		}
 		if why != "" {
 			if name != "auto" {
 				return nil, errors.New(why)
@@ -145,6 +153,12 @@ func Init(req install.Request, name string, note func(string)) ([]Job, error) {
 type limited interface {
 	NoRemote() string
 	NoProject() string
+}
+
+// refusing is a host that refuses some requests for what it finds on
+// disk (Kilo Code in a project whose OpenCode config loads our plugin).
+type refusing interface {
+	Refusal(install.Request) error
 }
 
 // runNames returns the --host values of the hosts a run plans for: what

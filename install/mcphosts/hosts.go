@@ -53,6 +53,20 @@ func (m mcpHost) NoRemote() string {
 // NoProject says why the host has no project scope ("" when it has one).
 func (m mcpHost) NoProject() string { return adapters[m.h].noProject }
 
+// Refusal says why init cannot install into the host for this request,
+// when that depends on what is on disk; nil when it can.
+func (m mcpHost) Refusal(r install.Request) error {
+	a := adapters[m.h]
+	if a.refuse == nil {
+		return nil
+	}
+	rs, err := resolve(m.req(r))
+	if err != nil {
+		return nil // planInit reports it
+	}
+	return a.refuse(rs)
+}
+
 func (m mcpHost) Detect(r install.Request) (install.Host, string, error) {
 	if m.h == OpenCode || !detect(m.h, r.Env) {
 		return nil, "", nil

@@ -39,6 +39,11 @@ func planInit(req request) (*install.Plan, error) {
 	}
 	rs.args = serverArgs(req.Options)
 	a := adapters[req.Host]
+	if a.refuse != nil {
+		if err := a.refuse(rs); err != nil {
+			return nil, err
+		}
+	}
 	ts := a.targets(rs)
 	recPath := rs.recordPath(ts[0].path)
 	rec, _, err := readRecord(recPath, rs, ts)

@@ -126,6 +126,10 @@ type adapter struct {
 	// gateway, when the generic reason (it starts MCP servers only as
 	// commands) is not the true one.
 	noRemote string
+	// refuse, when set, says why init cannot write the host's entry for
+	// this request when that depends on what is on disk (Kilo Code in a
+	// project whose OpenCode config loads our plugin); nil when it can.
+	refuse func(r *resolved) error
 	// noProject, set for a host with no project-scope config, says why:
 	// init refuses --scope project with it, uninstall and doctor have
 	// nothing to do there.

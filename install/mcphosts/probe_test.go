@@ -221,6 +221,8 @@ func TestDoctorConnects(t *testing.T) {
 					require.Contains(t, c.Traps, "DEEPSEEK_API_KEY reaches the server as the literal text \"${DEEPSEEK_API_KEY}\": DEEPSEEK_API_KEY is not set in this shell, and "+names[h]+" passes the reference as written; every search and fetch fails until you export it")
 				case h == Copilot && scope == install.ScopeGlobal: // ${DEEPSEEK_API_KEY}, unset, reaches the server as written
 					require.Contains(t, c.Traps, "DEEPSEEK_API_KEY reaches the server as the literal text \"${DEEPSEEK_API_KEY}\": DEEPSEEK_API_KEY is not set in this shell, and GitHub Copilot CLI passes the reference as written; every search and fetch fails until you export it")
+				case h == Qwen && scope == install.ScopeGlobal: // Qwen Code leaves an unset $VAR as written
+					require.Contains(t, c.Traps, "DEEPSEEK_API_KEY reaches the server as the literal text \"$DEEPSEEK_API_KEY\": DEEPSEEK_API_KEY is not set in this shell, and Qwen Code passes the reference as written; every search and fetch fails until you export it")
 				case h == Roo: // Roo Code leaves an unset ${env:} as written
 					require.Contains(t, c.Traps, "DEEPSEEK_API_KEY reaches the server as the literal text \"${env:DEEPSEEK_API_KEY}\": DEEPSEEK_API_KEY is not set in this shell, and Roo Code passes the reference as written; every search and fetch fails until you export it")
 				default:
