@@ -72,8 +72,8 @@ func TestCLIExitCodes(t *testing.T) {
 		{name: "unknown flag", args: []string{"init", "--nope"}, code: exitUsage, stderr: "--nope"},
 		{name: "stray argument", args: []string{"init", "global"}, code: exitUsage, stderr: `unexpected argument "global"`},
 		{name: "bad scope", args: []string{"init", "--scope", "system"}, code: exitUsage, stderr: "--scope"},
-		{name: "bad host", args: []string{"init", "--host", "opencode3"}, code: exitUsage, stderr: `--host: unknown host "opencode3" (want one of opencode, opencode1, codex, claude, gemini, pi, cursor, amp, continue, copilot, goose, junie, kiro, roo, vscode, windsurf, zed, auto)`},
-		{name: "bad host uninstall", args: []string{"uninstall", "--host", "vim"}, code: exitUsage, stderr: "want one of opencode, opencode1, codex, claude, gemini, pi, cursor, amp, continue, copilot, goose, junie, kiro, roo, vscode, windsurf, zed, auto"},
+		{name: "bad host", args: []string{"init", "--host", "opencode3"}, code: exitUsage, stderr: `--host: unknown host "opencode3" (want one of opencode, opencode1, codex, claude, gemini, pi, cursor, amp, cline, continue, copilot, crush, goose, junie, kilo, kiro, qwen, roo, vscode, windsurf, zed, auto)`},
+		{name: "bad host uninstall", args: []string{"uninstall", "--host", "vim"}, code: exitUsage, stderr: "want one of opencode, opencode1, codex, claude, gemini, pi, cursor, amp, cline, continue, copilot, crush, goose, junie, kilo, kiro, qwen, roo, vscode, windsurf, zed, auto"},
 		{name: "bad tier lists the tiers", args: []string{"init", "--fetch", "sometimes"}, code: exitUsage, stderr: "want off, optional, preferred or forced"},
 		{name: "bad scope lists the scopes", args: []string{"uninstall", "--scope", "system"}, code: exitUsage, stderr: "(want global or project)"},
 		{name: "auto with nothing to go by", args: []string{"init"}, code: exitFailed, stderr: "pass --host opencode (2.x, \"plugins\") or --host opencode1 (1.x, \"plugin\")"},
@@ -87,7 +87,7 @@ func TestCLIExitCodes(t *testing.T) {
 		require.NoError(t, os.Remove(cfgDir))
 		code, stdout, stderr := runCLI("init", "--yes")
 		require.Equal(t, exitOK, code, stderr)
-		require.Equal(t, "deepseek-web-retrieval init: nothing to install into: --host auto: found no coding agent this installer writes into on this machine (no program on PATH, no config directory).\nInstall one, then run init again, or name one with --host (opencode, opencode1, codex, claude, gemini, pi, cursor, amp, continue, copilot, goose, junie, kiro, roo, vscode, windsurf, zed).\n", stdout)
+		require.Equal(t, "deepseek-web-retrieval init: nothing to install into: --host auto: found no coding agent this installer writes into on this machine (no program on PATH, no config directory).\nInstall one, then run init again, or name one with --host (opencode, opencode1, codex, claude, gemini, pi, cursor, amp, cline, continue, copilot, crush, goose, junie, kilo, kiro, qwen, roo, vscode, windsurf, zed).\n", stdout)
 		_, err := os.Stat(cfgDir)
 		require.True(t, os.IsNotExist(err), "nothing written")
 	})

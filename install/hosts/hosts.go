@@ -125,6 +125,9 @@ func Init(req install.Request, name string, note func(string)) ([]Job, error) {
 					return nil, err
 				}
 				why = h.Name() + ": " + err.Error()
+				if re := (*install.RefusedError)(nil); errors.As(err, &re) {
+					why = h.Name() + ": " + re.Reason
+				}
 			}
 		}
 		if why != "" {

@@ -30,19 +30,21 @@ func names(jobs []Job) []string {
 }
 
 func TestNames(t *testing.T) {
-	require.Equal(t, []string{"opencode", "opencode1", "codex", "claude", "gemini", "pi", "cursor", "amp", "continue", "copilot", "goose", "junie", "kiro", "roo", "vscode", "windsurf", "zed"}, Names())
+	require.Equal(t, []string{"opencode", "opencode1", "codex", "claude", "gemini", "pi", "cursor", "amp", "cline", "continue", "copilot", "crush", "goose", "junie", "kilo", "kiro", "qwen", "roo", "vscode", "windsurf", "zed"}, Names())
 	for _, ok := range []string{"auto", "opencode", "opencode2", "opencode1", "codex", "cursor"} {
 		require.NoError(t, CheckName(ok), ok)
 	}
-	require.EqualError(t, CheckName("vim"), `unknown host "vim" (want one of opencode, opencode1, codex, claude, gemini, pi, cursor, amp, continue, copilot, goose, junie, kiro, roo, vscode, windsurf, zed, auto)`)
-	require.EqualError(t, CheckName("opencode (gateway)"), `unknown host "opencode (gateway)" (want one of opencode, opencode1, codex, claude, gemini, pi, cursor, amp, continue, copilot, goose, junie, kiro, roo, vscode, windsurf, zed, auto)`)
+	require.EqualError(t, CheckName("vim"), `unknown host "vim" (want one of opencode, opencode1, codex, claude, gemini, pi, cursor, amp, cline, continue, copilot, crush, goose, junie, kilo, kiro, qwen, roo, vscode, windsurf, zed, auto)`)
+	require.EqualError(t, CheckName("opencode (gateway)"), `unknown host "opencode (gateway)" (want one of opencode, opencode1, codex, claude, gemini, pi, cursor, amp, cline, continue, copilot, crush, goose, junie, kilo, kiro, qwen, roo, vscode, windsurf, zed, auto)`)
 }
 
 func TestInit(t *testing.T) {
 	remote := &install.Remote{URL: "https://gw.example.com/mcp", TokenEnv: install.DefaultTokenEnv}
 	for _, tc := range []struct {
-		name   string
-		dirs   []string // made under the home: the hosts found
+		name string
+		dirs []string // made under the home: the hosts found
+		// files are written into the project, by name.
+		files  map[string]string
 		host   string
 		remote bool
 		// project: --scope project.
@@ -66,6 +68,10 @@ func TestInit(t *testing.T) {
 			notes: []string{"--host auto: left out windsurf cannot be installed into a project (--scope project): Windsurf reads MCP servers only from ~/.codeium/windsurf/mcp_config.json (it documents no project file); run init without --scope project"}},
 		{name: "named windsurf in a project", host: "windsurf", project: true, err: "windsurf cannot be installed into a project (--scope project): Windsurf reads MCP servers only from ~/.codeium/windsurf/mcp_config.json (it documents no project file); run init without --scope project"},
 		{name: "named windsurf, global", host: "windsurf", jobs: []string{"windsurf"}},
+		{name: "auto in a project whose OpenCode loads our plugin leaves kilo out", dirs: []string{".config/kilo", ".kiro"}, files: map[string]string{"opencode.json": `{"plugin": ["deepseek-web-retrieval-opencode"]}`}, host: "auto", project: true, jobs: []string{"opencode1", "kiro"},
+			notes: []string{"--host auto: no opencode on PATH; the config already uses the key of --host opencode1, so init keeps it", "--host auto: left out kilo: {proj}/opencode.json lists the deepseek-web-retrieval OpenCode plugin (\"deepseek-web-retrieval-opencode\") under \"plugin\", which Kilo Code loads too: Kilo already has deepseek_search and deepseek_fetch in this project, and the MCP server beside it would offer every tool twice"}},
+		{name: "named kilo in that project", files: map[string]string{"opencode.json": `{"plugin": ["deepseek-web-retrieval-opencode"]}`}, host: "kilo", project: true,
+			err: "refused: {proj}/opencode.json lists the deepseek-web-retrieval OpenCode plugin (\"deepseek-web-retrieval-opencode\") under \"plugin\", which Kilo Code loads too: Kilo already has deepseek_search and deepseek_fetch in this project, and the MCP server beside it would offer every tool twice\nTo do it by hand:\n  - nothing to do for Kilo Code here; to give it the MCP server instead, run `deepseek-web-retrieval uninstall --host opencode1 --scope project --dir {proj} --yes` (OpenCode loses the plugin), then init again"},
 		{name: "named, not on this machine", host: "gemini", jobs: []string{"gemini"}},
 		{name: "opencode2 is opencode", host: "opencode2", jobs: []string{"opencode"}},
 		{name: "opencode1 with --remote: its gateway entry", host: "opencode1", remote: true, jobs: []string{"opencode1"}},
@@ -75,6 +81,9 @@ func TestInit(t *testing.T) {
 			for _, d := range tc.dirs {
 				require.NoError(t, os.MkdirAll(filepath.Join(req.Env.Home, filepath.FromSlash(d)), 0o755))
 			}
+			for name, text := range tc.files {
+				require.NoError(t, os.WriteFile(filepath.Join(req.Env.WorkDir, name), []byte(text), 0o644))
+			}
 			if tc.remote {
 				req.Remote = remote
 			}
@@ -83,6 +92,10 @@ func TestInit(t *testing.T) {
 			}
 			var notes []string
 			jobs, err := Init(req, tc.host, func(n string) { notes = append(notes, n) })
+			for i := range tc.notes {
+				tc.notes[i] = strings.ReplaceAll(tc.notes[i], "{proj}", req.Env.WorkDir)
+			}
+			tc.err = strings.ReplaceAll(tc.err, "{proj}", req.Env.WorkDir)
 			require.Equal(t, tc.notes, notes)
 			switch {
 			case tc.noHost:
@@ -128,7 +141,7 @@ func TestPluginAgainstGateway(t *testing.T) {
 	p, err = un[0].Plan()
 	require.NoError(t, err)
 	require.False(t, p.Empty())
-	require.Equal(t, []string{"opencode", "opencode (gateway)", "codex", "claude", "gemini", "pi", "cursor", "amp", "continue", "copilot", "goose", "junie", "kiro", "roo", "vscode", "windsurf", "zed"}, names(Uninstall(req, "auto")))
+	require.Equal(t, []string{"opencode", "opencode (gateway)", "codex", "claude", "gemini", "pi", "cursor", "amp", "cline", "continue", "copilot", "crush", "goose", "junie", "kilo", "kiro", "qwen", "roo", "vscode", "windsurf", "zed"}, names(Uninstall(req, "auto")))
 	require.Equal(t, []string{"opencode2"}, names(Uninstall(request(t), "opencode2")))
 }
 
@@ -144,7 +157,7 @@ func TestDoctor(t *testing.T) {
 		titles = append(titles, c.Title)
 	}
 	require.Equal(t, []string{"OpenCode (global: " + filepath.Join(req.Env.Home, ".config", "opencode") + ")"}, titles)
-	require.Equal(t, []string{"codex", "claude", "gemini", "pi", "cursor", "amp", "continue", "copilot", "goose", "junie", "kiro", "roo", "vscode", "windsurf", "zed"}, absent)
+	require.Equal(t, []string{"codex", "claude", "gemini", "pi", "cursor", "amp", "cline", "continue", "copilot", "crush", "goose", "junie", "kilo", "kiro", "qwen", "roo", "vscode", "windsurf", "zed"}, absent)
 }
 
 // Claude Code and Copilot CLI share a project's .mcp.json: with both in

@@ -16,15 +16,17 @@ import (
 )
 
 // What the tests of the editor hosts (windsurf.go, zed.go, kiro.go,
-// junie.go, amp.go) share: their golden seeds, their shape corpus, and the
+// junie.go, amp.go) and of the newer JSON hosts (kilo.go, cline.go,
+// crush.go) share: their golden seeds, their shape corpus, and the
 // project scope Windsurf does not have.
 
 // editorHosts are those hosts.
-var editorHosts = []Host{Windsurf, Zed, Kiro, Junie, Amp}
+var editorHosts = []Host{Windsurf, Zed, Kiro, Junie, Amp, Kilo, Cline, Crush}
 
 // strictJSON marks the hosts that read their file as strict JSON (no
-// comments, no trailing commas); Zed and Amp read JSON with comments.
-var strictJSON = map[Host]bool{Windsurf: true, Kiro: true, Junie: true}
+// comments, no trailing commas); Zed, Amp and Kilo read JSON with
+// comments.
+var strictJSON = map[Host]bool{Windsurf: true, Kiro: true, Junie: true, Cline: true, Crush: true}
 
 // readStrictJSON reads data with encoding/json alone, after its byte order
 // mark; a blank file is an empty object.
@@ -77,6 +79,8 @@ func editorShapes(h Host) []shape {
 		member = "context_servers"
 	case Amp:
 		member = "amp.mcpServers"
+	case Kilo, Crush:
+		member = "mcp"
 	}
 	out := []shape{{name: "missing file", text: "\x00"}}
 	for _, s := range serverShapes {
@@ -134,7 +138,7 @@ func TestEditorShapeCorpus(t *testing.T) {
 	}
 }
 
-// Windsurf (and Goose) have no project file: init refuses --scope project with the
+// Windsurf (and Goose and Cline) have no project file: init refuses --scope project with the
 // reason, uninstall has nothing to do there, and doctor checks only the
 // global file.
 func TestNoProjectScope(t *testing.T) {
@@ -159,8 +163,12 @@ func TestNoProjectScope(t *testing.T) {
 	}
 	require.Equal(t, []string{"Windsurf (mcp_config.json) (global)"}, titles)
 	for _, o := range editorHosts[1:] {
-		require.Empty(t, mcpHost{o}.NoProject(), o)
+		if o != Cline {
+			require.Empty(t, mcpHost{o}.NoProject(), o)
+		}
 	}
+	_, err = planInit(f.req(Cline, install.ScopeProject, install.Options{}))
+	require.EqualError(t, err, "Cline (cline_mcp_settings.json) cannot be installed into a project (--scope project): Cline reads MCP servers only from its own cline_mcp_settings.json, not from a project; run init without --scope project")
 }
 
 // pathCase is one row of a per-GOOS path table: the system, the

@@ -344,7 +344,7 @@ func newMemFixture(t *testing.T) *fixture {
 	return &fixture{t: t, root: root, env: env}
 }
 
-var jsonHosts = []Host{Claude, Gemini, Pi, Cursor, Copilot}
+var jsonHosts = []Host{Claude, Gemini, Pi, Cursor, Copilot, Qwen}
 
 // TestShapeCorpus runs the corpus; see the comment at the top of the file.
 func TestShapeCorpus(t *testing.T) {

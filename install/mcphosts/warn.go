@@ -43,18 +43,31 @@ func conflictWarnings(r *resolved, ts []target, cfgs []parsed) []string {
 	return warns
 }
 
+// existingCommand returns the program the server's entry already starts,
+// read through the host's own entry form (Kilo's command list, Cline's
+// transport).
+func existingCommand(r *resolved, ts []target, cfgs []parsed) (string, bool) {
+	m, ok := lookup(cfgs[0].plain, ts[0].serverPath...).(map[string]any)
+	if !ok {
+		return "", false
+	}
+	s, ok := flatEntry(r.Host, m)["command"].(string)
+	return s, ok
+}
+
 // binaryWarnings reports a server entry whose command no longer exists
 // (the binary was moved or deleted) and a binary in a place that is not
 // meant to last.
 func binaryWarnings(r *resolved, ts []target, cfgs []parsed) []string {
 	var warns []string
+	old, ok := existingCommand(r, ts, cfgs)
 	if r.Remote != nil {
-		if old, ok := lookup(cfgs[0].plain, append(ts[0].serverPath, "command")...).(string); ok {
+		if ok {
 			warns = append(warns, fmt.Sprintf("the existing entry starts %s; init points it at the gateway %s instead", old, r.Remote.URL))
 		}
 		return warns
 	}
-	if old, ok := lookup(cfgs[0].plain, append(ts[0].serverPath, "command")...).(string); ok && old != r.Binary {
+	if ok && old != r.Binary {
 		if _, err := os.Stat(old); err != nil {
 			warns = append(warns, fmt.Sprintf("the existing entry starts %s, which no longer exists (moved or deleted); init points it at %s", old, r.Binary))
 		} else {
