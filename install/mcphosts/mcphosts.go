@@ -1,6 +1,8 @@
 // Package mcphosts installs the deepseek-web-retrieval MCP server into the
 // MCP hosts people use: Codex, Claude Code, Gemini CLI, Pi (through
-// pi-mcp-adapter), Cursor, Amp, Junie, Kiro, Windsurf and Zed. Each host
+// pi-mcp-adapter), Cursor, and the hosts registered by the other files
+// (Amp, Cline, Continue, Copilot CLI, Crush, Goose, Junie, Kilo Code,
+// Kiro, Qwen Code, Roo Code, VS Code, Windsurf, Zed). Each host
 // is a small adapter (codex.go, claude.go, …) saying which files it owns
 // and what goes in them; the plan, the edit, the record and the exact
 // uninstall are shared (this file and package install). [Hosts] and [Gateway] (OpenCode's gateway entry, init
