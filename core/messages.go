@@ -109,9 +109,9 @@ func (m *MessagesOptions) parse(name string, v []byte) (known bool, err error) {
 	case "messagesModel":
 		err = decodeString(v, &m.MessagesModel)
 	case "messagesMaxTokens":
-		err = decodeBetween(v, &m.MessagesMaxTokens, minMessagesMaxTokens, maxMessagesMaxTokens)
+		err = decodeRange(v, &m.MessagesMaxTokens, name)
 	case "messagesMaxUses":
-		err = decodeBetween(v, &m.MessagesMaxUses, minMessagesMaxUses, maxMessagesMaxUses)
+		err = decodeRange(v, &m.MessagesMaxUses, name)
 	case "anthropicVersion":
 		err = decodeString(v, &m.AnthropicVersion)
 	case "messagesSummary":
@@ -122,13 +122,6 @@ func (m *MessagesOptions) parse(name string, v []byte) (known bool, err error) {
 		return false, nil
 	}
 	return true, err
-}
-
-func decodeBetween(v []byte, dst *int, lo, hi int) error {
-	if err := decodeInt(v, dst); err != nil {
-		return err
-	}
-	return between(*dst, lo, hi)
 }
 
 func between(n, lo, hi int) error {

@@ -152,17 +152,6 @@ const (
 	MaxCacheMB = 64
 )
 
-// optionNames lists every known option, for unknown-name warnings.
-var optionNames = []string{
-	"search", "fetch", "apiKeyEnv", "apiKey", "baseURL", "maxResults",
-	"maxSummaryChars", "minRerank", "minAuthority", "allowUnknownAuthority",
-	"includeDomains", "allowedDomains", "blockedDomains", "language",
-	"localization", "fetchMaxChars", "timeoutMs", "maxRetries",
-	"cacheTTL", "cacheMaxMB", "maxCalls", "maxHeldMB", "messagesMaxRequestMB",
-	"searchBackend", "messagesBaseURL", "messagesModel", "messagesMaxTokens",
-	"messagesMaxUses", "anthropicVersion", "messagesSummary",
-}
-
 // OptionError is an invalid option value; [ParseOptions] and [NewConfig]
 // return it so callers (the CLI, the installer) can name the option their
 // own way, e.g. as a flag.
@@ -282,29 +271,28 @@ func ParseOptions(data []byte) (Options, []string, error) {
 // for "not set": in JSON it was set, and 0 is out of its range.
 func explicitZero(name string, o Options) error {
 	for _, f := range []struct {
-		name   string
-		v      int
-		lo, hi int
+		name string
+		v    int
 	}{
-		{"maxResults", o.MaxResults, 1, maxMaxResults},
-		{"maxSummaryChars", o.MaxSummaryChars, minSummaryChars, maxSummaryChars},
-		{"fetchMaxChars", o.FetchMaxChars, minFetchMaxChars, maxFetchMaxChars},
-		{"timeoutMs", o.TimeoutMs, minTimeoutMs, maxTimeoutMs},
-		{"maxCalls", o.MaxCalls, 1, maxMaxCalls},
-		{"maxHeldMB", o.MaxHeldMB, minMaxHeldMB, maxMaxHeldMB},
-		{"messagesMaxRequestMB", o.MessagesMaxRequestMB, 1, maxMessagesMaxRequestMB},
+		{"maxResults", o.MaxResults},
+		{"maxSummaryChars", o.MaxSummaryChars},
+		{"fetchMaxChars", o.FetchMaxChars},
+		{"timeoutMs", o.TimeoutMs},
+		{"maxCalls", o.MaxCalls},
+		{"maxHeldMB", o.MaxHeldMB},
+		{"messagesMaxRequestMB", o.MessagesMaxRequestMB},
 	} {
 		if f.name == name && f.v == 0 {
-			return errors.New("want a whole number from " + strconv.Itoa(f.lo) + " to " + strconv.Itoa(f.hi) + ", got 0")
+			return checkRange(name, 0)
 		}
 	}
 	return nil
 }
 
 func unknownOptionWarning(name string) string {
-	for _, known := range optionNames {
-		if strings.EqualFold(known, name) {
-			return "unknown option " + quoteForMessage(name, 60) + " ignored (did you mean " + strconv.Quote(known) + "?)"
+	for _, known := range OptionTable {
+		if strings.EqualFold(known.Name, name) {
+			return "unknown option " + quoteForMessage(name, 60) + " ignored (did you mean " + strconv.Quote(known.Name) + "?)"
 		}
 	}
 	return "unknown option " + quoteForMessage(name, 60) + " ignored"
@@ -341,26 +329,9 @@ func decodeInt(v []byte, dst *int) error {
 	return nil
 }
 
-// intRanges are the whole-number options and their ranges.
-var intRanges = map[string][2]int{
-	"maxResults":           {1, maxMaxResults},
-	"maxSummaryChars":      {minSummaryChars, maxSummaryChars},
-	"fetchMaxChars":        {minFetchMaxChars, maxFetchMaxChars},
-	"timeoutMs":            {minTimeoutMs, maxTimeoutMs},
-	"maxRetries":           {0, maxMaxRetries},
-	"cacheTTL":             {0, MaxCacheTTLMinutes},
-	"cacheMaxMB":           {0, MaxCacheMB},
-	"maxCalls":             {1, maxMaxCalls},
-	"maxHeldMB":            {minMaxHeldMB, maxMaxHeldMB},
-	"messagesMaxRequestMB": {1, maxMessagesMaxRequestMB},
-}
-
 func checkRange(name string, n int) error {
-	r := intRanges[name]
-	if n < r[0] || n > r[1] {
-		return errors.New("want a whole number from " + strconv.Itoa(r[0]) + " to " + strconv.Itoa(r[1]) + ", got " + strconv.Itoa(n))
-	}
-	return nil
+	lo, hi, _ := intRange(name)
+	return between(n, lo, hi)
 }
 
 // decodeRange decodes a whole number and checks its range, so a written 0

@@ -107,12 +107,17 @@ type OptionError struct {
 
 func (e *OptionError) Error() string { return fmt.Sprintf("invalid %s: %s", e.Option, e.Msg) }
 
-// OptionNames lists the options (their SPEC §5 names) in SPEC order.
-var OptionNames = []string{"search", "fetch", "apiKeyEnv", "baseURL", "maxResults", "maxSummaryChars",
-	"minRerank", "minAuthority", "allowUnknownAuthority", "includeDomains", "allowedDomains",
-	"blockedDomains", "language", "localization", "fetchMaxChars", "timeoutMs", "maxRetries",
-	"cacheTTL", "cacheMaxMB", "maxCalls", "maxHeldMB", "messagesMaxRequestMB", "searchBackend", "messagesBaseURL", "messagesModel", "messagesMaxTokens", "messagesMaxUses",
-	"anthropicVersion", "messagesSummary"}
+// OptionNames lists the options init writes (their SPEC §5 names), in
+// SPEC order: core.OptionTable's but apiKey, which init never writes.
+var OptionNames = func() []string {
+	var out []string
+	for _, s := range core.OptionTable {
+		if !s.NoFlag {
+			out = append(out, s.Name)
+		}
+	}
+	return out
+}()
 
 // Validate checks every set option with the core's resolver
 // (core.ParseOptions, then core.NewConfig), one option at a time so the

@@ -54,25 +54,12 @@ func hostEnv() install.Env {
 
 // usageText prints a usage text, its {hosts} the registry's --host values.
 func usageText(w io.Writer, text string) {
+	text = strings.ReplaceAll(text, "{options}", optionUsage())
 	io.WriteString(w, strings.ReplaceAll(text, "{hosts}", strings.Join(hosts.Names(), "|")))
 }
 
 // hostList is the --host values but auto, for messages.
 func hostList() string { return strings.Join(hosts.Names(), ", ") }
-
-// optionFlags maps SPEC §5 option names to init's flags.
-var optionFlags = map[string]string{
-	"search": "--search", "fetch": "--fetch", "apiKeyEnv": "--api-key-env", "baseURL": "--base-url",
-	"maxResults": "--max-results", "maxSummaryChars": "--max-summary-chars", "minRerank": "--min-rerank",
-	"minAuthority": "--min-authority", "allowUnknownAuthority": "--allow-unknown-authority",
-	"includeDomains": "--include-domains", "allowedDomains": "--allowed-domains", "blockedDomains": "--blocked-domains",
-	"language": "--language", "localization": "--localization", "fetchMaxChars": "--fetch-max-chars",
-	"timeoutMs": "--timeout-ms", "maxRetries": "--max-retries", "cacheTTL": "--cache-ttl", "cacheMaxMB": "--cache-max-mb",
-	"maxCalls": "--max-calls", "maxHeldMB": "--max-held-mb", "messagesMaxRequestMB": "--messages-max-request-mb",
-	"searchBackend": "--search-backend", "messagesBaseURL": "--messages-base-url", "messagesModel": "--messages-model",
-	"messagesMaxTokens": "--messages-max-tokens", "messagesMaxUses": "--messages-max-uses",
-	"anthropicVersion": "--anthropic-version", "messagesSummary": "--messages-summary",
-}
 
 func initUsage(w io.Writer) {
 	usageText(w, `Usage: deepseek-web-retrieval init [flags]
@@ -132,33 +119,8 @@ Where:
                            in the host's syntax, never the token itself
   --yes                    apply the plan instead of only printing it
 
-Options (only those given are written, plus the two tiers):
-  --search TIER            off, optional, preferred (default) or forced
-  --fetch TIER             off, optional (default), preferred or forced
-  --api-key-env NAME       variable holding the key (default DEEPSEEK_API_KEY)
-  --base-url URL           DeepSeek origin (default https://api.deepseek.com)
-  --max-results N          results per search, 1-50 (default 10)
-  --max-summary-chars N    characters per result summary (default 1200)
-  --min-rerank X           drop results scored below X, 0-3 (default 0)
-  --min-authority X        drop results below authority X, 0-4 (default 0)
-  --allow-unknown-authority=BOOL
-                           let unknown authority pass --min-authority (default true)
-  --include-domains a,b    search only these domains
-  --allowed-domains a,b    fetch only these domains
-  --blocked-domains a,b    never search or fetch these domains
-  --language zh,en         lang: operator for searches
-  --localization IP        IPv4/IPv6 address for local results
-  --fetch-max-chars N      characters per fetched page (default 16000)
-  --timeout-ms N           per-attempt timeout, 1000-120000 (default 30000)
-  --max-retries N          retries, 0-5 (default 2)
-  --cache-ttl MIN          minutes a fetched page stays cached, 0-60 (default 15)
-  --cache-max-mb N         memory of the page cache in MiB, 0-64 (default 64)
-  --search-backend B       search (default, the Search API) or messages (a
-                           DeepSeek model turn with web_search; README)
-  --messages-base-url URL, --messages-model NAME, --messages-max-tokens N,
-  --messages-max-uses N, --anthropic-version V, --messages-summary
-                           the messages backend's options (README)
-
+Options (only those given are written, plus the two tiers; README, "Options"):
+{options}
 Exit status: 0 plan printed or applied, 1 refused or failed, 2 usage error.
 `)
 }
@@ -287,7 +249,7 @@ func initFlags(args []string, stdout, stderr io.Writer) (run initRun, code int, 
 	if err := install.Validate(o); err != nil {
 		var oe *install.OptionError
 		if errors.As(err, &oe) {
-			return usage(fmt.Sprintf("invalid %s: %s", optionFlags[oe.Option], oe.Msg))
+			return usage(fmt.Sprintf("invalid %s: %s", optionFlag(oe.Option), oe.Msg))
 		}
 		return usage(err.Error())
 	}
@@ -411,7 +373,7 @@ func runPlans(cmd string, jobs []hosts.Job, yes bool, stdout, stderr io.Writer) 
 	for _, j := range jobs {
 		p, err := j.Plan()
 		if oe := (*install.OptionError)(nil); errors.As(err, &oe) {
-			return usageErr(stderr, cmd, fmt.Sprintf("invalid %s: %s", optionFlags[oe.Option], oe.Msg))
+			return usageErr(stderr, cmd, fmt.Sprintf("invalid %s: %s", optionFlag(oe.Option), oe.Msg))
 		}
 		failed = failed || err != nil
 		plans = append(plans, planned{j.Host, p, err})

@@ -23,7 +23,7 @@ import (
 // envPrefix starts the environment variables that set the MCP server's
 // options, for hosts whose config can only set the environment:
 // DEEPSEEK_WEB_RETRIEVAL_MAX_RESULTS=5 is --max-results 5.
-const envPrefix = "DEEPSEEK_WEB_RETRIEVAL_"
+const envPrefix = core.OptionEnvPrefix
 
 func mcpUsage(w io.Writer) {
 	fmt.Fprint(w, `Usage: deepseek-web-retrieval mcp [--search TIER] [--fetch TIER] [--api-key-env NAME] [option flags]
@@ -41,31 +41,7 @@ Example (Claude Code):
   claude mcp add deepseek -e DEEPSEEK_API_KEY=sk-... -- deepseek-web-retrieval mcp --fetch preferred
 
 Flags (the plugin options of the README, in kebab-case):
-  --search TIER                 deepseek_search: off, optional, preferred (default) or forced
-  --fetch TIER                  deepseek_fetch: off, optional (default), preferred or forced
-  --api-key-env NAME            variable holding the key (default DEEPSEEK_API_KEY)
-  --base-url URL                DeepSeek origin (default https://api.deepseek.com)
-  --max-results N               1-50 (default 10)
-  --max-summary-chars N         per result (default 1200)
-  --min-rerank X, --min-authority X, --allow-unknown-authority=BOOL
-  --include-domains a,b         search only these (site:)
-  --allowed-domains a,b         fetch only these and their subdomains
-  --blocked-domains a,b         never search or fetch these
-  --language zh,en              lang: operator
-  --localization IP             prefer results local to this address
-  --fetch-max-chars N           cap in code points, title included (default 16000)
-  --timeout-ms N                per attempt, body included (default 30000)
-  --max-retries N               retries on 408/425/429/5xx (default 2)
-  --cache-ttl MIN               minutes a fetched page stays cached after its last use,
-                                0-60 (default 15; 0 turns the page and search caches off)
-  --cache-max-mb N              memory the cache may hold in MiB, 0-64 (default 64)
-  --max-calls N                 calls running at once, 1-256 (default 16); more wait
-  --max-held-mb N               MiB the running calls' requests and responses may hold,
-                                16-1024 (default 64: six 5 MiB fetches); more wait, at most
-                                --timeout-ms, then fail saying so
-  --messages-max-request-mb N   cap on one Messages request, 1-64 (default 8): a paused
-                                turn resends everything so far, and stops with an error first
-
+`+optionUsage()+`
 Every flag can also be set as an environment variable named DEEPSEEK_WEB_RETRIEVAL_
 and the flag in upper case with underscores (DEEPSEEK_WEB_RETRIEVAL_MAX_RESULTS=5,
 DEEPSEEK_WEB_RETRIEVAL_FETCH=preferred); a flag wins over its variable.
@@ -100,8 +76,8 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	cfg, warnings, err := newConfig(o)
 	if err != nil {
 		var oe *core.OptionError
-		if errors.As(err, &oe) && fromEnv[strings.TrimPrefix(optionFlags[oe.Option], "--")] {
-			err = fmt.Errorf("%s: %s", envName(strings.TrimPrefix(optionFlags[oe.Option], "--")), oe.Reason)
+		if errors.As(err, &oe) && fromEnv[strings.TrimPrefix(optionFlag(oe.Option), "--")] {
+			err = fmt.Errorf("%s: %s", envName(strings.TrimPrefix(optionFlag(oe.Option), "--")), oe.Reason)
 		} else {
 			err = flagError(err)
 		}

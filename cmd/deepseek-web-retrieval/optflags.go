@@ -1,46 +1,73 @@
 package main
 
 import (
-	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
-
 	"flag"
+	"reflect"
+	"slices"
+	"strings"
 
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
 )
 
-// bindOptionFlags registers one flag per plugin option (SPEC §5), in
-// kebab-case, filling o. A flag left out leaves its field unset, so the
-// option's default applies. There is no flag for a literal API key.
+// bindOptionFlags registers one flag per option of core.OptionTable but
+// apiKey (no literal key on a command line), named in kebab-case
+// (OptionSpec.FlagName), filling the field of o with the option's JSON
+// name. A flag left out leaves its field unset, so the option's default
+// applies.
 func bindOptionFlags(fl *flag.FlagSet, o *install.Options) {
-	fl.StringVar(&o.Search, "search", "", "")
-	fl.StringVar(&o.Fetch, "fetch", "", "")
-	fl.StringVar(&o.APIKeyEnv, "api-key-env", "", "")
-	fl.StringVar(&o.BaseURL, "base-url", "", "")
-	fl.Var(intFlag{&o.MaxResults}, "max-results", "")
-	fl.Var(intFlag{&o.MaxSummaryChars}, "max-summary-chars", "")
-	fl.Var(floatFlag{&o.MinRerank}, "min-rerank", "")
-	fl.Var(floatFlag{&o.MinAuthority}, "min-authority", "")
-	fl.Var(boolFlag{&o.AllowUnknownAuthority}, "allow-unknown-authority", "")
-	fl.Var(listFlag{&o.IncludeDomains}, "include-domains", "")
-	fl.Var(listFlag{&o.AllowedDomains}, "allowed-domains", "")
-	fl.Var(listFlag{&o.BlockedDomains}, "blocked-domains", "")
-	fl.StringVar(&o.Language, "language", "", "")
-	fl.StringVar(&o.Localization, "localization", "", "")
-	fl.Var(intFlag{&o.FetchMaxChars}, "fetch-max-chars", "")
-	fl.Var(intFlag{&o.TimeoutMs}, "timeout-ms", "")
-	fl.Var(intFlag{&o.MaxRetries}, "max-retries", "")
-	fl.Var(intFlag{&o.CacheTTL}, "cache-ttl", "")
-	fl.Var(intFlag{&o.CacheMaxMB}, "cache-max-mb", "")
-	fl.Var(intFlag{&o.MaxCalls}, "max-calls", "")
-	fl.Var(intFlag{&o.MaxHeldMB}, "max-held-mb", "")
-	fl.Var(intFlag{&o.MessagesMaxRequestMB}, "messages-max-request-mb", "")
-	fl.StringVar(&o.SearchBackend, "search-backend", "", "")
-	fl.StringVar(&o.MessagesBaseURL, "messages-base-url", "", "")
-	fl.StringVar(&o.MessagesModel, "messages-model", "", "")
-	fl.Var(intFlag{&o.MessagesMaxTokens}, "messages-max-tokens", "")
-	fl.Var(intFlag{&o.MessagesMaxUses}, "messages-max-uses", "")
-	fl.StringVar(&o.AnthropicVersion, "anthropic-version", "", "")
-	fl.Var(boolFlag{&o.MessagesSummary}, "messages-summary", "")
+	v := reflect.ValueOf(o).Elem()
+	fields := map[string]reflect.Value{}
+	for i := range v.NumField() {
+		name, _, _ := strings.Cut(v.Type().Field(i).Tag.Get("json"), ",")
+		fields[name] = v.Field(i)
+	}
+	for _, s := range core.OptionTable {
+		if s.NoFlag {
+			continue
+		}
+		f, ok := fields[s.Name]
+		if !ok {
+			panic("install.Options has no field for the option " + s.Name)
+		}
+		switch p := f.Addr().Interface().(type) {
+		case *string:
+			fl.StringVar(p, s.FlagName(), "", "")
+		case **int:
+			fl.Var(intFlag{p}, s.FlagName(), "")
+		case **float64:
+			fl.Var(floatFlag{p}, s.FlagName(), "")
+		case **bool:
+			fl.Var(boolFlag{p}, s.FlagName(), "")
+		case *[]string:
+			fl.Var(listFlag{p}, s.FlagName(), "")
+		default:
+			panic("install.Options." + s.Name + " has a type no flag takes")
+		}
+	}
+}
+
+// optionFlag is the flag of an option, for messages: maxResults →
+// --max-results.
+func optionFlag(name string) string {
+	if s, ok := core.LookupOption(name); ok && !s.NoFlag {
+		return "--" + s.FlagName()
+	}
+	return name
+}
+
+// optionUsage is the usage text of the named options' flags (every flag
+// option when none is named), one line each, from core.OptionTable.
+func optionUsage(names ...string) string {
+	var b strings.Builder
+	for _, s := range core.OptionTable {
+		if s.NoFlag || (len(names) > 0 && !slices.Contains(names, s.Name)) {
+			continue
+		}
+		b.WriteString(s.UsageLine(28))
+		b.WriteByte('\n')
+	}
+	return b.String()
 }
 
 // applyMessagesEnv fills the Messages backend's options that flags left

@@ -1,41 +1,64 @@
 package main
 
 import (
+	"encoding/json"
 	"flag"
-	"regexp"
-	"strings"
+	"strconv"
 	"testing"
 
-	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
 	"github.com/stretchr/testify/require"
+
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
 )
 
-// TestOptionFlagsCoverEveryOption holds the CLI's flags in step with the
-// installer's one options type (itself held in step with the core's by
-// install.TestOptionsInStepWithCore): every option has exactly one flag, its
-// name in kebab-case, and there is no other.
-func TestOptionFlagsCoverEveryOption(t *testing.T) {
+// flagSample is a valid flag value for an option of kind k.
+func flagSample(s core.OptionSpec) string {
+	switch s.Kind {
+	case core.KindTier:
+		return "forced"
+	case core.KindInt, core.KindNumber:
+		return strconv.FormatFloat(s.Max, 'f', -1, 64)
+	case core.KindBool:
+		return "true"
+	case core.KindList:
+		return "a.example,b.example"
+	}
+	return "x"
+}
+
+// The flags are core.OptionTable's: one per option but apiKey, named
+// FlagName, each filling the option of that name (its JSON name in
+// install.Options), and no other.
+func TestOptionFlagsAreTheTables(t *testing.T) {
 	fl := flag.NewFlagSet("t", flag.ContinueOnError)
 	var o install.Options
 	bindOptionFlags(fl, &o)
 	var got []string
 	fl.VisitAll(func(f *flag.Flag) { got = append(got, f.Name) })
-	upper := regexp.MustCompile(`[A-Z]+`)
-	want := map[string]bool{}
-	for _, name := range install.OptionNames {
-		kebab := upper.ReplaceAllStringFunc(name, func(s string) string {
-			if len(s) > 1 && s != "URL" && s != "MB" && s != "TTL" {
-				return "-" + strings.ToLower(s[:len(s)-1]) + "-" + strings.ToLower(s[len(s)-1:])
-			}
-			return "-" + strings.ToLower(s)
-		})
-		want[kebab] = true
-		require.Equal(t, "--"+kebab, optionFlags[name], "optionFlags names the flag of %s, for errors", name)
+	var want []string
+	for _, s := range core.OptionTable {
+		if s.NoFlag {
+			continue
+		}
+		want = append(want, s.FlagName())
+		require.Equal(t, "--"+s.FlagName(), optionFlag(s.Name))
+
+		one := flag.NewFlagSet("t", flag.ContinueOnError)
+		var o install.Options
+		bindOptionFlags(one, &o)
+		require.NoError(t, one.Set(s.FlagName(), flagSample(s)))
+		var m map[string]any
+		require.NoError(t, json.Unmarshal(install.Marshal(o, "", "", true), &m))
+		require.Contains(t, m, s.Name, "--%s fills %s", s.FlagName(), s.Name)
 	}
-	require.Len(t, optionFlags, len(install.OptionNames))
-	gotSet := map[string]bool{}
-	for _, g := range got {
-		gotSet[g] = true
-	}
-	require.Equal(t, want, gotSet)
+	require.ElementsMatch(t, want, got)
+	require.Equal(t, "apiKey", optionFlag("apiKey"), "apiKey has no flag")
+}
+
+// Every option a command's usage shows comes from the table, with its
+// range and default.
+func TestOptionUsage(t *testing.T) {
+	require.Equal(t, "  --max-results N             results per search, 1-50 (default 10)\n", optionUsage("maxResults"))
+	require.Equal(t, "  --allow-unknown-authority=BOOL\n                              let unknown authority pass --min-authority\n                              (default true)\n", optionUsage("allowUnknownAuthority"))
 }

@@ -25,13 +25,12 @@ const (
 	exitInterrupted = 130 // Ctrl-C
 )
 
-const retrieveFlags = `Flags (the plugin options of the README, in kebab-case):
-  --json                        print the structured result as JSON
-  --api-key-env NAME            variable holding the key (default DEEPSEEK_API_KEY)
-  --base-url URL                DeepSeek origin (default https://api.deepseek.com)
-  --timeout-ms N                per attempt, body included (default 30000)
-  --max-retries N               retries on 408/425/429/5xx (default 2)
-`
+// retrieveFlags starts the flags section of search's and fetch's usage.
+func retrieveFlags() string {
+	return `Flags (the plugin options of the README, in kebab-case):
+  --json                      print the structured result as JSON
+` + optionUsage("apiKeyEnv", "baseURL", "timeoutMs", "maxRetries")
+}
 
 func searchUsage(w io.Writer) {
 	fmt.Fprint(w, `Usage: deepseek-web-retrieval search [flags] QUERY
@@ -43,30 +42,15 @@ Example:
   export DEEPSEEK_API_KEY=sk-...
   deepseek-web-retrieval search --max-results 5 --blocked-domains pinterest.com "wasi preview 2 status"
 
-`+retrieveFlags+`  --question TEXT               the user's original question (sent as ori_question)
-  --max-results N               1-50 (default 10)
-  --max-summary-chars N         per result (default 1200)
-  --min-rerank X, --min-authority X, --allow-unknown-authority=BOOL
-  --include-domains a,b         search only these (site:)
-  --blocked-domains a,b         exclude these (-site:)
-  --language zh,en              lang: operator
-  --localization IP             prefer results local to this address
-
+`+retrieveFlags()+`  --question TEXT             the user's original question (sent as ori_question)
+`+optionUsage("maxResults", "maxSummaryChars", "minRerank", "minAuthority", "allowUnknownAuthority", "includeDomains", "blockedDomains", "language", "localization")+`
 Backend (README, "The Messages backend"): with --search-backend messages a search is one
 DeepSeek model turn on the Anthropic-compatible Messages endpoint that runs the server-side
 web_search tool (billed as tokens plus searches; --json shows the usage); results carry
 the passages DeepSeek cited. Defaults there: --max-results 8, --timeout-ms 60000. Unset
-flags fall back to the DEEPSEEK_SEARCH_* variables named below.
-  --search-backend search|messages        default search (the Search API)
-  --messages-base-url URL       default https://api.deepseek.com/anthropic (DEEPSEEK_SEARCH_BASE_URL)
-  --messages-model NAME         default deepseek-v4-flash (DEEPSEEK_SEARCH_MODEL)
-  --messages-max-tokens N       128-65536, default 4096 (DEEPSEEK_SEARCH_MAX_TOKENS)
-  --messages-max-uses N         searches per call, 1-20, default 5 (DEEPSEEK_SEARCH_MAX_USES)
-  --anthropic-version V         default 2023-06-01 (DEEPSEEK_SEARCH_API_VERSION)
-  --messages-summary            print DeepSeek's own summary first, labelled as such
-  --messages-max-request-mb N   cap on one request, 1-64, default 8: a paused turn resends
-                                everything so far and stops with an error before passing it
-
+flags fall back to DEEPSEEK_SEARCH_BASE_URL, DEEPSEEK_SEARCH_MODEL,
+DEEPSEEK_SEARCH_MAX_TOKENS, DEEPSEEK_SEARCH_MAX_USES and DEEPSEEK_SEARCH_API_VERSION.
+`+optionUsage("searchBackend", "messagesBaseURL", "messagesModel", "messagesMaxTokens", "messagesMaxUses", "anthropicVersion", "messagesSummary", "messagesMaxRequestMB")+`
 Exit status: 0 success, 2 usage or input error, 3 missing key, 4 DeepSeek or network error, 130 interrupted.
 `)
 }
@@ -86,12 +70,9 @@ Example:
   deepseek-web-retrieval fetch https://go.dev/doc/go1.26
   deepseek-web-retrieval fetch --offset 15893 https://go.dev/doc/go1.26
 
-`+retrieveFlags+`  --format markdown             the only format DeepSeek Fetch has
-  --offset N                    start at code point N of the page (default 0)
-  --fetch-max-chars N           cap in code points, title included (default 16000)
-  --allowed-domains a,b         fetch only these and their subdomains
-  --blocked-domains a,b         refuse these and their subdomains
-
+`+retrieveFlags()+`  --format markdown           the only format DeepSeek Fetch has
+  --offset N                  start at code point N of the page (default 0)
+`+optionUsage("fetchMaxChars", "allowedDomains", "blockedDomains")+`
 Exit status: 0 success, 2 usage or input error, 3 missing key, 4 DeepSeek or network error, 130 interrupted.
 `)
 }
@@ -223,8 +204,8 @@ func newConfig(o install.Options) (*core.Config, []string, error) {
 func flagError(err error) error {
 	var oe *core.OptionError
 	if errors.As(err, &oe) {
-		if fl, ok := optionFlags[oe.Option]; ok {
-			return fmt.Errorf("%s: %s", fl, oe.Reason)
+		if s, ok := core.LookupOption(oe.Option); ok && !s.NoFlag {
+			return fmt.Errorf("--%s: %s", s.FlagName(), oe.Reason)
 		}
 	}
 	return err
