@@ -31,6 +31,9 @@ const (
 	CodeNoContent Code = "no_content"
 	// CodeCancelled: the host cancelled the operation.
 	CodeCancelled Code = "cancelled"
+	// CodeBudget: the host's daily budget of billed requests is spent; no
+	// request was made.
+	CodeBudget Code = "budget"
 	// CodeInternal: a bug; the message says what.
 	CodeInternal Code = "internal"
 )

@@ -123,6 +123,10 @@ type Options struct {
 	// means DefaultMessagesMaxRequestMB.
 	MessagesMaxRequestMB int `json:"messagesMaxRequestMB,omitempty"`
 
+	// The shared cache and the daily budget, which the native hosts keep
+	// in a database every process of the machine shares (hostopts.go).
+	HostOptions
+
 	// The Messages search backend (messages.go).
 	MessagesOptions
 }
@@ -252,6 +256,9 @@ func ParseOptions(data []byte) (Options, []string, error) {
 			}
 		default:
 			var known bool
+			if known, err = o.HostOptions.parse(k, v); known {
+				break
+			}
 			if known, err = o.MessagesOptions.parse(k, v); !known {
 				warnings = append(warnings, unknownOptionWarning(k))
 				continue
@@ -394,6 +401,9 @@ type Config struct {
 	CacheMaxBytes int64
 	// Limits bound the work an engine holds at once (admission.go).
 	Limits Limits
+	// Host holds the shared cache's bounds and the daily budget
+	// (hostopts.go).
+	Host HostConfig
 
 	// Messages holds the search backend and the Messages backend's
 	// settings (messages.go).
@@ -514,6 +524,9 @@ func NewConfig(o Options) (*Config, []string, error) {
 		return nil, nil, err
 	}
 	if err := c.setLimits(o); err != nil {
+		return nil, nil, err
+	}
+	if err := c.setHost(o.HostOptions); err != nil {
 		return nil, nil, err
 	}
 	if o.MinRerank < 0 || o.MinRerank > 3 || math.IsNaN(o.MinRerank) {

@@ -29,6 +29,7 @@ func TestNewConfigDefaults(t *testing.T) {
 		CacheTTLMinutes:       15,
 		CacheMaxBytes:         64 << 20,
 		Limits:                core.Limits{MaxCalls: 16, MaxHeldBytes: 64 << 20, MessagesMaxRequestBytes: 8 << 20},
+		Host:                  core.HostConfig{DiskCacheMaxBytes: 256 << 20, DiskPageTTLMinutes: 1440, DiskSearchTTLMinutes: 60},
 		Messages: core.MessagesConfig{
 			Backend:          core.BackendSearch,
 			BaseURL:          "https://api.deepseek.com/anthropic",

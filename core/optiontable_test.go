@@ -59,7 +59,8 @@ func TestOptionFlagAndEnvNames(t *testing.T) {
 	require.Equal(t, []string{"search", "fetch", "api-key-env", "base-url", "max-results", "max-summary-chars",
 		"min-rerank", "min-authority", "allow-unknown-authority", "include-domains", "allowed-domains",
 		"blocked-domains", "language", "localization", "fetch-max-chars", "timeout-ms", "max-retries",
-		"cache-ttl", "cache-max-mb", "max-calls", "max-held-mb", "messages-max-request-mb", "search-backend",
+		"cache-ttl", "cache-max-mb", "max-calls", "max-held-mb", "messages-max-request-mb",
+		"disk-cache-max-mb", "disk-page-ttl", "disk-search-ttl", "daily-budget", "search-backend",
 		"messages-base-url", "messages-model", "messages-max-tokens", "messages-max-uses", "anthropic-version",
 		"messages-summary"}, flags)
 	require.Equal(t, "DEEPSEEK_WEB_RETRIEVAL_MAX_RESULTS", envs[4])

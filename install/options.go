@@ -67,6 +67,13 @@ type Options struct {
 	MaxCalls             *int `json:"maxCalls,omitempty"`
 	MaxHeldMB            *int `json:"maxHeldMB,omitempty"`
 	MessagesMaxRequestMB *int `json:"messagesMaxRequestMB,omitempty"`
+	// DiskCacheMaxMB, DiskPageTTL and DiskSearchTTL bound the cache every
+	// process of the machine shares (MiB, minutes, minutes; 0 turns that
+	// part off); DailyBudget caps the billed requests a day (0: none).
+	DiskCacheMaxMB *int `json:"diskCacheMaxMB,omitempty"`
+	DiskPageTTL    *int `json:"diskPageTTL,omitempty"`
+	DiskSearchTTL  *int `json:"diskSearchTTL,omitempty"`
+	DailyBudget    *int `json:"dailyBudget,omitempty"`
 	// SearchBackend is "search" (the Search API, default) or "messages"
 	// (DeepSeek's web search through the Messages endpoint); the Messages*
 	// and AnthropicVersion fields configure the latter (core.MessagesOptions).
