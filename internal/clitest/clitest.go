@@ -21,6 +21,13 @@ func Main(m *testing.M, pkg string, bin *string) {
 		os.Exit(1)
 	}
 	*bin = filepath.Join(dir, "deepseek-web-retrieval")
+	// The machine's shared cache and usage ledger of the binary, and of
+	// the package run in process, go in the temporary directory: tests
+	// never read or write the user's.
+	if err := os.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache")); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
 	build := exec.Command("go", "build", "-o", *bin, pkg)
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {

@@ -31,6 +31,8 @@ type Server struct {
 	// Search and Fetch answer POST /v1/tools/search and /v1/tools/fetch
 	// once the key checks out.
 	Search, Fetch http.HandlerFunc
+	// Balance answers GET /user/balance, the account endpoint.
+	Balance http.HandlerFunc
 	// Arrived gets one value per request, before its handler runs (its
 	// buffer holds 100).
 	Arrived chan struct{}
@@ -50,11 +52,12 @@ func New(t testing.TB, key string) *Server {
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	raw, _ := io.ReadAll(r.Body)
+	r.Body = io.NopCloser(bytes.NewReader(raw)) // the handlers may read it again
 	var body map[string]any
 	_ = json.Unmarshal(raw, &body)
 	s.mu.Lock()
 	s.requests = append(s.requests, Request{r.URL.Path, r.Header.Get("Authorization"), r.Header.Get("User-Agent"), body})
-	search, fetch := s.Search, s.Fetch
+	search, fetch, balance := s.Search, s.Fetch, s.Balance
 	s.mu.Unlock()
 	select {
 	case s.Arrived <- struct{}{}:
@@ -69,6 +72,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		search(w, r)
 	case r.Method == http.MethodPost && r.URL.Path == "/v1/tools/fetch" && fetch != nil:
 		fetch(w, r)
+	case r.Method == http.MethodGet && r.URL.Path == "/user/balance" && balance != nil:
+		balance(w, r)
 	default:
 		WriteJSON(w, 404, APIError("no route "+r.URL.Path))
 	}
