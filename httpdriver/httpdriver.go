@@ -284,5 +284,5 @@ func withoutRequestURL(err error) string {
 // While the engine is at its limits (core.CodeBusy), the call waits for
 // room as [Driver] does; use a Driver to also share identical calls.
 func Run(ctx context.Context, client *http.Client, eng *core.Engine, op core.Operation) core.Step {
-	return (&Driver{Engine: eng, Client: client}).run(ctx, op, nil)
+	return (&Driver{Engine: eng, Client: client}).run(ctx, op, nil, nil)
 }

@@ -38,7 +38,9 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/diskcache"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/httpdriver"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/ledger"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/tool"
 )
 
@@ -83,6 +85,11 @@ type Options struct {
 	// the failure its arguments earned); what Around returns is what the
 	// client gets.
 	Around func(ctx context.Context, c *Call, run func(context.Context) Outcome) Outcome
+	// Shared and Ledger, when set, are the machine's shared cache and
+	// usage ledger (httpdriver.Driver); each call is recorded under the
+	// client's clientInfo name.
+	Shared *diskcache.Cache
+	Ledger *ledger.Ledger
 	// Lifetime, when set, cancels every call in flight when it ends (the
 	// SDK's sessions wait for their calls before they close). [Serve]
 	// sets it to its own context.
@@ -229,7 +236,7 @@ func newHandler(o Options) *handler {
 		env.Random = rand.Float64
 	}
 	h.eng = core.NewEngine(env)
-	h.driver = &httpdriver.Driver{Engine: h.eng, Client: h.client}
+	h.driver = &httpdriver.Driver{Engine: h.eng, Client: h.client, Shared: o.Shared, Ledger: o.Ledger}
 	return h
 }
 
@@ -242,6 +249,7 @@ func (h *handler) call(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Call
 		defer cancel()
 		defer context.AfterFunc(h.lifetime, cancel)()
 	}
+	ctx = ledger.WithHost(ctx, clientName(req))
 	c := &Call{Tool: req.Params.Name, Extra: req.Extra}
 	op, err := parseArgs(req.Params.Name, req.Params.Arguments, h.cfg)
 	if err == nil {
@@ -277,6 +285,17 @@ func (h *handler) call(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Call
 		return failure(out.Text), nil
 	}
 	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: out.Text}}}, nil
+}
+
+// clientName is the client's clientInfo name, as the usage ledger
+// records it ("mcp" when it gave none).
+func clientName(req *sdk.CallToolRequest) string {
+	if req.Session != nil {
+		if p := req.Session.InitializeParams(); p != nil && p.ClientInfo != nil && p.ClientInfo.Name != "" {
+			return p.ClientInfo.Name
+		}
+	}
+	return "mcp"
 }
 
 // unexpanded reports whether a key is a host's config reference that reached

@@ -54,6 +54,8 @@ func commands() []command {
 		{"fetch", "fetch a web page as Markdown with DeepSeek Fetch", runFetch, fetchUsage},
 		{"mcp", "serve deepseek_search and deepseek_fetch to MCP hosts over stdio", runMCP, mcpUsage},
 		{"serve", "serve the same tools to a team over HTTP: tokens, quotas, audit, Redis", runServe, serveUsage},
+		{"cache", "show or clear the cache every process on this machine shares", runCache, cacheUsage},
+		{"usage", "billed DeepSeek requests, what the cache saved, the budget and the balance", runUsage, usageUsage},
 		{"install", "put this binary in ~/.local/bin, then init with it (prints the plan; --yes applies it)", runInstall, installUsage},
 		{"version", "print the version, commit and Go version", runVersion, nil},
 		{"help", "show help for a command", runHelp, nil},

@@ -107,7 +107,9 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	fmt.Fprintf(stderr, "deepseek-web-retrieval mcp: serving %s on stdio; the key is read from $%s at each call\n", describe(cfg), cfg.APIKeyEnv)
-	err = mcp.Serve(ctx, mcp.Options{Config: cfg, Version: versionString()}, &mcp.StdioTransport{Reader: os.Stdin, Writer: stdout})
+	sh := openShared(cfg, "mcp", stderr)
+	defer sh.db.Close()
+	err = mcp.Serve(ctx, mcp.Options{Config: cfg, Version: versionString(), Shared: sh.cache, Ledger: sh.ledger}, &mcp.StdioTransport{Reader: os.Stdin, Writer: stdout})
 	if err != nil && !errors.Is(err, io.EOF) {
 		fmt.Fprintf(stderr, "deepseek-web-retrieval mcp: %v\n", err)
 		return exitFailed

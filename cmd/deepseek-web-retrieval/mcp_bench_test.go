@@ -9,6 +9,9 @@ package main
 //     gone (target ≤ 1 s).
 //   - BenchmarkMCPMemory: the server's RSS after 1,000 calls and after 1,000 more (no growth
 //     after warm-up).
+//   - BenchmarkSharedCacheHit: a page read by a second server process from the machine's
+//     shared cache, against the first server's call to the mock.
+//   - BenchmarkBinarySize: the static binary, and what the SQLite driver adds to it.
 
 import (
 	"bytes"
@@ -17,6 +20,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -179,4 +184,65 @@ func BenchmarkMCPShutdown(b *testing.B) {
 			b.ReportMetric(float64(median(times).Microseconds())/1000, "ms-to-exit-median")
 		})
 	}
+}
+
+// BenchmarkSharedCacheHit: a page one server fetched, read by a second server process (its
+// memory cache empty) from the machine's shared cache, against the first server's call that
+// went to the loopback mock; medians.
+func BenchmarkSharedCacheHit(b *testing.B) {
+	ds := benchDeepSeek(b)
+	env := benchEnv(b)
+	first := startMCP(b, env, "--base-url", ds.URL)
+	first.initialize("2025-06-18")
+	second := startMCP(b, env, "--base-url", ds.URL)
+	second.initialize("2025-06-18")
+	for i := range 50 { // warm both processes (and open the database)
+		first.call(-1-i, "tools/call", fetchCall(-1-i))
+		second.call(-1-i, "tools/call", fetchCall(-1-i))
+	}
+	var misses, hits []time.Duration
+	id := 0
+	for b.Loop() {
+		id++
+		start := time.Now()
+		first.call(id, "tools/call", fetchCall(id))
+		misses = append(misses, time.Since(start))
+		start = time.Now()
+		text, isErr := toolText(b, second.call(id, "tools/call", fetchCall(id)))
+		hits = append(hits, time.Since(start))
+		if isErr || !strings.HasPrefix(text, "# Effective Go") {
+			b.Fatalf("call %d: %q", id, text)
+		}
+	}
+	b.ReportMetric(float64(median(misses).Microseconds()), "µs-miss-median")
+	b.ReportMetric(float64(median(hits).Microseconds()), "µs-cross-process-hit-median")
+	first.closeAndWait()
+	second.closeAndWait()
+}
+
+// BenchmarkBinarySize: the release binary (static, stripped) as built, and built with
+// -tags nosqlite (no SQLite driver: no shared cache, ledger or budget), to print what the
+// driver adds.
+func BenchmarkBinarySize(b *testing.B) {
+	size := func(tags ...string) float64 {
+		out := filepath.Join(b.TempDir(), "dwr")
+		args := append([]string{"build", "-trimpath", "-ldflags=-s -w", "-o", out}, tags...)
+		cmd := exec.Command("go", append(args, ".")...)
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if msg, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("go build %v: %v\n%s", tags, err, msg)
+		}
+		fi, err := os.Stat(out)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return float64(fi.Size())
+	}
+	var with, without float64
+	for b.Loop() {
+		with, without = size(), size("-tags", "nosqlite")
+	}
+	b.ReportMetric(with/1e6, "MB-binary")
+	b.ReportMetric(without/1e6, "MB-without-sqlite")
+	b.ReportMetric((with-without)/1e6, "MB-sqlite-adds")
 }

@@ -436,7 +436,9 @@ func TestMCPForcedSaysWhatItCannotDo(t *testing.T) {
 }
 
 // The server's page and search caches: a repeated search costs no second
-// request by default; --cache-ttl 0 (or its variable) turns them off.
+// request by default; --cache-ttl 0 (or its variable) turns the memory
+// caches off, and then the machine's shared cache behind them answers,
+// unless --disk-cache-max-mb 0 turns that off too.
 func TestMCPCacheOptions(t *testing.T) {
 	m := newMock(t)
 	m.Search = deepseektest.Answer(200, searchAnswer)
@@ -447,8 +449,9 @@ func TestMCPCacheOptions(t *testing.T) {
 		requests int
 	}{
 		{"default", nil, nil, 1},
-		{"flag", nil, []string{"--cache-ttl", "0"}, 2},
-		{"variable", []string{"DEEPSEEK_WEB_RETRIEVAL_CACHE_MAX_MB=0"}, nil, 2},
+		{"shared cache behind", nil, []string{"--cache-ttl", "0"}, 1},
+		{"flag", nil, []string{"--cache-ttl", "0", "--disk-cache-max-mb", "0"}, 2},
+		{"variable", []string{"DEEPSEEK_WEB_RETRIEVAL_CACHE_MAX_MB=0", "DEEPSEEK_WEB_RETRIEVAL_DISK_CACHE_MAX_MB=0"}, nil, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			before := len(m.Requests())

@@ -2,6 +2,7 @@ package main
 
 import (
 	"flag"
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
@@ -45,6 +46,30 @@ func bindOptionFlags(fl *flag.FlagSet, o *install.Options) {
 			panic("install.Options." + s.Name + " has a type no flag takes")
 		}
 	}
+}
+
+// optionEnv sets each option flag not given on the command line from its
+// DEEPSEEK_WEB_RETRIEVAL_ variable (OptionSpec.EnvName), as mcp does, for
+// the commands that run beside the MCP server on the same machine
+// (search, fetch, usage, cache): a budget or cache bound set in the
+// environment holds for them too. Other variables are left to mcp's
+// warnings.
+func optionEnv(fl *flag.FlagSet, getenv func(string) string) error {
+	given := map[string]bool{}
+	fl.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	for _, s := range core.OptionTable {
+		if s.NoFlag || given[s.FlagName()] {
+			continue
+		}
+		v := getenv(s.EnvName())
+		if strings.TrimSpace(v) == "" {
+			continue
+		}
+		if err := fl.Set(s.FlagName(), v); err != nil {
+			return fmt.Errorf("%s: %v", s.EnvName(), err)
+		}
+	}
+	return nil
 }
 
 // optionFlag is the flag of an option, for messages: maxResults →

@@ -15,6 +15,7 @@ import (
 
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/httpdriver"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/ledger"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/tool"
 )
 
@@ -51,7 +52,7 @@ the passages DeepSeek cited. Defaults there: --max-results 8, --timeout-ms 60000
 flags fall back to DEEPSEEK_SEARCH_BASE_URL, DEEPSEEK_SEARCH_MODEL,
 DEEPSEEK_SEARCH_MAX_TOKENS, DEEPSEEK_SEARCH_MAX_USES and DEEPSEEK_SEARCH_API_VERSION.
 `+optionUsage("searchBackend", "messagesBaseURL", "messagesModel", "messagesMaxTokens", "messagesMaxUses", "anthropicVersion", "messagesSummary", "messagesMaxRequestMB")+`
-Exit status: 0 success, 2 usage or input error, 3 missing key, 4 DeepSeek or network error, 130 interrupted.
+Exit status: 0 success, 1 daily budget spent, 2 usage or input error, 3 missing key, 4 DeepSeek or network error, 130 interrupted.
 `)
 }
 
@@ -60,10 +61,10 @@ func fetchUsage(w io.Writer) {
 
 Fetches one public web page with DeepSeek Fetch and prints it as Markdown,
 titled and cut to --fetch-max-chars. A longer page ends with a line naming
-the offset of the next part; --offset reads from there. Each run fetches the
-page again (one request): the page cache lives in the plugin and the MCP
-server, not across CLI runs. Local and private addresses are refused before
-anything is sent.
+the offset of the next part; --offset reads from there. Each run takes the
+page from the cache every process on this machine shares while it is fresh
+(--disk-page-ttl), else from DeepSeek (one billed request). Local and
+private addresses are refused before anything is sent.
 
 Example:
   export DEEPSEEK_API_KEY=sk-...
@@ -73,7 +74,7 @@ Example:
 `+retrieveFlags()+`  --format markdown           the only format DeepSeek Fetch has
   --offset N                  start at code point N of the page (default 0)
 `+optionUsage("fetchMaxChars", "allowedDomains", "blockedDomains")+`
-Exit status: 0 success, 2 usage or input error, 3 missing key, 4 DeepSeek or network error, 130 interrupted.
+Exit status: 0 success, 1 daily budget spent, 2 usage or input error, 3 missing key, 4 DeepSeek or network error, 130 interrupted.
 `)
 }
 
@@ -128,6 +129,9 @@ func retrieve(ctx context.Context, name string, args []string, usage func(io.Wri
 	if len(positional) != 1 {
 		return usageErr(stderr, name, wantOneArgument(name, positional))
 	}
+	if err := optionEnv(fl, os.Getenv); err != nil {
+		return usageErr(stderr, name, err.Error())
+	}
 	cfg, warnings, err := configFrom(o)
 	if err != nil {
 		return usageErr(stderr, name, err.Error())
@@ -147,7 +151,10 @@ func retrieve(ctx context.Context, name string, args []string, usage func(io.Wri
 	}
 
 	eng := core.NewEngine(core.Env{Now: func() int64 { return time.Now().UnixMilli() }, Random: rand.Float64})
-	step := httpdriver.Run(ctx, httpdriver.NewClient(), eng, op)
+	sh := openShared(op.Config, name, stderr)
+	defer sh.db.Close()
+	d := &httpdriver.Driver{Engine: eng, Client: httpdriver.NewClient(), Shared: sh.cache, Ledger: sh.ledger}
+	step := d.Run(ledger.WithHost(ctx, "cli"), op, nil)
 	if step.Err != nil {
 		fmt.Fprintf(stderr, "deepseek-web-retrieval %s: %s\n", name, step.Err.Message)
 		return exitCode(step.Err)
@@ -219,6 +226,8 @@ func exitCode(e *core.Error) int {
 		return exitMissingKey
 	case core.CodeCancelled:
 		return exitInterrupted
+	case core.CodeBudget:
+		return exitFailed
 	}
 	return exitAPI
 }

@@ -212,6 +212,12 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		}
 		cancel()
 		so.Store = gateway.NewFallback(r, gateway.NewMemStore(gateway.MemStoreOptions{}), gateway.FallbackOptions{Logf: logf, Metrics: so.Metrics})
+	} else {
+		// One replica: pages and searches also last in the machine's
+		// shared cache, across restarts.
+		sh := openShared(cfg, "serve", stderr)
+		defer sh.db.Close()
+		so.MCP.Shared = sh.cache
 	}
 	mask := core.NewRedactor(key).Mask
 	switch sf.audit {
