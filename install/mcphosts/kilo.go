@@ -149,7 +149,7 @@ func kiloTargets(r *resolved) []target {
 		// A project's config may not reference the environment.
 		entry = ordered("type", "local", "command", command, "enabled", true)
 	}
-	return []target{{path: kiloPath(r), server: true, serverPath: []string{"mcp", install.Name}, entry: entry}}
+	return []target{{path: kiloPath(r), server: true, serverPath: []string{"mcp", install.Name}, entry: entry, hostOwned: []string{"$schema"}}}
 }
 
 // kiloOpenCode returns the project's opencode.jsonc or opencode.json (the

@@ -86,6 +86,10 @@ type target struct {
 	adds []addEdit
 	// topKey is a TOML top-level key line (Codex's web_search).
 	topKey *topKeyEdit
+	// hostOwned are top-level members the host adds by itself to a file
+	// it loads (Qwen Code's "$version", Kilo's "$schema"): a file init
+	// created that holds nothing else after uninstall is deleted.
+	hostOwned []string
 	// shared names the other hosts that read this same file with this
 	// same entry (a project's .mcp.json: Claude Code and Copilot CLI);
 	// see shared.go.

@@ -119,7 +119,7 @@ func qwenTargets(r *resolved) []target {
 		// No env: the approval would be bound to the key's value.
 		entry = ordered("command", r.Binary, "args", r.args, "alwaysLoadTools", true)
 	}
-	t := target{path: path, server: true, serverPath: []string{"mcpServers", install.Name}, entry: entry}
+	t := target{path: path, server: true, serverPath: []string{"mcpServers", install.Name}, entry: entry, hostOwned: []string{"$version"}}
 	var off []string
 	if r.searchForced() {
 		off = append(off, "web_search")

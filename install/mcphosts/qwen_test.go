@@ -3,6 +3,7 @@ package mcphosts
 import (
 	"encoding/json"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -66,4 +67,23 @@ func TestQwenLaunch(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []string{"foo", "foo", "$SESSION_ID"}, l.Args)
 	require.Equal(t, map[string]string{"PATH": "/usr/bin", "FOO": "foo", "DEEPSEEK_API_KEY": "k1", "U": "$UNSET"}, envMap(l.Env), "QWEN_SERVER_TOKEN is not passed on")
+}
+
+// Qwen Code adds "$version" to a settings file it loads: a file init
+// created goes at uninstall when that is all that is left; a file of the
+// user's keeps it.
+func TestQwenVersionMember(t *testing.T) {
+	f := newFixture(t)
+	path := filepath.Join(f.env.WorkDir, ".qwen", "settings.json")
+	tree := f.tree()
+	f.apply(planInit(f.req(Qwen, install.ScopeProject, install.Options{})))
+	f.write(path, strings.Replace(f.read(path), "{\n", "{\n  \"$version\": 4,\n", 1))
+	f.apply(planUninstall(f.req(Qwen, install.ScopeProject, install.Options{})))
+	require.Equal(t, tree, f.tree())
+
+	f.write(path, "{}\n")
+	f.apply(planInit(f.req(Qwen, install.ScopeProject, install.Options{})))
+	f.write(path, strings.Replace(f.read(path), "{\n", "{\n  \"$version\": 4,\n", 1))
+	f.apply(planUninstall(f.req(Qwen, install.ScopeProject, install.Options{})))
+	require.JSONEq(t, `{"$version": 4}`, f.read(path))
 }

@@ -239,7 +239,7 @@ func editUninstall(rs *resolved, t target, cur parsed, rf *RecordFile, manual []
 		}
 	}
 	body := c.Pack()
-	if !rf.Existed && install.EmptyObject(body) {
+	if !rf.Existed && (install.EmptyObject(body) || onlyMembers(body, t.hostOwned)) {
 		return nil, true, nil
 	}
 	if rf.BlankText != nil && install.IsBlank([]byte(*rf.BlankText)) && install.EmptyObject(body) {
@@ -275,4 +275,28 @@ func editUninstallYAML(t target, cur parsed, rf *RecordFile, mark []byte, manual
 		return nil, true, nil
 	}
 	return out, false, nil
+}
+
+// onlyMembers reports whether the JSON object body has members, all of
+// them named in names (what a host added by itself to a file init made).
+func onlyMembers(body []byte, names []string) bool {
+	m, ok := plainObject(body)
+	if !ok || len(m) == 0 || len(names) == 0 {
+		return false
+	}
+	for k := range m {
+		if !slices.Contains(names, k) {
+			return false
+		}
+	}
+	return true
+}
+
+func plainObject(body []byte) (map[string]any, bool) {
+	v, err := install.Normalize(body)
+	if err != nil {
+		return nil, false
+	}
+	m, ok := v.(map[string]any)
+	return m, ok
 }
