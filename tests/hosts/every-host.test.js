@@ -1,6 +1,6 @@
 // Every host at once, for real: one scratch HOME holding the user's own configs for the real
-// Codex, Claude Code, Gemini CLI, Pi (with pi-mcp-adapter), Copilot CLI, Continue CLI and OpenCode
-// 1.18.33, all on PATH;
+// Codex, Claude Code, Gemini CLI, Pi (with pi-mcp-adapter), Copilot CLI, Continue CLI, Cline CLI,
+// Kilo CLI, Qwen Code and OpenCode 1.18.33, all on PATH, and Crush's config directory;
 // one `make install` (HOST=auto) installs into every one of them on its first run; each host's
 // own listing shows our server; one `make uninstall` puts every file back byte for byte.
 //
@@ -100,6 +100,31 @@ mcpServers:
   - name: other
     command: "true"
 `,
+    // Qwen Code: its settings.json with a comment and another server, and the "$version" it
+    // adds itself to a file it loads.
+    ".qwen/settings.json": `{
+  // My Qwen settings; keep this comment.
+  "mcpServers": {
+    "other": { "command": "true", "args": [] }
+  },
+  "$version": 4
+}
+`,
+    // Kilo: its kilo.jsonc with a comment and another (disabled) server; Kilo is run once before
+    // the snapshot (its first start adds "permission" and a .gitignore, as for any user).
+    ".config/kilo/kilo.jsonc": `{
+  "$schema": "https://app.kilo.ai/config.json",
+  // My Kilo settings; keep this comment.
+  "mcp": {
+    "other": { "type": "local", "command": ["true"], "enabled": false },
+  },
+}
+`,
+    // Cline CLI: the file as \`cline mcp add other --yes -- true\` leaves it.
+    ".cline/data/settings/cline_mcp_settings.json": JSON.stringify({ mcpServers: { other: { transport: { type: "stdio", command: "true", args: [] } } } }, null, 2),
+    // Crush (not installable here: its npm package downloads the binary): the config directory
+    // alone makes --host auto find it.
+    ".config/crush/crush.json": JSON.stringify({ $schema: "https://charm.land/crush.json", options: { tui: { compact_mode: true } } }, null, 2) + "\n",
     // OpenCode 1.x: comments, a trailing comma, another plugin (a local one, vendored beside
     // ours by the test: a package name would make OpenCode download it).
     ".config/opencode/opencode.jsonc": `{
@@ -122,13 +147,28 @@ const LABELS = {
   gemini: "Gemini CLI (mcpServers in settings.json)",
   pi: "Pi (pi-mcp-adapter mcp.json)",
   cursor: "Cursor (mcp.json)",
+  cline: "Cline (cline_mcp_settings.json)",
   continue: "Continue (mcpServers in config.yaml)",
   copilot: "GitHub Copilot CLI (mcpServers)",
+  crush: "Crush (mcp in crush.json)",
+  kilo: "Kilo Code (mcp in kilo.jsonc)",
+  qwen: "Qwen Code (mcpServers in settings.json)",
 }
 
 // The config files init edits in place (each existed before, each must come back byte for
 // byte); Pi's mcp.json (and Cursor's, when detected) is created, so it is among our paths.
-const EDITED = [".claude.json", ".codex/config.toml", ".config/opencode/opencode.jsonc", ".continue/config.yaml", ".copilot/mcp-config.json", ".gemini/settings.json"]
+const EDITED = [
+  ".claude.json",
+  ".cline/data/settings/cline_mcp_settings.json",
+  ".codex/config.toml",
+  ".config/crush/crush.json",
+  ".config/kilo/kilo.jsonc",
+  ".config/opencode/opencode.jsonc",
+  ".continue/config.yaml",
+  ".copilot/mcp-config.json",
+  ".gemini/settings.json",
+  ".qwen/settings.json",
+]
 
 const STATE = `.local/state/${NAME}`
 const TEMP_MARKER = `.${NAME}.tmp` // install.TempMarker (".deepseek-web-retrieval.tmp-") and the Makefile's ".deepseek-web-retrieval.tmp"
@@ -155,7 +195,10 @@ const ours = (p) =>
  *     projects.json.lock, which a gemini process leaves when it exits holding it), Pi's auth.json
  *     and session, pi-mcp-adapter's tool cache (mcp-cache.json), OpenCode's .gitignore in its
  *     config dir, its cache, data (log, database) and state dirs; Copilot CLI's unpacked
- *     JavaScript (.cache/copilot/pkg/, on its first run in a HOME);
+ *     JavaScript (.cache/copilot/pkg/, on its first run in a HOME); Kilo's database, logs,
+ *     caches and the marker and .gitignore of its first start (.local/share/kilo/ and the like);
+ *     Qwen Code's own files beside its settings (.qwen/: settings.json is checked by name, as
+ *     every config in EDITED is, whatever this list says);
  *   - Go's telemetry counters (.config/go/telemetry/): the go command that make install's and
  *     make uninstall's build step (the `cli` target) runs writes them under $XDG_CONFIG_HOME;
  *     no setting but a file there turns that off.
@@ -176,6 +219,12 @@ const HOST_OWN = [
   ".local/state/opencode/",
   ".config/go/telemetry/",
   ".cache/copilot/",
+  ".local/share/kilo/",
+  ".local/state/kilo/",
+  ".cache/kilo/",
+  ".config/kilo/.gitignore",
+  ".config/kilo/.bash-permission-migrated",
+  ".qwen/",
 ]
 const hostOwn = (p) => HOST_OWN.some((o) => p === o.replace(/\/$/, "") || (o.endsWith("/") && p.startsWith(o)))
 /** A directory that holds (or is) a host's own path: .local, .local/share, .cache, … */
@@ -261,9 +310,9 @@ test("every host at once: make install succeeds on its first run, each host list
   // Every host on PATH, as for a user who has them all: the four agents, OpenCode 1.18.33 (init
   // asks it for its version and picks the 1.x "plugin" key), and ~/.local/bin.
   const PATH = [BIN_DIR, dirname(OPENCODE_BIN), bindir, process.env.PATH].join(delimiter)
-  // Continue (cn) and Copilot CLI are on PATH too; Qwen Code, Cline and Kilo are, but the
-  // installer has no adapter for them yet, so --host auto leaves them alone.
-  const hosts = ["opencode1", "codex", "claude", "gemini", "pi", ...(onPath(PATH, ["cursor", "cursor-agent"]) ? ["cursor"] : []), "continue", "copilot"]
+  // Cline, Continue (cn), Copilot CLI, Kilo and Qwen Code are on PATH too; Crush is found by its
+  // config directory. --host auto plans in the registry's order.
+  const hosts = ["opencode1", "codex", "claude", "gemini", "pi", ...(onPath(PATH, ["cursor", "cursor-agent"]) ? ["cursor"] : []), "cline", "continue", "copilot", "crush", "kilo", "qwen"]
   // The environment of every run: the scratch HOME, PATH, OpenCode's no-network switches
   // (tests/js/lib/opencode.js) and the key, which each host passes on to our server (init never
   // writes it). Each agent adds its own switches (README.md, "No network").
@@ -295,6 +344,10 @@ test("every host at once: make install succeeds on its first run, each host list
   // run it before (as in claude.test.js).
   const first = await run(join(BIN_DIR, "claude"), ["mcp", "list"], claudeEnv)
   assert.equal(first.code, 0, first.stderr)
+  // So has Kilo (its first start's one-time changes to its config happen here).
+  const kiloEnv = { KILO_DISABLE_AUTOUPDATE: "1", KILO_DISABLE_MODELS_FETCH: "1" }
+  const kiloFirst = await run(join(BIN_DIR, "kilo"), ["mcp", "list"], kiloEnv)
+  assert.equal(kiloFirst.code, 0, kiloFirst.stderr)
 
   const s0 = snapshot(sb.home)
 
@@ -384,6 +437,19 @@ test("every host at once: make install succeeds on its first run, each host list
   assert.ok(cont.startsWith(userConfigs({ llm })[".continue/config.yaml"]), cont)
   assert.match(cont, new RegExp(`- name: ${NAME}\n +command: ${installed.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\n`))
 
+  // Qwen Code and Kilo connect to each server they list.
+  const qwen = await run(join(BIN_DIR, "qwen"), ["mcp", "list"])
+  assert.equal(qwen.code, 0, qwen.stderr)
+  assert.ok(qwen.stdout.includes(`${NAME}: ${installed} ${ARGS.join(" ")} (stdio) - Connected`), qwen.stdout)
+  const kilo = await run(join(BIN_DIR, "kilo"), ["mcp", "list"], kiloEnv)
+  assert.equal(kilo.code, 0, kilo.stderr)
+  assert.match(kilo.stdout, new RegExp(`✓ ${NAME} .*connected`))
+  assert.ok(kilo.stdout.includes(`${installed} ${ARGS.join(" ")}`), kilo.stdout)
+
+  // Cline has no listing command, and Crush cannot run here: their files hold our entries.
+  assert.deepEqual(JSON.parse(s1.files[".cline/data/settings/cline_mcp_settings.json"]).mcpServers[NAME], { transport: { type: "stdio", command: installed, args: ARGS } })
+  assert.deepEqual(JSON.parse(s1.files[".config/crush/crush.json"]).mcp[NAME], { type: "stdio", command: installed, args: ARGS, env: { DEEPSEEK_API_KEY: "$DEEPSEEK_API_KEY" } })
+
   // OpenCode 1.18.33: a run against its mock model; the first request offers our tools beside
   // the user's plugin's.
   const oc = await runOpenCode({ root: sb.root, globalConfig: null, turns: [{ text: "ok" }], env: { DEEPSEEK_API_KEY: key } })
@@ -397,15 +463,16 @@ test("every host at once: make install succeeds on its first run, each host list
   const s2 = snapshot(sb.home)
   // Listing changed no file the hosts or we had (the hosts only add their own logs and caches).
   const listDiff = diff(s1, s2)
-  assert.deepEqual({ changed: listDiff.changed, removed: listDiff.removed }, { changed: [], removed: [] })
+  assert.deepEqual({ changed: listDiff.changed.filter((p) => !hostOwn(p) || EDITED.includes(p)), removed: listDiff.removed }, { changed: [], removed: [] })
   assert.deepEqual(listDiff.created.filter((p) => !hostOwn(p)), [])
 
   const un = await make("uninstall")
   assert.deepEqual(appliedHosts("uninstall", "uninstall", un), hosts.map((h) => LABELS[h]), un.stdout + un.stderr)
   const s3 = snapshot(sb.home)
   const all = diff(s0, s3)
-  // Every file the user had is byte-identical, none is missing.
-  for (const p of all.changed) assert.fail(`${p} differs after uninstall:\n--- before\n${s0.files[p]}\n--- after\n${s3.files[p]}`)
+  // Every file the user had is byte-identical (but the hosts' own databases and logs, which
+  // their listings wrote), none is missing.
+  for (const p of all.changed.filter((p) => !hostOwn(p) || EDITED.includes(p))) assert.fail(`${p} differs after uninstall:\n--- before\n${s0.files[p]}\n--- after\n${s3.files[p]}`)
   assert.deepEqual(all.removed, [])
   // Every file created since is the hosts' own (see HOST_OWN), none of ours: no binary, install
   // record, journal, vendored plugin, Pi mcp.json or temporary file is left.
