@@ -9,10 +9,11 @@
 // cached (the in-memory or the shared cache) or coalesced (it waited for
 // an identical call in flight). No row holds a query, a URL or a key.
 //
-// The budget counts billed rows of the local day. A request is reserved
-// before it is sent, in one write transaction across processes (a
-// pending row, counted as billed), so processes together never pass the
-// budget; a pending row a killed process left counts until the day ends.
+// The budget counts billed rows of the local day. With a budget, a
+// request is reserved before it is sent, in one write transaction across
+// processes (a pending row, counted as billed), so processes together
+// never pass it; a pending row a killed process left counts until the
+// day ends. Without one, the row is written once, when the request ends.
 package ledger
 
 import (
@@ -93,8 +94,10 @@ func Host(ctx context.Context) string {
 // Ticket is a reserved request; Done records how it ended.
 type Ticket struct {
 	l     *Ledger
-	rowid int64
+	rowid int64 // the pending row; 0 when Done inserts the row itself
 	start time.Time
+	tool  core.Kind
+	host  string
 }
 
 // BudgetError is the refusal of a request past the daily budget.
@@ -108,7 +111,11 @@ func (l *Ledger) budgetError(spent int) *core.Error {
 // the budget cannot be held then, and the call goes on (logged once).
 func (l *Ledger) Reserve(ctx context.Context, tool core.Kind) (*Ticket, *core.Error) {
 	now := l.now()
-	t := &Ticket{l: l, start: now}
+	t := &Ticket{l: l, start: now, tool: tool, host: Host(ctx)}
+	if l.budget == 0 {
+		// Nothing to hold: Done writes the one row.
+		return t, nil
+	}
 	db := l.sqlDB()
 	if db == nil {
 		return t, nil
@@ -119,15 +126,13 @@ func (l *Ledger) Reserve(ctx context.Context, tool core.Kind) (*Ticket, *core.Er
 		return t, nil
 	}
 	defer tx.Rollback()
-	if l.budget > 0 {
-		var spent int
-		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM ledger WHERE day = ? AND outcome IN (?, ?)`, day(now), Billed, Pending).Scan(&spent); err != nil {
-			l.failed(err)
-			return t, nil
-		}
-		if spent >= l.budget {
-			return nil, l.budgetError(spent)
-		}
+	var spent int
+	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM ledger WHERE day = ? AND outcome IN (?, ?)`, day(now), Billed, Pending).Scan(&spent); err != nil {
+		l.failed(err)
+		return t, nil
+	}
+	if spent >= l.budget {
+		return nil, l.budgetError(spent)
 	}
 	res, err := tx.ExecContext(ctx, `INSERT INTO ledger (at, day, tool, host, outcome) VALUES (?, ?, ?, ?, ?)`, now.UnixMilli(), day(now), string(tool), Host(ctx), Pending)
 	if err != nil {
@@ -144,7 +149,7 @@ func (l *Ledger) Reserve(ctx context.Context, tool core.Kind) (*Ticket, *core.Er
 
 // Done records how the reserved request ended: billed for a 2xx answer.
 func (t *Ticket) Done(r core.Reply) {
-	if t == nil || t.rowid == 0 {
+	if t == nil {
 		return
 	}
 	outcome := Failed
@@ -156,7 +161,14 @@ func (t *Ticket) Done(r core.Reply) {
 		return
 	}
 	ms := t.l.now().Sub(t.start).Milliseconds()
-	if _, err := db.Exec(`UPDATE ledger SET outcome = ?, bytes = ?, ms = ? WHERE rowid = ?`, outcome, len(r.Body), ms, t.rowid); err != nil {
+	var err error
+	if t.rowid != 0 {
+		_, err = db.Exec(`UPDATE ledger SET outcome = ?, bytes = ?, ms = ? WHERE rowid = ?`, outcome, len(r.Body), ms, t.rowid)
+	} else {
+		_, err = db.Exec(`INSERT INTO ledger (at, day, tool, host, outcome, bytes, ms) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+			t.start.UnixMilli(), day(t.start), string(t.tool), t.host, outcome, len(r.Body), ms)
+	}
+	if err != nil {
 		t.l.failed(err)
 	}
 }
