@@ -5,10 +5,11 @@
 // (internal/localdb) and sits behind each process's in-memory cache
 // (core's): httpdriver asks it when the engine would send a request.
 //
-// Answers are keyed by the SHA-256 of the core's work key identity
+// Answers are keyed by a SHA-256 of the core's work key identity
 // (core.WorkKey.Identity), which covers every option that changes an
-// answer and never holds the API key; the value is the answer itself
-// (core.Result as JSON), never a key. Pages live diskPageTTL minutes,
+// answer, and of a hash of the API key, so one key's answers are never
+// served to another; the value is the answer itself (core.Result as
+// JSON), never a key. Pages live diskPageTTL minutes,
 // searches diskSearchTTL, and the table is held under diskCacheMaxMB,
 // the least recently used answers evicted first. Any failure of the
 // database is a miss: the call goes to DeepSeek.
@@ -75,9 +76,17 @@ func (c *Cache) now() time.Time {
 	return time.Now()
 }
 
-func id(key core.WorkKey) []byte {
-	sum := sha256.Sum256(key.Identity())
-	return sum[:]
+// id is the row's key: the SHA-256 of the work key's identity and of a
+// SHA-256 of the API key, so one key's answers are never served to a
+// call with another (as in the core's own cache), and no row holds
+// anything a key could be read back from.
+func id(key core.WorkKey, apiKey string) []byte {
+	owner := sha256.Sum256([]byte(apiKey))
+	h := sha256.New()
+	h.Write(key.Identity())
+	h.Write([]byte{0})
+	h.Write(owner[:])
+	return h.Sum(nil)
 }
 
 // sqlDB returns the database, or nil when it cannot be used.
@@ -98,9 +107,9 @@ func (c *Cache) failed(err error) {
 	c.db.Fail(err)
 }
 
-// Get returns the answer to key, marked Cached, when the cache has one
-// that has not expired.
-func (c *Cache) Get(ctx context.Context, key core.WorkKey, kind core.Kind) (*core.Result, bool) {
+// Get returns the answer to key for the API key apiKey, marked Cached,
+// when the cache has one that has not expired.
+func (c *Cache) Get(ctx context.Context, key core.WorkKey, apiKey string, kind core.Kind) (*core.Result, bool) {
 	db := c.sqlDB()
 	if db == nil || c.ttl[kind] == 0 {
 		return nil, false
@@ -108,7 +117,7 @@ func (c *Cache) Get(ctx context.Context, key core.WorkKey, kind core.Kind) (*cor
 	now := c.now().UnixMilli()
 	var value []byte
 	var used int64
-	err := db.QueryRowContext(ctx, `SELECT value, used FROM cache WHERE id = ? AND kind = ? AND expires > ?`, id(key), string(kind), now).Scan(&value, &used)
+	err := db.QueryRowContext(ctx, `SELECT value, used FROM cache WHERE id = ? AND kind = ? AND expires > ?`, id(key, apiKey), string(kind), now).Scan(&value, &used)
 	if err != nil {
 		if err != sql.ErrNoRows {
 			c.failed(err)
@@ -120,7 +129,7 @@ func (c *Cache) Get(ctx context.Context, key core.WorkKey, kind core.Kind) (*cor
 		return nil, false
 	}
 	if now-used > touchEvery.Milliseconds() {
-		if _, err := db.ExecContext(ctx, `UPDATE cache SET used = ? WHERE id = ?`, now, id(key)); err != nil {
+		if _, err := db.ExecContext(ctx, `UPDATE cache SET used = ? WHERE id = ?`, now, id(key, apiKey)); err != nil {
 			c.failed(err)
 		}
 	}
@@ -133,8 +142,8 @@ func (c *Cache) Get(ctx context.Context, key core.WorkKey, kind core.Kind) (*cor
 	return &r, true
 }
 
-// Put keeps r, the answer a request earned for key.
-func (c *Cache) Put(ctx context.Context, key core.WorkKey, kind core.Kind, r *core.Result) {
+// Put keeps r, the answer a request with apiKey earned for key.
+func (c *Cache) Put(ctx context.Context, key core.WorkKey, apiKey string, kind core.Kind, r *core.Result) {
 	db := c.sqlDB()
 	ttl := c.ttlOf(kind)
 	if db == nil || ttl == 0 || r == nil {
@@ -157,7 +166,7 @@ func (c *Cache) Put(ctx context.Context, key core.WorkKey, kind core.Kind, r *co
 	}
 	now := c.now()
 	if _, err := db.ExecContext(ctx, `INSERT OR REPLACE INTO cache (id, kind, value, size, expires, used) VALUES (?, ?, ?, ?, ?, ?)`,
-		id(key), string(kind), value, len(value), now.Add(ttl).UnixMilli(), now.UnixMilli()); err != nil {
+		id(key, apiKey), string(kind), value, len(value), now.Add(ttl).UnixMilli(), now.UnixMilli()); err != nil {
 		c.failed(err)
 		return
 	}

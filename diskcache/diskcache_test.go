@@ -57,11 +57,13 @@ func newFixture(t *testing.T, o core.HostOptions) *fixture {
 }
 
 func (f *fixture) key(t *testing.T, kind core.Kind, arg string) core.WorkKey {
-	op := core.Operation{Kind: kind, Config: f.cfg, APIKey: "sk-diskcache0123456789", Query: arg, URL: arg}
+	op := core.Operation{Kind: kind, Config: f.cfg, APIKey: testKey, Query: arg, URL: arg}
 	k, ok := f.eng.WorkKey(op)
 	require.True(t, ok)
 	return k
 }
+
+const testKey = "sk-diskcache0123456789"
 
 func page(url, text string) *core.Result {
 	return &core.Result{Fetch: &core.FetchResult{URL: url, Title: "T", Text: text, Chars: len(text), TotalChars: len(text)}}
@@ -73,21 +75,23 @@ func TestGetPut(t *testing.T) {
 	_, err := os.Stat(f.path)
 	require.ErrorIs(t, err, os.ErrNotExist, "nothing is opened before the first call")
 	k := f.key(t, core.KindFetch, "https://go.dev/doc/")
-	_, ok := f.cache.Get(ctx, k, core.KindFetch)
+	_, ok := f.cache.Get(ctx, k, testKey, core.KindFetch)
 	require.False(t, ok)
-	f.cache.Put(ctx, k, core.KindFetch, page("https://go.dev/doc/", "# Docs"))
-	got, ok := f.cache.Get(ctx, k, core.KindFetch)
+	f.cache.Put(ctx, k, testKey, core.KindFetch, page("https://go.dev/doc/", "# Docs"))
+	got, ok := f.cache.Get(ctx, k, testKey, core.KindFetch)
 	require.True(t, ok)
 	require.Equal(t, &core.FetchResult{URL: "https://go.dev/doc/", Title: "T", Text: "# Docs", Chars: 6, TotalChars: 6, Cached: true}, got.Fetch)
 
 	s := f.key(t, core.KindSearch, "go idioms")
-	f.cache.Put(ctx, s, core.KindSearch, &core.Result{Search: &core.SearchResult{Query: "go idioms", Hits: []core.Hit{{URL: "https://go.dev", Title: "Go"}}, Usage: &core.Usage{}}})
-	sr, ok := f.cache.Get(ctx, s, core.KindSearch)
+	f.cache.Put(ctx, s, testKey, core.KindSearch, &core.Result{Search: &core.SearchResult{Query: "go idioms", Hits: []core.Hit{{URL: "https://go.dev", Title: "Go"}}, Usage: &core.Usage{}}})
+	sr, ok := f.cache.Get(ctx, s, testKey, core.KindSearch)
 	require.True(t, ok)
 	require.True(t, sr.Search.Cached)
 	require.Nil(t, sr.Search.Usage, "a cached answer cost nothing")
-	_, ok = f.cache.Get(ctx, s, core.KindFetch)
+	_, ok = f.cache.Get(ctx, s, testKey, core.KindFetch)
 	require.False(t, ok, "a search is not a page")
+	_, ok = f.cache.Get(ctx, k, "sk-anotherkey0123456789", core.KindFetch)
+	require.False(t, ok, "one key's answers are not another's")
 
 	st, err := f.cache.Stats(ctx)
 	require.NoError(t, err)
@@ -96,7 +100,7 @@ func TestGetPut(t *testing.T) {
 	n, err := f.cache.Clear(ctx)
 	require.NoError(t, err)
 	require.Equal(t, int64(2), n)
-	_, ok = f.cache.Get(ctx, k, core.KindFetch)
+	_, ok = f.cache.Get(ctx, k, testKey, core.KindFetch)
 	require.False(t, ok)
 	fi, err := os.Stat(f.path)
 	require.NoError(t, err)
@@ -110,26 +114,26 @@ func TestTTLs(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t, core.HostOptions{})
 	p, s := f.key(t, core.KindFetch, "https://a.example/"), f.key(t, core.KindSearch, "q")
-	f.cache.Put(ctx, p, core.KindFetch, page("https://a.example/", "x"))
-	f.cache.Put(ctx, s, core.KindSearch, &core.Result{Search: &core.SearchResult{Query: "q"}})
+	f.cache.Put(ctx, p, testKey, core.KindFetch, page("https://a.example/", "x"))
+	f.cache.Put(ctx, s, testKey, core.KindSearch, &core.Result{Search: &core.SearchResult{Query: "q"}})
 	f.clock.add(59 * time.Minute)
-	_, ok := f.cache.Get(ctx, s, core.KindSearch)
+	_, ok := f.cache.Get(ctx, s, testKey, core.KindSearch)
 	require.True(t, ok)
 	f.clock.add(time.Minute)
-	_, ok = f.cache.Get(ctx, s, core.KindSearch)
+	_, ok = f.cache.Get(ctx, s, testKey, core.KindSearch)
 	require.False(t, ok, "a search lives 60 minutes")
 	f.clock.add(22*time.Hour + 59*time.Minute)
-	_, ok = f.cache.Get(ctx, p, core.KindFetch)
+	_, ok = f.cache.Get(ctx, p, testKey, core.KindFetch)
 	require.True(t, ok)
 	f.clock.add(time.Minute)
-	_, ok = f.cache.Get(ctx, p, core.KindFetch)
+	_, ok = f.cache.Get(ctx, p, testKey, core.KindFetch)
 	require.False(t, ok, "a page lives 24 hours")
 
 	zero := 0
 	f = newFixture(t, core.HostOptions{DiskSearchTTL: &zero})
 	s = f.key(t, core.KindSearch, "q")
-	f.cache.Put(ctx, s, core.KindSearch, &core.Result{Search: &core.SearchResult{Query: "q"}})
-	_, ok = f.cache.Get(ctx, s, core.KindSearch)
+	f.cache.Put(ctx, s, testKey, core.KindSearch, &core.Result{Search: &core.SearchResult{Query: "q"}})
+	_, ok = f.cache.Get(ctx, s, testKey, core.KindSearch)
 	require.False(t, ok)
 	require.Nil(t, newFixture(t, core.HostOptions{DiskSearchTTL: &zero, DiskPageTTL: &zero}).cache)
 	require.Nil(t, newFixture(t, core.HostOptions{DiskCacheMaxMB: &zero}).cache)
@@ -145,19 +149,19 @@ func TestSizeBound(t *testing.T) {
 	keys := make([]core.WorkKey, 40)
 	for i := range keys {
 		keys[i] = f.key(t, core.KindFetch, fmt.Sprintf("https://p%d.example/", i))
-		f.cache.Put(ctx, keys[i], core.KindFetch, page("u", body))
+		f.cache.Put(ctx, keys[i], testKey, core.KindFetch, page("u", body))
 		f.clock.add(2 * time.Minute)
 		// Keep reading the first page: it is the most recently used.
-		_, ok := f.cache.Get(ctx, keys[0], core.KindFetch)
+		_, ok := f.cache.Get(ctx, keys[0], testKey, core.KindFetch)
 		require.True(t, ok, "page 0 after %d puts", i)
 	}
 	st, err := f.cache.Stats(ctx)
 	require.NoError(t, err)
 	require.LessOrEqual(t, st.Bytes, int64(1<<20))
 	require.Greater(t, st.Bytes, int64(1<<20)/2, "eviction stops near the bound")
-	_, ok := f.cache.Get(ctx, keys[1], core.KindFetch)
+	_, ok := f.cache.Get(ctx, keys[1], testKey, core.KindFetch)
 	require.False(t, ok, "the least recently used went first")
-	_, ok = f.cache.Get(ctx, keys[39], core.KindFetch)
+	_, ok = f.cache.Get(ctx, keys[39], testKey, core.KindFetch)
 	require.True(t, ok)
 }
 
@@ -182,20 +186,20 @@ func TestDamagedFile(t *testing.T) {
 			f := newFixture(t, core.HostOptions{})
 			k := f.key(t, core.KindFetch, "https://a.example/")
 			for i := range 200 {
-				f.cache.Put(ctx, f.key(t, core.KindFetch, fmt.Sprintf("https://%d.example/", i)), core.KindFetch, page("u", strings.Repeat("y", 4000)))
+				f.cache.Put(ctx, f.key(t, core.KindFetch, fmt.Sprintf("https://%d.example/", i)), testKey, core.KindFetch, page("u", strings.Repeat("y", 4000)))
 			}
 			require.NoError(t, f.db.Close())
 			for _, s := range []string{"-wal", "-shm"} {
 				_ = os.Remove(f.path + s)
 			}
 			tc.damage(t, f.path)
-			f.cache.Put(ctx, k, core.KindFetch, page("https://a.example/", "again"))
-			got, ok := f.cache.Get(ctx, k, core.KindFetch)
+			f.cache.Put(ctx, k, testKey, core.KindFetch, page("https://a.example/", "again"))
+			got, ok := f.cache.Get(ctx, k, testKey, core.KindFetch)
 			if !ok {
 				// The damage showed on the put: the file was rebuilt; the
 				// next put lands.
-				f.cache.Put(ctx, k, core.KindFetch, page("https://a.example/", "again"))
-				got, ok = f.cache.Get(ctx, k, core.KindFetch)
+				f.cache.Put(ctx, k, testKey, core.KindFetch, page("https://a.example/", "again"))
+				got, ok = f.cache.Get(ctx, k, testKey, core.KindFetch)
 			}
 			require.True(t, ok, "%q", f.logs)
 			require.Equal(t, "again", got.Fetch.Text)
@@ -223,8 +227,8 @@ func TestUnwritable(t *testing.T) {
 	eng := core.NewEngine(core.Env{Now: func() int64 { return 0 }, Random: func() float64 { return 0 }})
 	k, _ := eng.WorkKey(core.Operation{Kind: core.KindFetch, Config: cfg, APIKey: "sk-x0123456789abcdef", URL: "https://a.example/"})
 	for range 3 {
-		c.Put(ctx, k, core.KindFetch, page("u", "x"))
-		_, ok := c.Get(ctx, k, core.KindFetch)
+		c.Put(ctx, k, testKey, core.KindFetch, page("u", "x"))
+		_, ok := c.Get(ctx, k, testKey, core.KindFetch)
 		require.False(t, ok)
 	}
 	require.Len(t, logs, 1)

@@ -112,7 +112,7 @@ func (d *Driver) run(ctx context.Context, op core.Operation, key *core.WorkKey, 
 		return step
 	}
 	if key != nil && d.Shared != nil {
-		if r, ok := d.Shared.Get(ctx, *key, op.Kind); ok {
+		if r, ok := d.Shared.Get(ctx, *key, op.APIKey, op.Kind); ok {
 			d.Engine.Cancel(step.Handle)
 			if d.Ledger != nil {
 				d.Ledger.Saved(ctx, op.Kind, ledger.Cached)
@@ -141,7 +141,7 @@ func (d *Driver) run(ctx context.Context, op core.Operation, key *core.WorkKey, 
 		}
 	}
 	if key != nil && d.Shared != nil && step.Result != nil {
-		d.Shared.Put(ctx, *key, op.Kind, step.Result)
+		d.Shared.Put(ctx, *key, op.APIKey, op.Kind, step.Result)
 	}
 	return step
 }

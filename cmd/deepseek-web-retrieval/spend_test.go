@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -79,6 +80,14 @@ func TestSharedCacheAcrossProcesses(t *testing.T) {
 	require.Equal(t, texts[0], texts[1])
 	require.Equal(t, 1, countPaths(m, "/v1/tools/fetch"), "the second server read the shared cache")
 
+	// Another key's call is not served the first key's page: it asks DeepSeek (which refuses it).
+	other := startMCP(t, append(slices.Clone(env[:1]), "DEEPSEEK_API_KEY=sk-anotherkey0123456789abcd", "LANG=C.UTF-8"), "--base-url", m.URL)
+	other.initialize("2025-06-18")
+	_, isErr := callTool(t, other, 1, "deepseek_fetch", map[string]any{"url": url})
+	require.True(t, isErr)
+	other.closeAndWait()
+	require.Equal(t, 2, countPaths(m, "/v1/tools/fetch"))
+
 	// The CLI's parts end in a continue line of their own (--offset), so a
 	// page is shared between CLI runs; a search between every process.
 	for range 2 {
@@ -86,11 +95,11 @@ func TestSharedCacheAcrossProcesses(t *testing.T) {
 		require.Equal(t, 0, r.code, r.stderr)
 		require.Equal(t, fetchText, r.stdout)
 	}
-	require.Equal(t, 2, countPaths(m, "/v1/tools/fetch"), "the second CLI run read the shared cache")
+	require.Equal(t, 3, countPaths(m, "/v1/tools/fetch"), "the second CLI run read the shared cache")
 	m.Search = deepseektest.Answer(200, searchAnswer)
 	s := startMCP(t, env, "--base-url", m.URL)
 	s.initialize("2025-06-18")
-	_, isErr := callTool(t, s, 1, "deepseek_search", map[string]any{"query": "go idioms"})
+	_, isErr = callTool(t, s, 1, "deepseek_search", map[string]any{"query": "go idioms"})
 	require.False(t, isErr)
 	s.closeAndWait()
 	r := runBin(t, env, "search", "--base-url", m.URL, "go idioms")
