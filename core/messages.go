@@ -314,6 +314,14 @@ type Usage struct {
 	Requests int `json:"requests"`
 }
 
+// add adds o's counts to u.
+func (u *Usage) add(o *Usage) {
+	u.InputTokens += o.InputTokens
+	u.OutputTokens += o.OutputTokens
+	u.ServerToolUse.WebSearchRequests += o.ServerToolUse.WebSearchRequests
+	u.Requests += o.Requests
+}
+
 // ServerToolUse counts the server-side tool calls of a Messages search.
 type ServerToolUse struct {
 	WebSearchRequests int64 `json:"web_search_requests"`

@@ -162,6 +162,9 @@ func (r *SearchResult) Text() string {
 		if meta != "" {
 			b.WriteString("\n" + meta)
 		}
+		if h.FoundBy != "" {
+			b.WriteString("\nfound by " + strconv.Quote(h.FoundBy))
+		}
 		if h.Text != "" {
 			b.WriteString("\n" + h.Text)
 		}

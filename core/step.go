@@ -172,6 +172,9 @@ type Hit struct {
 	// parse. See [Hit.PublishedMs].
 	Published    int64
 	HasPublished bool
+	// FoundBy is the query that found the hit when one call searched
+	// several ([MergeSearches]); "" for a single query.
+	FoundBy string
 }
 
 // FetchResult is a fetched page, formatted for the model.

@@ -33,6 +33,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -167,7 +168,7 @@ func Tools(cfg *core.Config) []*sdk.Tool {
 			Title:       "DeepSeek Search",
 			Description: tool.SearchDescription(cfg, builtinSearch),
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"query":` + tool.SearchQueryProperty(cfg) +
-				`,"question":` + questionProperty + `},"required":["query"],"additionalProperties":false}`),
+				`,"queries":` + tool.QueriesProperty + `,"question":` + questionProperty + `},"additionalProperties":false}`),
 			Annotations: &sdk.ToolAnnotations{Title: "DeepSeek Search", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &yes},
 		})
 	}
@@ -176,7 +177,8 @@ func Tools(cfg *core.Config) []*sdk.Tool {
 			Name:        FetchTool,
 			Title:       "DeepSeek Fetch",
 			Description: tool.FetchDescription(cfg, builtinFetch),
-			InputSchema: tool.FetchSchema(),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"url":` + tool.URLProperty + `,"urls":` + tool.URLsProperty +
+				`,"offset":` + tool.OffsetProperty + `,"format":` + tool.FormatProperty + `},"additionalProperties":false}`),
 			Annotations: &sdk.ToolAnnotations{Title: "DeepSeek Fetch", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &yes},
 		})
 	}
@@ -251,17 +253,21 @@ func (h *handler) call(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Call
 	}
 	ctx = ledger.WithHost(ctx, clientName(req))
 	c := &Call{Tool: req.Params.Name, Extra: req.Extra}
-	op, err := parseArgs(req.Params.Name, req.Params.Arguments, h.cfg)
+	ops, err := parseArgs(req.Params.Name, req.Params.Arguments, h.cfg)
 	if err == nil {
-		op.APIKey = h.cfg.ResolveKey(h.getenv)
-		if unexpanded(op.APIKey) {
+		key := h.cfg.ResolveKey(h.getenv)
+		if unexpanded(key) {
 			err = fmt.Errorf("DeepSeek API key not found: the MCP host passed %s as an unexpanded reference, not a key; set the %s environment variable where the host starts",
 				h.cfg.APIKeyEnv, h.cfg.APIKeyEnv)
 		}
+		for i := range ops {
+			ops[i].APIKey = key
+		}
 	}
 	if err == nil {
-		c.Op, c.Valid = op, true
-		if k, ok := h.eng.WorkKey(op); ok {
+		c.Op, c.Valid = ops[0], true
+		// A batch is shared query by query (the driver), not as a whole.
+		if k, ok := h.eng.WorkKey(ops[0]); ok && len(ops) == 1 {
 			c.Identity = k.Identity()
 		}
 	}
@@ -269,7 +275,10 @@ func (h *handler) call(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Call
 		if err != nil {
 			return Outcome{Text: err.Error(), IsError: true}
 		}
-		step := h.run(ctx, op, h.progress(ctx, req))
+		if len(ops) > 1 {
+			return h.runBatch(ctx, ops)
+		}
+		step := h.run(ctx, ops[0], h.progress(ctx, req))
 		if step.Err != nil {
 			return Outcome{Text: step.Err.Message, IsError: true, Step: step}
 		}
@@ -308,6 +317,43 @@ func unexpanded(key string) bool {
 
 func failure(msg string) *sdk.CallToolResult {
 	return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: msg}}}
+}
+
+// runBatch runs a call's queries or pages at once (each waits for
+// admission, and is cached and coalesced, as a call of its own) and joins
+// them: one merged list of results, or the pages in order with a failed
+// one's error in its place.
+func (h *handler) runBatch(ctx context.Context, ops []core.Operation) Outcome {
+	steps := make([]core.Step, len(ops))
+	var wg sync.WaitGroup
+	for i, op := range ops {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			steps[i] = h.run(ctx, op, nil)
+		}()
+	}
+	wg.Wait()
+	if ops[0].Kind == core.KindSearch {
+		queries := make([]string, len(ops))
+		for i, op := range ops {
+			queries[i] = op.Query
+		}
+		r, e := core.MergeSearches(queries, steps)
+		if e != nil {
+			return Outcome{Text: e.Message, IsError: true, Step: core.Step{Done: true, Err: e}}
+		}
+		return Outcome{Text: tool.Text(r), Step: core.Step{Done: true, Result: r}}
+	}
+	urls := make([]string, len(ops))
+	for i, op := range ops {
+		urls[i] = op.URL
+	}
+	text, e := core.JoinFetches(urls, steps)
+	if e != nil {
+		return Outcome{Text: e.Message, IsError: true, Step: core.Step{Done: true, Err: e}}
+	}
+	return Outcome{Text: text, Step: steps[0]}
 }
 
 // run drives op on the handler's driver, telling progress about every

@@ -189,16 +189,18 @@ func TestListTools(t *testing.T) {
 					require.Equal(t, tc.preferSearch, strings.HasSuffix(tool.Description, preferSearch), tool.Description)
 					require.JSONEq(t, `{"type":"object","properties":{
 						"query":{"type":"string","description":"What to search for, with optional operators."},
+						"queries":{"type":"array","items":{"type":"string"},"maxItems":4,"description":"Or up to 4 queries at once; results merged."},
 						"question":{"type":"string","description":"Optional: the user's original question in their own words, when it says more than the query; DeepSeek uses it to rank results."}},
-						"required":["query"],"additionalProperties":false}`, string(schema))
+						"additionalProperties":false}`, string(schema))
 				case "deepseek_fetch":
 					require.True(t, strings.HasPrefix(tool.Description, "Fetch one public web page through DeepSeek's Fetch API and return its content as Markdown, at most 16000 characters"), tool.Description)
 					require.Equal(t, tc.preferFetch, strings.HasSuffix(tool.Description, preferFetch), tool.Description)
 					require.JSONEq(t, `{"type":"object","properties":{
 						"url":{"type":"string","description":"The absolute http:// or https:// URL of the page to fetch."},
 						"format":{"type":"string","enum":["markdown"],"description":"Output format. Only \"markdown\" is available; leave it out."},
+						"urls":{"type":"array","items":{"type":"string"},"maxItems":5,"description":"Or up to 5 URLs at once."},
 						"offset":{"type":"integer","minimum":0,"description":"Where to start reading, in characters into the page: 0 (the default) for the start, or the offset named by the last line of the previous part to read on."}},
-						"required":["url"],"additionalProperties":false}`, string(schema))
+						"additionalProperties":false}`, string(schema))
 				}
 				require.NotNil(t, tool.Annotations)
 				require.True(t, tool.Annotations.ReadOnlyHint)

@@ -17,6 +17,10 @@ const (
 	// QueryProperty is the query of the Search API backend; see
 	// [SearchQueryProperty] for the one that fits the configured backend.
 	QueryProperty = `{"type":"string","description":"What to search for, with optional operators."}`
+	// QueriesProperty and URLsProperty are the several-at-once forms of
+	// query and url, for the hosts that run a batch (the MCP server).
+	QueriesProperty = `{"type":"array","items":{"type":"string"},"maxItems":4,"description":"Or up to 4 queries at once; results merged."}`
+	URLsProperty    = `{"type":"array","items":{"type":"string"},"maxItems":5,"description":"Or up to 5 URLs at once."}`
 	// OffsetProperty is deepseek_fetch's offset: where to start reading.
 	OffsetProperty = `{"type":"integer","minimum":0,"description":"Where to start reading, in characters into the page: 0 (the default) for the start, or the offset named by the last line of the previous part to read on."}`
 )

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -66,14 +67,91 @@ func Parse(name string, args []byte, cfg *core.Config) (core.Operation, error) {
 }
 
 // argNames are the members Parse reads, indexed by the arg constants.
-var argNames = [...]string{"url", "format", "offset", "query"}
+var argNames = [...]string{"url", "format", "offset", "query", "queries", "urls"}
 
 const (
 	argURL = iota
 	argFormat
 	argOffset
 	argQuery
+	argQueries
+	argURLs
 )
+
+// ParseBatch is Parse for a call that may name several queries
+// ("queries", 1–4 strings, for deepseek_search) or pages ("urls", 1–5, for
+// deepseek_fetch) instead of one: it returns one operation per query or
+// page, in order, a repeated one dropped. The one and the several forms
+// exclude each other, and several pages take no offset (each starts at
+// 0, cut to its share of core.BatchFetchChars).
+func ParseBatch(name string, args []byte, cfg *core.Config) ([]core.Operation, error) {
+	fields, ok := readArgs(args)
+	if !ok {
+		return nil, errors.New(name + ": the input must be a JSON object")
+	}
+	one, many, most := argQuery, argQueries, core.MaxBatchQueries
+	if name == FetchName {
+		one, many, most = argURL, argURLs, core.MaxBatchURLs
+	}
+	present := func(v []byte) bool { return v != nil && string(v) != "null" }
+	if name != SearchName && name != FetchName || !present(fields[many]) {
+		op, err := Parse(name, args, cfg)
+		if err != nil {
+			return nil, err
+		}
+		return []core.Operation{op}, nil
+	}
+	if present(fields[one]) {
+		return nil, errors.New(name + ": give " + strconv.Quote(argNames[one]) + " or " + strconv.Quote(argNames[many]) + ", not both")
+	}
+	if name == FetchName && present(fields[argOffset]) {
+		return nil, errors.New(name + `: "offset" works with one "url", not with "urls"`)
+	}
+	bad := errors.New(name + ": " + strconv.Quote(argNames[many]) + " must be a list of 1 to " + strconv.Itoa(most) + " strings")
+	var list []string
+	d := jsonlite.NewDecoder(fields[many])
+	err := d.Array(func(d *jsonlite.Decoder, i int) error {
+		var s string
+		if err := d.String(&s); err != nil {
+			return err
+		}
+		if s = strings.TrimSpace(s); s == "" {
+			return bad
+		}
+		if !slices.Contains(list, s) {
+			list = append(list, s)
+		}
+		return nil
+	})
+	if err != nil || len(list) == 0 || len(list) > most {
+		return nil, bad
+	}
+	ops := make([]core.Operation, len(list))
+	for i, s := range list {
+		if name == SearchName {
+			ops[i] = core.Operation{Kind: core.KindSearch, Query: s, Config: cfg}
+			continue
+		}
+		f, err := parseFormat(name, fields[argFormat])
+		if err != nil {
+			return nil, err
+		}
+		ops[i] = core.Operation{Kind: core.KindFetch, URL: s, Format: f, Config: core.BatchConfig(cfg, len(list))}
+	}
+	return ops, nil
+}
+
+// parseFormat reads deepseek_fetch's optional format.
+func parseFormat(name string, v []byte) (string, error) {
+	if v == nil || string(v) == "null" {
+		return "", nil
+	}
+	s, ok := jsonlite.Unquote(v)
+	if !ok {
+		return "", errors.New(name + `: "format" must be a string`)
+	}
+	return s, nil
+}
 
 // readArgs decodes args, which must be a JSON object, into the text of the
 // members Parse reads (nil when absent), matched by exact name (the last of

@@ -112,6 +112,31 @@ describe("Codex 0.169.0", () => {
     assertRestored(sb.home, before, join(sb.home, ".local", "state", "deepseek-web-retrieval"))
   })
 
+  test("a task that needs three pages takes one tool call: deepseek_fetch with urls", async (t) => {
+    const urls = ["https://go.dev/doc/effective_go", "https://go.dev/doc/faq", "https://go.dev/ref/spec"]
+    const { sb, key, ds, llm } = await startScene(t, "codex-batch", startMockResponses, {
+      turns: [{ call: { namespace: NAMESPACE, name: "deepseek_fetch", args: { urls } } }, { text: "Done: read the three pages." }],
+    })
+    writeCodexHarness(sb, llm)
+    await initHost(sb, "codex", "global", ["--base-url", ds.baseURL])
+    const r = await exec(sb, key, "Compare what the Effective Go guide, the FAQ and the spec say about goroutines.")
+    assert.equal(r.timedOut, false, "codex exec ran out of time")
+    assert.equal(r.code, 0, r.stderr)
+    const calls = jsonLines(r.stdout).filter((e) => e.type === "item.completed" && e.item?.type === "mcp_tool_call")
+    assert.deepEqual(calls.map((e) => [e.item.tool, e.item.status]), [["deepseek_fetch", "completed"]], "one call")
+    // The tool's schema offered the list, and the three requests went out under that one call.
+    const ns = llm.turnRequests[0].json.tools.find((x) => x.type === "namespace" && x.name === NAMESPACE)
+    const fetchTool = ns.tools.find((x) => x.name === "deepseek_fetch")
+    assert.equal(fetchTool.parameters.properties.urls.type, "array")
+    assert.deepEqual(ds.fetchRequests.map((q) => q.json.url).sort(), [...urls].sort())
+    const [text] = outputTexts(llm.toolOutputs()[0])
+    const page = (u) => `# Example page\n\nFetched from ${u}.`
+    assert.equal(text, urls.map((u, i) => `=== Page ${i + 1} of 3: ${u} ===\n\n${page(u)}`).join("\n\n"))
+    checkKeyOnlyAsBearer(ds, key)
+    assert.ok(!r.stdout.includes(key) && !r.stderr.includes(key))
+    assert.deepEqual(filesContaining(sb.root, key), [])
+  })
+
   test("the trap init works around: without env_vars Codex starts the server without the key", async (t) => {
     const { sb, key, ds, llm } = await startScene(t, "codex-envvars", startMockResponses, { turns: [{ call: { namespace: NAMESPACE, name: "deepseek_search", args: { query: SEARCH_QUERY } } }, { text: "No key." }] })
     writeCodexHarness(sb, llm)
