@@ -8,15 +8,16 @@ import (
 	"os"
 	"strings"
 
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install/hosts"
 )
 
 func doctorUsage(w io.Writer) {
-	fmt.Fprint(w, `Usage: deepseek-web-retrieval doctor [--dir DIR]
+	fmt.Fprint(w, `Usage: deepseek-web-retrieval doctor [--dir DIR] [--no-balance]
 
-Checks every host this tool installs into (OpenCode, Codex, Claude Code,
-Gemini CLI, Pi, Cursor), in the global scope and in the project DIR
+Checks every host this tool installs into (OpenCode and the MCP hosts of
+"init --help"), in the global scope and in the project DIR
 (default: the current directory): whether our entry is there and parses,
 whether an install record holds it (if not, the command that repairs it),
 whether the vendored OpenCode plugin is complete, which traps are active for
@@ -33,6 +34,10 @@ from this shell's. It asks initialize and tools/list (no tool is called,
 so DeepSeek is not reached), closes it, and reports "connected, 2 tools
 (...)" or why not. It changes nothing.
 
+With DEEPSEEK_API_KEY set, it also asks DeepSeek for the account's balance
+(GET /user/balance at DEEPSEEK_WEB_RETRIEVAL_BASE_URL, else
+https://api.deepseek.com); --no-balance skips that request.
+
 Exit status: 0 nothing wrong, 1 a problem found (an entry that does not
 connect among them), 2 usage error.
 `)
@@ -43,6 +48,7 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fl.SetOutput(io.Discard)
 	var dir string
 	fl.StringVar(&dir, "dir", "", "")
+	noBalance := fl.Bool("no-balance", false, "")
 	if code, done := parse(fl, args, doctorUsage, stdout, stderr); done {
 		return code
 	}
@@ -54,6 +60,9 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	var b strings.Builder
 	fmt.Fprintf(&b, "deepseek-web-retrieval doctor\n\n  %s\n\n", versionLine())
 	problems := writeChecks(&b, checks)
+	if key := strings.TrimSpace(os.Getenv(core.DefaultAPIKeyEnv)); key != "" && !*noBalance {
+		b.WriteString(balanceLine(ctx, key) + "\n")
+	}
 	if problems > 0 {
 		fmt.Fprintf(&b, "\n%d problem(s) found.\n", problems)
 	}
@@ -106,4 +115,16 @@ func writeChecks(b *strings.Builder, checks []install.Check) (problems int) {
 		}
 	}
 	return problems
+}
+
+// balanceLine is doctor's line on the account: the balance DeepSeek gives
+// for key, at the base URL the option variable names (else the default),
+// or why it could not be read.
+func balanceLine(ctx context.Context, key string) string {
+	cfg, _, err := core.NewConfig(core.Options{BaseURL: os.Getenv(core.OptionEnvPrefix + "BASE_URL")})
+	if err != nil {
+		return "Account balance: not checked (" + err.Error() + ")."
+	}
+	cfg.TimeoutMs = 5000
+	return readBalance(ctx, cfg, key).line()
 }

@@ -231,20 +231,8 @@ func printUsage(w io.Writer, u usageReport, since string) {
 	} else {
 		fmt.Fprintln(w, "Daily budget: none (--daily-budget N sets one for the MCP server and the CLI).")
 	}
-	switch b := u.Balance; {
-	case b == nil:
-	case b.Error != "":
-		fmt.Fprintf(w, "Account balance: not available (%s).\n", b.Error)
-	default:
-		var parts []string
-		for _, i := range b.Infos {
-			parts = append(parts, i.Total+" "+i.Currency)
-		}
-		state := "available"
-		if !b.Available {
-			state = "not enough for API calls"
-		}
-		fmt.Fprintf(w, "Account balance: %s (%s).\n", strings.Join(parts, ", "), state)
+	if u.Balance != nil {
+		fmt.Fprintln(w, u.Balance.line())
 	}
 	fmt.Fprintf(w, "Ledger: %s\n", u.Database)
 }
@@ -255,6 +243,22 @@ type balance struct {
 	Available bool          `json:"isAvailable"`
 	Infos     []balanceInfo `json:"balances,omitempty"`
 	Error     string        `json:"error,omitempty"`
+}
+
+// line is the balance as usage and doctor print it.
+func (b *balance) line() string {
+	if b.Error != "" {
+		return "Account balance: not available (" + b.Error + ")."
+	}
+	var parts []string
+	for _, i := range b.Infos {
+		parts = append(parts, i.Total+" "+i.Currency)
+	}
+	state := "available"
+	if !b.Available {
+		state = "not enough for API calls"
+	}
+	return "Account balance: " + strings.Join(parts, ", ") + " (" + state + ")."
 }
 
 type balanceInfo struct {

@@ -416,3 +416,18 @@ func keys(m map[string]any) []string {
 	}
 	return out
 }
+
+// doctor reads the balance too (at the base URL's option variable), and
+// --no-balance skips the request.
+func TestDoctorBalance(t *testing.T) {
+	m := newMock(t)
+	m.Balance = deepseektest.Answer(200, map[string]any{"is_available": false, "balance_infos": []any{
+		map[string]any{"currency": "USD", "total_balance": "0.00"}}})
+	env := append(baseEnv(t), "DEEPSEEK_WEB_RETRIEVAL_BASE_URL="+m.URL)
+	r := runBin(t, env, "doctor")
+	require.Contains(t, r.stdout, "\nAccount balance: 0.00 USD (not enough for API calls).\n")
+	require.Equal(t, 1, len(m.Requests()))
+	r = runBin(t, env, "doctor", "--no-balance")
+	require.NotContains(t, r.stdout, "Account balance")
+	require.Equal(t, 1, len(m.Requests()))
+}
