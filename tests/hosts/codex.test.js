@@ -112,10 +112,15 @@ describe("Codex 0.169.0", () => {
     assertRestored(sb.home, before, join(sb.home, ".local", "state", "deepseek-web-retrieval"))
   })
 
-  test("a task that needs three pages takes one tool call: deepseek_fetch with urls", async (t) => {
+  test("several at once: two queries in one deepseek_search call, and a task that needs three pages in one deepseek_fetch call", async (t) => {
     const urls = ["https://go.dev/doc/effective_go", "https://go.dev/doc/faq", "https://go.dev/ref/spec"]
+    const queries = ["goroutines effective go", "goroutines go spec"]
     const { sb, key, ds, llm } = await startScene(t, "codex-batch", startMockResponses, {
-      turns: [{ call: { namespace: NAMESPACE, name: "deepseek_fetch", args: { urls } } }, { text: "Done: read the three pages." }],
+      turns: [
+        { call: { namespace: NAMESPACE, name: "deepseek_search", args: { queries } } },
+        { call: { namespace: NAMESPACE, name: "deepseek_fetch", args: { urls } } },
+        { text: "Done: read the three pages." },
+      ],
     })
     writeCodexHarness(sb, llm)
     await initHost(sb, "codex", "global", ["--base-url", ds.baseURL])
@@ -123,13 +128,19 @@ describe("Codex 0.169.0", () => {
     assert.equal(r.timedOut, false, "codex exec ran out of time")
     assert.equal(r.code, 0, r.stderr)
     const calls = jsonLines(r.stdout).filter((e) => e.type === "item.completed" && e.item?.type === "mcp_tool_call")
-    assert.deepEqual(calls.map((e) => [e.item.tool, e.item.status]), [["deepseek_fetch", "completed"]], "one call")
+    assert.deepEqual(calls.map((e) => [e.item.tool, e.item.status]), [["deepseek_search", "completed"], ["deepseek_fetch", "completed"]], "one call each")
+    // Both queries went out under the one search call; the mock answers both with the same
+    // results, so each is listed once, found by the first query.
+    assert.deepEqual(ds.searchRequests.map((q) => q.json.query).sort(), [...queries].sort())
+    const [found] = outputTexts(llm.toolOutputs()[0])
+    assert.equal((found.match(/^found by "goroutines effective go"$/gm) ?? []).length, 2, found)
+    assert.ok(!found.includes('found by "goroutines go spec"'), found)
     // The tool's schema offered the list, and the three requests went out under that one call.
     const ns = llm.turnRequests[0].json.tools.find((x) => x.type === "namespace" && x.name === NAMESPACE)
     const fetchTool = ns.tools.find((x) => x.name === "deepseek_fetch")
     assert.equal(fetchTool.parameters.properties.urls.type, "array")
     assert.deepEqual(ds.fetchRequests.map((q) => q.json.url).sort(), [...urls].sort())
-    const [text] = outputTexts(llm.toolOutputs()[0])
+    const [text] = outputTexts(llm.toolOutputs()[1])
     const page = (u) => `# Example page\n\nFetched from ${u}.`
     assert.equal(text, urls.map((u, i) => `=== Page ${i + 1} of 3: ${u} ===\n\n${page(u)}`).join("\n\n"))
     checkKeyOnlyAsBearer(ds, key)
