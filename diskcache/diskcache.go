@@ -97,15 +97,6 @@ func (c *Cache) sqlDB() *sql.DB {
 	return c.db.SQL()
 }
 
-// failed handles an error of the database: logged once, and a damaged
-// file made again.
-func (c *Cache) failed(err error) {
-	if localdb.Broken(err) {
-		c.db.Rebuild()
-		return
-	}
-	c.db.Fail(err)
-}
 
 // Get returns the answer to key for the API key apiKey, marked Cached,
 // when the cache has one that has not expired.
@@ -120,7 +111,7 @@ func (c *Cache) Get(ctx context.Context, key core.WorkKey, apiKey string, kind c
 	err := db.QueryRowContext(ctx, `SELECT value, used FROM cache WHERE id = ? AND kind = ? AND expires > ?`, id(key, apiKey), string(kind), now).Scan(&value, &used)
 	if err != nil {
 		if err != sql.ErrNoRows {
-			c.failed(err)
+			c.db.Failed(err)
 		}
 		return nil, false
 	}
@@ -130,7 +121,7 @@ func (c *Cache) Get(ctx context.Context, key core.WorkKey, apiKey string, kind c
 	}
 	if now-used > touchEvery.Milliseconds() {
 		if _, err := db.ExecContext(ctx, `UPDATE cache SET used = ? WHERE id = ?`, now, id(key, apiKey)); err != nil {
-			c.failed(err)
+			c.db.Failed(err)
 		}
 	}
 	if r.Search != nil {
@@ -167,7 +158,7 @@ func (c *Cache) Put(ctx context.Context, key core.WorkKey, apiKey string, kind c
 	now := c.now()
 	if _, err := db.ExecContext(ctx, `INSERT OR REPLACE INTO cache (id, kind, value, size, expires, used) VALUES (?, ?, ?, ?, ?, ?)`,
 		id(key, apiKey), string(kind), value, len(value), now.Add(ttl).UnixMilli(), now.UnixMilli()); err != nil {
-		c.failed(err)
+		c.db.Failed(err)
 		return
 	}
 	c.mu.Lock()
@@ -193,12 +184,12 @@ func (c *Cache) ttlOf(kind core.Kind) time.Duration {
 // the table is under its bound.
 func (c *Cache) evict(ctx context.Context, db *sql.DB) {
 	if _, err := db.ExecContext(ctx, `DELETE FROM cache WHERE expires <= ?`, c.now().UnixMilli()); err != nil {
-		c.failed(err)
+		c.db.Failed(err)
 		return
 	}
 	var total int64
 	if err := db.QueryRowContext(ctx, `SELECT COALESCE(SUM(size), 0) FROM cache`).Scan(&total); err != nil {
-		c.failed(err)
+		c.db.Failed(err)
 		return
 	}
 	for total > c.maxBytes {
@@ -207,7 +198,7 @@ func (c *Cache) evict(ctx context.Context, db *sql.DB) {
 		var cut int64
 		rows, err := db.QueryContext(ctx, `SELECT id, size FROM cache ORDER BY used LIMIT 256`)
 		if err != nil {
-			c.failed(err)
+			c.db.Failed(err)
 			return
 		}
 		var ids [][]byte
@@ -226,7 +217,7 @@ func (c *Cache) evict(ctx context.Context, db *sql.DB) {
 		}
 		for _, rid := range ids {
 			if _, err := db.ExecContext(ctx, `DELETE FROM cache WHERE id = ?`, rid); err != nil {
-				c.failed(err)
+				c.db.Failed(err)
 				return
 			}
 		}

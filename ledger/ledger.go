@@ -122,13 +122,13 @@ func (l *Ledger) Reserve(ctx context.Context, tool core.Kind) (*Ticket, *core.Er
 	}
 	tx, err := db.BeginTx(ctx, nil) // _txlock=immediate: one writer at a time
 	if err != nil {
-		l.failed(err)
+		l.db.Failed(err)
 		return t, nil
 	}
 	defer tx.Rollback()
 	var spent int
 	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM ledger WHERE day = ? AND outcome IN (?, ?)`, day(now), Billed, Pending).Scan(&spent); err != nil {
-		l.failed(err)
+		l.db.Failed(err)
 		return t, nil
 	}
 	if spent >= l.budget {
@@ -136,11 +136,11 @@ func (l *Ledger) Reserve(ctx context.Context, tool core.Kind) (*Ticket, *core.Er
 	}
 	res, err := tx.ExecContext(ctx, `INSERT INTO ledger (at, day, tool, host, outcome) VALUES (?, ?, ?, ?, ?)`, now.UnixMilli(), day(now), string(tool), Host(ctx), Pending)
 	if err != nil {
-		l.failed(err)
+		l.db.Failed(err)
 		return t, nil
 	}
 	if err := tx.Commit(); err != nil {
-		l.failed(err)
+		l.db.Failed(err)
 		return t, nil
 	}
 	t.rowid, _ = res.LastInsertId()
@@ -169,7 +169,7 @@ func (t *Ticket) Done(r core.Reply) {
 			t.start.UnixMilli(), day(t.start), string(t.tool), t.host, outcome, len(r.Body), ms)
 	}
 	if err != nil {
-		t.l.failed(err)
+		t.l.db.Failed(err)
 	}
 }
 
@@ -182,7 +182,7 @@ func (l *Ledger) Saved(ctx context.Context, tool core.Kind, outcome string) {
 	}
 	now := l.now()
 	if _, err := db.ExecContext(ctx, `INSERT INTO ledger (at, day, tool, host, outcome) VALUES (?, ?, ?, ?, ?)`, now.UnixMilli(), day(now), string(tool), Host(ctx), outcome); err != nil {
-		l.failed(err)
+		l.db.Failed(err)
 	}
 }
 
@@ -193,13 +193,6 @@ func (l *Ledger) sqlDB() *sql.DB {
 	return l.db.SQL()
 }
 
-func (l *Ledger) failed(err error) {
-	if localdb.Broken(err) {
-		l.db.Rebuild()
-		return
-	}
-	l.db.Fail(err)
-}
 
 // Row is one group of a [Report].
 type Row struct {

@@ -1,7 +1,6 @@
 package mcphosts
 
 import (
-	"maps"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -139,19 +138,8 @@ var copilotVar = regexp.MustCompile(`\$(?:\{([A-Za-z_][A-Za-z0-9_]*)(:-[^}]*)?\}
 // copilotLaunch works out how Copilot CLI starts our server (see
 // hostLaunch and the top of this file).
 func copilotLaunch(c *launching) {
-	maps.Copy(c.env, c.parent)
-	for k := range c.env {
-		if strings.HasPrefix(k, "COPILOT_PROVIDER_") || k == "COPILOT_OFFLINE" {
-			delete(c.env, k)
-		}
-	}
-	c.command = copilotExpand(c.command, c.parent)
-	for i := range c.args {
-		c.args[i] = copilotExpand(c.args[i], c.parent)
-	}
-	for k, v := range c.envCfg {
-		c.env[k] = copilotExpand(v, c.parent)
-	}
+	c.inherit(func(k string) bool { return strings.HasPrefix(k, "COPILOT_PROVIDER_") || k == "COPILOT_OFFLINE" },
+		func(s string) string { return copilotExpand(s, c.parent) })
 }
 
 func copilotExpand(s string, env map[string]string) string {

@@ -1,7 +1,6 @@
 package mcphosts
 
 import (
-	"maps"
 	"os"
 	"regexp"
 	"strings"
@@ -113,8 +112,7 @@ func crushDetect(env install.Env) bool {
 // and arguments) through the shell resolver. doctor runs no $(command):
 // it says so and leaves the text.
 func crushLaunch(c *launching) {
-	maps.Copy(c.env, c.parent)
-	resolve := func(s string) string {
+	c.inherit(nil, func(s string) string {
 		return expand(crushVar, s, func(m []string) string {
 			if m[5] != "" {
 				c.launch.Notes = append(c.launch.Notes, "the entry runs "+m[0]+" when Crush loads it; doctor does not run it and passes the text")
@@ -137,12 +135,5 @@ func crushLaunch(c *launching) {
 			}
 			return v
 		})
-	}
-	c.command = resolve(c.command)
-	for i := range c.args {
-		c.args[i] = resolve(c.args[i])
-	}
-	for k, v := range c.envCfg {
-		c.env[k] = resolve(v)
-	}
+	})
 }

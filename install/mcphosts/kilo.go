@@ -259,18 +259,8 @@ func kiloCommand(entry map[string]any) map[string]any {
 
 // kiloLaunch works out how Kilo Code starts our server (see hostLaunch).
 func kiloLaunch(c *launching) {
-	for k, v := range c.parent {
-		if !slices.Contains(kiloDropped, k) {
-			c.env[k] = v
-		}
-	}
-	c.command = kiloExpand(c.command, c.parent)
-	for i := range c.args {
-		c.args[i] = kiloExpand(c.args[i], c.parent)
-	}
-	for k, v := range c.envCfg {
-		c.env[k] = kiloExpand(v, c.parent)
-	}
+	c.inherit(func(k string) bool { return slices.Contains(kiloDropped, k) },
+		func(s string) string { return kiloExpand(s, c.parent) })
 }
 
 func kiloExpand(s string, env map[string]string) string {

@@ -54,6 +54,25 @@ func expandSet(s string, env map[string]string) string {
 	})
 }
 
+// inherit gives the server the host's whole environment but the
+// variables drop names (nil: none dropped), then the entry's env, and
+// runs x (the host's expansion) over the command, the arguments and the
+// env values.
+func (c *launching) inherit(drop func(name string) bool, x func(string) string) {
+	for k, v := range c.parent {
+		if drop == nil || !drop(k) {
+			c.env[k] = v
+		}
+	}
+	c.command = x(c.command)
+	for i := range c.args {
+		c.args[i] = x(c.args[i])
+	}
+	for k, v := range c.envCfg {
+		c.env[k] = x(v)
+	}
+}
+
 // launching is one launch being worked out by a host's launch function:
 // the entry as written, the environment the host is started from, and what
 // the server gets.

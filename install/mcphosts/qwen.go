@@ -229,18 +229,8 @@ func qwenDetect(env install.Env) bool {
 
 // qwenLaunch works out how Qwen Code starts our server (see hostLaunch).
 func qwenLaunch(c *launching) {
-	for k, v := range c.parent {
-		if !slices.Contains(qwenInternal, strings.ToUpper(k)) {
-			c.env[k] = v
-		}
-	}
-	c.command = qwenExpand(c.command, c.parent)
-	for i := range c.args {
-		c.args[i] = qwenExpand(c.args[i], c.parent)
-	}
-	for k, v := range c.envCfg {
-		c.env[k] = qwenExpand(v, c.parent)
-	}
+	c.inherit(func(k string) bool { return slices.Contains(qwenInternal, strings.ToUpper(k)) },
+		func(s string) string { return qwenExpand(s, c.parent) })
 }
 
 func qwenExpand(s string, env map[string]string) string {

@@ -111,6 +111,16 @@ func (d *DB) Fail(err error) {
 	d.logf("the shared cache and usage ledger %s cannot be used (%v); calls go on without it", d.path, err)
 }
 
+// Failed handles an error of a statement: a damaged file is moved aside
+// and made again, anything else is logged once (see Fail).
+func (d *DB) Failed(err error) {
+	if Broken(err) {
+		d.Rebuild()
+		return
+	}
+	d.Fail(err)
+}
+
 // Broken reports whether err means the file is damaged (not a database,
 // corrupt), as opposed to busy or unwritable: a damaged file is made
 // again.

@@ -10,8 +10,8 @@ import assert from "node:assert/strict"
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { before, describe, test } from "node:test"
-import { startMockChat, toolText } from "./lib/mock-chat.js"
-import { FETCH_URL, SEARCH_QUERY, checkKeyNowhere, checkReference, referenceTexts } from "./lib/reference.js"
+import { chatTurns, checkChatRun, startMockChat, toolText } from "./lib/mock-chat.js"
+import { checkKeyNowhere, checkReference, referenceTexts } from "./lib/reference.js"
 import { assertRestored, initHost, readFiles, uninstallHost } from "./lib/install.js"
 import { BIN_DIR, dwrBinary, runAgent, startScene } from "./lib/sandbox.js"
 
@@ -44,13 +44,7 @@ describe("Cline CLI 3.0.65", () => {
   })
 
   test("init writes cline_mcp_settings.json with no env, the model gets our search and fetch texts with the inherited key, uninstall restores the file", async (t) => {
-    const { sb, key, ds, llm } = await startScene(t, "cline", startMockChat, {
-      turns: [
-        { call: { name: SEARCH_TOOL, args: { query: SEARCH_QUERY } } },
-        { call: { name: FETCH_TOOL, args: { url: FETCH_URL } } },
-        { text: "Done: searched and fetched." },
-      ],
-    })
+    const { sb, key, ds, llm } = await startScene(t, "cline", startMockChat, { turns: chatTurns(SEARCH_TOOL, FETCH_TOOL) })
     const version = await cline(sb, key, ["--version"])
     assert.equal(version.code, 0, version.stderr)
     assert.equal(version.stdout.trim(), "3.0.65")
@@ -67,20 +61,8 @@ describe("Cline CLI 3.0.65", () => {
     assert.deepEqual(entry, { transport: { type: "stdio", command: binary, args: ["mcp", "--search", "preferred", "--fetch", "optional", "--base-url", ds.baseURL] } })
 
     const r = await cline(sb, key, ["Find tips for writing Go, then read the best page."])
-    assert.equal(r.timedOut, false, "cline ran out of time")
-    assert.equal(r.code, 0, r.stdout + r.stderr)
-    assert.match(r.stdout, /Done: searched and fetched\./)
-    assert.equal(llm.turnRequests.length, 3)
-    for (const req of llm.turnRequests) {
-      const offered = req.json.tools.map((x) => x.function.name)
-      assert.ok(offered.includes(SEARCH_TOOL) && offered.includes(FETCH_TOOL), offered.join(","))
-    }
-    const results = llm.toolResults()
-    assert.equal(results.length, 2)
-    assert.equal(resultText(results[0]), ref.search.text)
-    assert.equal(resultText(results[1]), ref.fetch.text)
     // The mock DeepSeek accepts only the key: the server had it, from Cline's environment.
-    assert.deepEqual(ds.requests.map((q) => q.path), ["/v1/tools/search", "/v1/tools/fetch"])
+    checkChatRun({ r, llm, ds, ref, search: SEARCH_TOOL, fetch: FETCH_TOOL, resultText })
     checkKeyNowhere({ agent: "Cline CLI", key, ds, llm, runs: { output: r, init }, dirs: [sb.root], sessionDir: sb.home })
 
     await uninstallHost(sb, "cline", "global")

@@ -8,8 +8,8 @@ import assert from "node:assert/strict"
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { before, describe, test } from "node:test"
-import { startMockChat, toolText } from "./lib/mock-chat.js"
-import { FETCH_URL, SEARCH_QUERY, checkKeyNowhere, checkReference, referenceTexts } from "./lib/reference.js"
+import { chatTurns, checkChatRun, startMockChat, toolText } from "./lib/mock-chat.js"
+import { checkKeyNowhere, checkReference, referenceTexts } from "./lib/reference.js"
 import { assertRestored, initHost, readFiles, uninstallHost } from "./lib/install.js"
 import { BIN_DIR, dwrBinary, runAgent, startScene } from "./lib/sandbox.js"
 
@@ -40,13 +40,7 @@ describe("Continue CLI 1.5.47", () => {
   })
 
   test("init adds an mcpServers item to ~/.continue/config.yaml, cn -p gives the model our search and fetch texts, uninstall restores the file", async (t) => {
-    const { sb, key, ds, llm } = await startScene(t, "continue", startMockChat, {
-      turns: [
-        { call: { name: SEARCH_TOOL, args: { query: SEARCH_QUERY } } },
-        { call: { name: FETCH_TOOL, args: { url: FETCH_URL } } },
-        { text: "Done: searched and fetched." },
-      ],
-    })
+    const { sb, key, ds, llm } = await startScene(t, "continue", startMockChat, { turns: chatTurns(SEARCH_TOOL, FETCH_TOOL) })
     const version = await cn(sb, key, ["--version"])
     assert.equal(version.code, 0, version.stderr)
     assert.equal(version.stdout.trim(), "1.5.47")
@@ -75,19 +69,7 @@ models:
     assert.ok(text.endsWith(`mcpServers:\n  - name: ${SERVER}\n    command: ${binary}\n    args:\n      - mcp\n      - --search\n      - preferred\n      - --fetch\n      - optional\n      - --base-url\n      - ${ds.baseURL}\n    env:\n      DEEPSEEK_API_KEY: \${{ secrets.DEEPSEEK_API_KEY }}\n`), text)
 
     const r = await cn(sb, key, ["-p", "Find tips for writing Go, then read the best page."])
-    assert.equal(r.timedOut, false, "cn ran out of time")
-    assert.equal(r.code, 0, r.stdout + r.stderr)
-    assert.match(r.stdout, /Done: searched and fetched\./)
-    assert.equal(llm.turnRequests.length, 3)
-    for (const req of llm.turnRequests) {
-      const offered = req.json.tools.map((x) => x.function.name)
-      assert.ok(offered.includes(SEARCH_TOOL) && offered.includes(FETCH_TOOL), offered.join(","))
-    }
-    const results = llm.toolResults()
-    assert.equal(results.length, 2)
-    assert.equal(resultText(results[0]), ref.search.text)
-    assert.equal(resultText(results[1]), ref.fetch.text)
-    assert.deepEqual(ds.requests.map((q) => q.path), ["/v1/tools/search", "/v1/tools/fetch"])
+    checkChatRun({ r, llm, ds, ref, search: SEARCH_TOOL, fetch: FETCH_TOOL, resultText })
     checkKeyNowhere({ agent: "Continue CLI", key, ds, llm, runs: { output: r, init }, dirs: [sb.root], sessionDir: sb.home })
 
     // Without the key, ${{ secrets.DEEPSEEK_API_KEY }} is unresolved and cn -p stops before the

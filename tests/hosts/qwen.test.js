@@ -6,8 +6,8 @@ import assert from "node:assert/strict"
 import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { before, describe, test } from "node:test"
-import { startMockChat, toolText } from "./lib/mock-chat.js"
-import { FETCH_URL, SEARCH_QUERY, checkKeyNowhere, checkReference, referenceTexts } from "./lib/reference.js"
+import { chatTurns, checkChatRun, startMockChat } from "./lib/mock-chat.js"
+import { checkKeyNowhere, checkReference, referenceTexts } from "./lib/reference.js"
 import { assertRestored, initHost, readFiles, uninstallHost } from "./lib/install.js"
 import { BIN_DIR, dwrBinary, runAgent, startScene } from "./lib/sandbox.js"
 
@@ -31,29 +31,8 @@ const env = (sb, llm, key) =>
 
 const qwen = (sb, llm, key, args, cwd = sb.project) => runAgent(QWEN, args, { cwd, env: env(sb, llm, key), timeoutMs: 120000 })
 
-/** The turns of a run that searches, fetches, then answers. */
-const turns = () => [
-  { call: { name: SEARCH_TOOL, args: { query: SEARCH_QUERY } } },
-  { call: { name: FETCH_TOOL, args: { url: FETCH_URL } } },
-  { text: "Done: searched and fetched." },
-]
-
-/** Asserts the run offered our tools on every turn and got our exact texts back. */
-function checkRun(r, llm, ds, ref) {
-  assert.equal(r.timedOut, false, "qwen ran out of time")
-  assert.equal(r.code, 0, r.stdout + r.stderr)
-  assert.match(r.stdout, /Done: searched and fetched\./)
-  assert.equal(llm.turnRequests.length, 3)
-  for (const req of llm.turnRequests) {
-    const offered = req.json.tools.map((x) => x.function.name)
-    assert.ok(offered.includes(SEARCH_TOOL) && offered.includes(FETCH_TOOL), offered.join(","))
-  }
-  const results = llm.toolResults()
-  assert.equal(results.length, 2)
-  assert.equal(toolText(results[0]), ref.search.text)
-  assert.equal(toolText(results[1]), ref.fetch.text)
-  assert.deepEqual(ds.requests.map((q) => q.path), ["/v1/tools/search", "/v1/tools/fetch"])
-}
+const turns = () => chatTurns(SEARCH_TOOL, FETCH_TOOL)
+const checkRun = (r, llm, ds, ref) => checkChatRun({ r, llm, ds, ref, search: SEARCH_TOOL, fetch: FETCH_TOOL })
 
 describe("Qwen Code 0.24.4", () => {
   let binary, ref

@@ -15,8 +15,10 @@
 // Requests without tools (side requests: titles, summaries) get a short text and consume no
 // turn. A turn may also be a function of the request that returns a turn, and a call's name may
 // be a function of the offered tool names (for hosts that rename tools).
+import assert from "node:assert/strict"
 import http from "node:http"
 import { closeServer, listenLoopback, readRequest } from "../../js/lib/loopback.js"
+import { FETCH_URL, SEARCH_QUERY } from "./reference.js"
 
 export async function startMockChat({ turns = [], model = "mock-model" } = {}) {
   const requests = []
@@ -87,4 +89,35 @@ export async function startMockChat({ turns = [], model = "mock-model" } = {}) {
 export function toolText(message) {
   if (typeof message.content === "string") return message.content
   return message.content.map((p) => p.text ?? "").join("")
+}
+
+/**
+ * The turns of a run that calls our search tool, then our fetch tool (by the names the host gives
+ * them), then answers "Done: searched and fetched.".
+ */
+export const chatTurns = (search, fetch) => [
+  { call: { name: search, args: { query: SEARCH_QUERY } } },
+  { call: { name: fetch, args: { url: FETCH_URL } } },
+  { text: "Done: searched and fetched." },
+]
+
+/**
+ * Asserts a run of chatTurns: the agent ended well and printed the answer, offered both our tools
+ * on every turn, handed the model exactly our texts (resultText reads our text out of the host's
+ * tool message: some wrap it in JSON), and DeepSeek got one search and one fetch.
+ */
+export function checkChatRun({ r, llm, ds, ref, search, fetch, resultText = toolText }) {
+  assert.equal(r.timedOut, false, "the agent ran out of time")
+  assert.equal(r.code, 0, r.stdout + r.stderr)
+  assert.match(r.stdout, /Done: searched and fetched\./)
+  assert.equal(llm.turnRequests.length, 3)
+  for (const req of llm.turnRequests) {
+    const offered = req.json.tools.map((x) => x.function.name)
+    assert.ok(offered.includes(search) && offered.includes(fetch), offered.join(","))
+  }
+  const results = llm.toolResults()
+  assert.equal(results.length, 2)
+  assert.equal(resultText(results[0]), ref.search.text)
+  assert.equal(resultText(results[1]), ref.fetch.text)
+  assert.deepEqual(ds.requests.map((q) => q.path), ["/v1/tools/search", "/v1/tools/fetch"])
 }
