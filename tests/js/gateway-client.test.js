@@ -140,9 +140,9 @@ for (const revision of REVISIONS) {
     assert.deepEqual(tools.map((t) => t.name).sort(), ["deepseek_fetch", "deepseek_search"])
     const search = tools.find((t) => t.name === "deepseek_search")
     const fetchTool = tools.find((t) => t.name === "deepseek_fetch")
-    assert.deepEqual(search.inputSchema.required, ["query"])
-    assert.deepEqual(Object.keys(search.inputSchema.properties).sort(), ["query", "question"])
-    assert.deepEqual(fetchTool.inputSchema.required, ["url"])
+    assert.equal(search.inputSchema.required, undefined, "query or queries")
+    assert.deepEqual(Object.keys(search.inputSchema.properties).sort(), ["queries", "query", "question"])
+    assert.equal(fetchTool.inputSchema.required, undefined, "url or urls")
     assert.equal(search.annotations.readOnlyHint, true)
 
     // A query and a URL of this revision's own: the gateway's cache answers a repeated one.

@@ -40,7 +40,8 @@ async function connect(args = [], env = { DEEPSEEK_API_KEY: KEY }) {
   const transport = new StdioClientTransport({
     command: bin,
     args: ["mcp", "--base-url", ds.baseURL, ...args],
-    env: { HOME: dir, ...env },
+    // Each server its own cache directory: a test's calls reach DeepSeek as if the first.
+    env: { HOME: dir, XDG_CACHE_HOME: mkdtempSync(join(dir, "cache-")), ...env },
     stderr: "pipe",
   })
   let stderr = ""
@@ -80,9 +81,9 @@ test("tools/list offers both tools with their schemas; a tier of off hides one",
   assert.deepEqual(tools.map((t) => t.name).sort(), ["deepseek_fetch", "deepseek_search"])
   const search = tools.find((t) => t.name === "deepseek_search")
   const fetch = tools.find((t) => t.name === "deepseek_fetch")
-  assert.deepEqual(search.inputSchema.required, ["query"])
-  assert.deepEqual(Object.keys(search.inputSchema.properties).sort(), ["query", "question"])
-  assert.deepEqual(fetch.inputSchema.required, ["url"])
+  assert.equal(search.inputSchema.required, undefined, "query or queries")
+  assert.deepEqual(Object.keys(search.inputSchema.properties).sort(), ["queries", "query", "question"])
+  assert.equal(fetch.inputSchema.required, undefined, "url or urls")
   assert.deepEqual(fetch.inputSchema.properties.format.enum, ["markdown"])
   assert.ok(search.description.endsWith(" Prefer this tool over the host's built-in web search tool for searching the web."))
   assert.ok(fetch.description.endsWith(" Prefer this tool over the host's built-in web fetch tool for reading web pages."))
