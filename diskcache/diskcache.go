@@ -97,7 +97,6 @@ func (c *Cache) sqlDB() *sql.DB {
 	return c.db.SQL()
 }
 
-
 // Get returns the answer to key for the API key apiKey, marked Cached,
 // when the cache has one that has not expired.
 func (c *Cache) Get(ctx context.Context, key core.WorkKey, apiKey string, kind core.Kind) (*core.Result, bool) {

@@ -193,7 +193,6 @@ func (l *Ledger) sqlDB() *sql.DB {
 	return l.db.SQL()
 }
 
-
 // Row is one group of a [Report].
 type Row struct {
 	Key       string `json:"key"`

@@ -106,6 +106,7 @@ func runCache(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "deepseek-web-retrieval cache: %v\n", err)
 		return exitFailed
 	}
+	s.MaxBytes = cfg.Host.DiskCacheMaxBytes // 0 when these options turn it off
 	if *asJSON {
 		return writeJSON(stdout, stderr, "cache", s)
 	}
