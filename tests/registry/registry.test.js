@@ -92,6 +92,8 @@ packages:
     publish: $all
     unpublish: $all
 log: { type: stdout, format: pretty, level: warn }
+# A platform package is ~8 MB, sent base64 in JSON: past verdaccio's default 10 MB.
+max_body_size: 64mb
 `)
   verdaccio = spawn(process.execPath, [join(here, "node_modules", "verdaccio", "bin", "verdaccio"), "-c", config, "-l", `127.0.0.1:${port}`], { stdio: "ignore" })
   await waitFor(`${registry}-/ping`, 60000)
