@@ -2,7 +2,7 @@
 // model and the mock DeepSeek: OpenCode starts `deepseek-web-retrieval mcp`, offers its two
 // tools to the model, and hands back exactly the CLI's text; a DeepSeek failure reaches the
 // model as our sentence. Slow (seconds): skipped without node_modules.
-import { after, before, test } from "node:test"
+import { after, test } from "node:test"
 import assert from "node:assert/strict"
 import { execFileSync } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
@@ -22,13 +22,11 @@ const REPO = join(dirname(fileURLToPath(import.meta.url)), "..", "..")
 const SEARCH = "deepseek-web-retrieval_deepseek_search"
 const FETCH = "deepseek-web-retrieval_deepseek_fetch"
 
-let dir, bin
-before(() => {
-  if (skip) return
-  dir = mkdtempSync(join(tmpdir(), "dwr-mcp-oc-"))
-  bin = join(dir, "deepseek-web-retrieval")
-  execFileSync("go", ["build", "-o", bin, "./cmd/deepseek-web-retrieval"], { cwd: REPO, stdio: ["ignore", "inherit", "inherit"] })
-})
+// The binary is built when the file loads, not in a hook: Bun gives a hook 5 s, and the link
+// of the binary with SQLite takes longer than that on a busy machine.
+const dir = skip ? null : mkdtempSync(join(tmpdir(), "dwr-mcp-oc-"))
+const bin = dir && join(dir, "deepseek-web-retrieval")
+if (dir) execFileSync("go", ["build", "-o", bin, "./cmd/deepseek-web-retrieval"], { cwd: REPO, stdio: ["ignore", "inherit", "inherit"] })
 after(() => {
   if (dir) rmSync(dir, { recursive: true, force: true })
 })

@@ -37,10 +37,13 @@ const tokens = {}
 // Every HTTP exchange with the gateway: { url, status, requestHeaders, headers, body }.
 const exchanges = []
 
+// The binary is built when the file loads, not in a hook: Bun gives a hook 5 s, and the link
+// of the binary with SQLite can take longer than that on a busy machine.
+dir = mkdtempSync(join(tmpdir(), "dwr-gw-js-"))
+bin = join(dir, "deepseek-web-retrieval")
+execFileSync("go", ["build", "-o", bin, "./cmd/deepseek-web-retrieval"], { cwd: REPO, stdio: ["ignore", "inherit", "inherit"] })
+
 before(async () => {
-  dir = mkdtempSync(join(tmpdir(), "dwr-gw-js-"))
-  bin = join(dir, "deepseek-web-retrieval")
-  execFileSync("go", ["build", "-o", bin, "./cmd/deepseek-web-retrieval"], { cwd: REPO, stdio: ["ignore", "inherit", "inherit"] })
   ds = await startMockDeepSeek({ apiKey: KEY })
   tokensFile = join(dir, "tokens.json")
   env = { PATH: process.env.PATH, HOME: dir, DEEPSEEK_API_KEY: KEY }

@@ -23,10 +23,13 @@ const T = { timeout: 120_000 }
 
 let dir, bin, ds
 
+// The binary is built when the file loads, not in a hook: Bun gives a hook 5 s, and the link
+// of the binary with SQLite can take longer than that on a busy machine.
+dir = mkdtempSync(join(tmpdir(), "dwr-mcp-js-"))
+bin = join(dir, "deepseek-web-retrieval")
+execFileSync("go", ["build", "-o", bin, "./cmd/deepseek-web-retrieval"], { cwd: REPO, stdio: ["ignore", "inherit", "inherit"] })
+
 before(async () => {
-  dir = mkdtempSync(join(tmpdir(), "dwr-mcp-js-"))
-  bin = join(dir, "deepseek-web-retrieval")
-  execFileSync("go", ["build", "-o", bin, "./cmd/deepseek-web-retrieval"], { cwd: REPO, stdio: ["ignore", "inherit", "inherit"] })
   ds = await startMockDeepSeek({ apiKey: KEY })
 })
 
