@@ -100,8 +100,11 @@ func (c *Cache) sqlDB() *sql.DB {
 // Get returns the answer to key for the API key apiKey, marked Cached,
 // when the cache has one that has not expired.
 func (c *Cache) Get(ctx context.Context, key core.WorkKey, apiKey string, kind core.Kind) (*core.Result, bool) {
+	if c.ttlOf(kind) == 0 {
+		return nil, false // this kind is not kept: no need to open the file
+	}
 	db := c.sqlDB()
-	if db == nil || c.ttl[kind] == 0 {
+	if db == nil {
 		return nil, false
 	}
 	now := c.now().UnixMilli()
@@ -134,9 +137,12 @@ func (c *Cache) Get(ctx context.Context, key core.WorkKey, apiKey string, kind c
 
 // Put keeps r, the answer a request with apiKey earned for key.
 func (c *Cache) Put(ctx context.Context, key core.WorkKey, apiKey string, kind core.Kind, r *core.Result) {
-	db := c.sqlDB()
 	ttl := c.ttlOf(kind)
-	if db == nil || ttl == 0 || r == nil {
+	if ttl == 0 || r == nil {
+		return
+	}
+	db := c.sqlDB()
+	if db == nil {
 		return
 	}
 	stored := *r
