@@ -45,6 +45,24 @@ func openShared(cfg *core.Config, cmd string, stderr io.Writer) shared {
 	return shared{db: db, cache: diskcache.New(db, cfg), ledger: ledger.New(db, cfg)}
 }
 
+// sharedFor is what cache and usage start with: the options of their
+// flags and the DEEPSEEK_WEB_RETRIEVAL_ variables, and the shared
+// database. When ok is false the command ends with code (the reason was
+// printed). o is filled by fl, so the variables land in it.
+func sharedFor(fl *flag.FlagSet, o *install.Options, cmd string, stderr io.Writer) (cfg *core.Config, sh shared, code int, ok bool) {
+	if err := optionEnv(fl, os.Getenv); err != nil {
+		return nil, sh, usageErr(stderr, cmd, err.Error()), false
+	}
+	cfg, _, err := configFrom(*o)
+	if err != nil {
+		return nil, sh, usageErr(stderr, cmd, err.Error()), false
+	}
+	if sh = openShared(cfg, cmd, stderr); sh.db == nil {
+		return nil, sh, exitFailed, false
+	}
+	return cfg, sh, exitOK, true
+}
+
 func cacheUsage(w io.Writer) {
 	fmt.Fprint(w, `Usage: deepseek-web-retrieval cache stats|clear [--json]
 
@@ -75,16 +93,9 @@ func runCache(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if len(positional) != 1 || (positional[0] != "stats" && positional[0] != "clear") {
 		return usageErr(stderr, "cache", "want stats or clear")
 	}
-	if err := optionEnv(fl, os.Getenv); err != nil {
-		return usageErr(stderr, "cache", err.Error())
-	}
-	cfg, _, err := configFrom(o)
-	if err != nil {
-		return usageErr(stderr, "cache", err.Error())
-	}
-	sh := openShared(cfg, "cache", stderr)
-	if sh.db == nil {
-		return exitFailed
+	cfg, sh, code, ok := sharedFor(fl, &o, "cache", stderr)
+	if !ok {
+		return code
 	}
 	defer sh.db.Close()
 	c := sh.cache
@@ -172,16 +183,9 @@ func runUsage(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if err != nil {
 		return usageErr(stderr, "usage", err.Error())
 	}
-	if err := optionEnv(fl, os.Getenv); err != nil {
-		return usageErr(stderr, "usage", err.Error())
-	}
-	cfg, _, err := configFrom(o)
-	if err != nil {
-		return usageErr(stderr, "usage", err.Error())
-	}
-	sh := openShared(cfg, "usage", stderr)
-	if sh.db == nil {
-		return exitFailed
+	cfg, sh, code, ok := sharedFor(fl, &o, "usage", stderr)
+	if !ok {
+		return code
 	}
 	defer sh.db.Close()
 	rep, err := sh.ledger.Report(ctx, from, *by)
