@@ -119,8 +119,8 @@ func (r *FetchResult) AppendJSON(b []byte) []byte {
 }
 
 // AppendJSON appends the output as JSON. Metadata must be nil, a
-// FetchMetadata or a SearchMetadata (what OutputOf sets); anything else
-// panics.
+// FetchMetadata, a PagesMetadata or a SearchMetadata (what OutputOf and
+// Join set); anything else panics.
 func (o *Output) AppendJSON(b []byte) []byte {
 	b = append(b, `{"content":`...)
 	b = jsonlite.AppendString(b, o.Content)
@@ -145,6 +145,14 @@ func (o *Output) AppendJSON(b []byte) []byte {
 		}
 		b = append(b, `,"totalChars":`...)
 		b = strconv.AppendInt(b, int64(m.TotalChars), 10)
+		b = append(b, `,"cached":`...)
+		b = jsonlite.AppendBool(b, m.Cached)
+		b = append(b, '}')
+	case PagesMetadata:
+		b = append(b, `,"metadata":{"urls":`...)
+		b = jsonlite.AppendStrings(b, m.URLs)
+		b = append(b, `,"failed":`...)
+		b = strconv.AppendInt(b, int64(m.Failed), 10)
 		b = append(b, `,"cached":`...)
 		b = jsonlite.AppendBool(b, m.Cached)
 		b = append(b, '}')

@@ -124,7 +124,9 @@ func FuzzOutputJSON(f *testing.F) {
 	f.Add("", "", "", "", 0, 0, int64(0), 3)
 	f.Fuzz(func(t *testing.T, content, title, url, pageTitle string, chars, next int, tokens int64, shape int) {
 		r := Output{Content: content, Title: title}
-		switch shape % 4 {
+		switch shape % 5 {
+		case 4, -4:
+			r.Metadata = PagesMetadata{URLs: []string{url, pageTitle}, Failed: chars, Cached: next%2 == 0}
 		case 1, -1:
 			r.Metadata = FetchMetadata{URL: url, Title: pageTitle, Chars: chars, ContentTruncated: next > 0, Offset: chars - next, NextOffset: next, TotalChars: chars + next, Cached: tokens%2 == 0}
 		case 2, -2:
@@ -136,4 +138,37 @@ func FuzzOutputJSON(f *testing.F) {
 		require.NoError(t, err)
 		require.Equal(t, string(want), string(r.AppendJSON(nil)))
 	})
+}
+
+// Join merges a batch's searches and joins its pages, each failure in its
+// place; it fails only when every part did.
+func TestJoin(t *testing.T) {
+	search := func(q string, urls ...string) core.Step {
+		r := &core.SearchResult{Query: q, Cached: true}
+		for _, u := range urls {
+			r.Hits = append(r.Hits, core.Hit{URL: u, Title: u})
+		}
+		return core.Step{Done: true, Result: &core.Result{Search: r}}
+	}
+	page := func(url, text string, cached bool) core.Step {
+		return core.Step{Done: true, Result: &core.Result{Fetch: &core.FetchResult{URL: url, Text: text, Cached: cached}}}
+	}
+	failed := core.Step{Done: true, Err: &core.Error{Code: core.CodeInvalidInput, Message: "refused"}}
+	queries := []core.Operation{{Kind: core.KindSearch, Query: "go"}, {Kind: core.KindSearch, Query: "rust"}}
+	pages := []core.Operation{{Kind: core.KindFetch, URL: "https://a.example/"}, {Kind: core.KindFetch, URL: "https://b.example/"}}
+
+	out, err := Join(queries, []core.Step{search("go", "https://go.dev/", "https://x/"), search("rust", "https://x/", "https://rust-lang.org/")})
+	require.Nil(t, err)
+	require.Equal(t, "deepseek_search go | rust", out.Title)
+	require.Equal(t, SearchMetadata{Query: "go | rust", Results: 3, Cached: true}, out.Metadata)
+	require.Contains(t, out.Content, `found by "rust"`)
+
+	out, err = Join(pages, []core.Step{page("https://a.example/", "# A", true), failed})
+	require.Nil(t, err)
+	require.Equal(t, "=== Page 1 of 2: https://a.example/ ===\n\n# A\n\n=== Page 2 of 2: https://b.example/ ===\n\nrefused", out.Content)
+	require.Equal(t, "deepseek_fetch a.example, b.example", out.Title)
+	require.Equal(t, PagesMetadata{URLs: []string{"https://a.example/", "https://b.example/"}, Failed: 1, Cached: true}, out.Metadata)
+
+	_, err = Join(pages, []core.Step{failed, failed})
+	require.Equal(t, failed.Err, err)
 }

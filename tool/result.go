@@ -1,6 +1,10 @@
 package tool
 
-import "github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
+import (
+	"strings"
+
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
+)
 
 // SearchResult is the structured result of a search: what the module's
 // "search" kind returns and the CLI's search --json prints.
@@ -82,7 +86,7 @@ func FromFetch(f *core.FetchResult) FetchResult {
 type Output struct {
 	Content string `json:"content"`
 	Title   string `json:"title"`
-	// Metadata is nil, a FetchMetadata or a SearchMetadata.
+	// Metadata is nil, a FetchMetadata, a PagesMetadata or a SearchMetadata.
 	Metadata any `json:"metadata,omitempty"`
 }
 
@@ -115,6 +119,50 @@ type SearchMetadata struct {
 	Usage *core.Usage `json:"usage,omitempty"`
 	// Cached is true when the answer came from the cache, with no request.
 	Cached bool `json:"cached"`
+}
+
+// PagesMetadata is deepseek_fetch's metadata for a call that read several
+// pages ("urls"): their URLs in order, how many failed, and whether every
+// page that was read came from the cache.
+type PagesMetadata struct {
+	URLs   []string `json:"urls"`
+	Failed int      `json:"failed"`
+	Cached bool     `json:"cached"`
+}
+
+// Join is the output of a call that ran several operations, one per query
+// or page ([ParseBatch]), from their finished steps in the same order:
+// the searches merged by [core.MergeSearches], the pages joined by
+// [core.JoinFetches]. It is an error only when every operation failed.
+func Join(ops []core.Operation, steps []core.Step) (Output, *core.Error) {
+	subjects := make([]string, len(ops))
+	for i, op := range ops {
+		subjects[i] = op.Query + op.URL
+	}
+	if ops[0].Kind == core.KindSearch {
+		r, err := core.MergeSearches(subjects, steps)
+		if err != nil {
+			return Output{}, err
+		}
+		return OutputOf(r), nil
+	}
+	text, err := core.JoinFetches(subjects, steps)
+	if err != nil {
+		return Output{}, err
+	}
+	m := PagesMetadata{URLs: subjects, Cached: true}
+	for _, s := range steps {
+		if s.Err != nil {
+			m.Failed++
+		} else {
+			m.Cached = m.Cached && s.Result.Fetch.Cached
+		}
+	}
+	short := make([]string, len(subjects))
+	for i, u := range subjects {
+		short[i] = strings.TrimPrefix(Title(FetchName, u), FetchName+" ")
+	}
+	return Output{Content: text, Title: Title(FetchName, strings.Join(short, ", ")), Metadata: m}, nil
 }
 
 // Text is the text a result shows the model: exactly what the CLI's search

@@ -83,7 +83,9 @@ const (
 // deepseek_fetch) instead of one: it returns one operation per query or
 // page, in order, a repeated one dropped. The one and the several forms
 // exclude each other, and several pages take no offset (each starts at
-// 0, cut to its share of core.BatchFetchChars).
+// 0, cut to its share of core.BatchFetchChars). An empty list, an empty
+// string and an offset of 0 count as absent, so a host that marks every
+// argument required (OpenCode 1.x) can still call with one form only.
 func ParseBatch(name string, args []byte, cfg *core.Config) ([]core.Operation, error) {
 	fields, ok := readArgs(args)
 	if !ok {
@@ -93,21 +95,23 @@ func ParseBatch(name string, args []byte, cfg *core.Config) ([]core.Operation, e
 	if name == FetchName {
 		one, many, most = argURL, argURLs, core.MaxBatchURLs
 	}
-	present := func(v []byte) bool { return v != nil && string(v) != "null" }
-	if name != SearchName && name != FetchName || !present(fields[many]) {
+	bad := errors.New(name + ": " + strconv.Quote(argNames[many]) + " must be a list of 1 to " + strconv.Itoa(most) + " strings")
+	if name != SearchName && name != FetchName || absent(fields[many]) {
+		if (name == SearchName || name == FetchName) && absent(fields[one]) && !absent(fields[many], "null") {
+			return nil, bad // an empty list alone
+		}
 		op, err := Parse(name, args, cfg)
 		if err != nil {
 			return nil, err
 		}
 		return []core.Operation{op}, nil
 	}
-	if present(fields[one]) {
+	if !absent(fields[one]) {
 		return nil, errors.New(name + ": give " + strconv.Quote(argNames[one]) + " or " + strconv.Quote(argNames[many]) + ", not both")
 	}
-	if name == FetchName && present(fields[argOffset]) {
+	if name == FetchName && !absent(fields[argOffset]) {
 		return nil, errors.New(name + `: "offset" works with one "url", not with "urls"`)
 	}
-	bad := errors.New(name + ": " + strconv.Quote(argNames[many]) + " must be a list of 1 to " + strconv.Itoa(most) + " strings")
 	var list []string
 	d := jsonlite.NewDecoder(fields[many])
 	err := d.Array(func(d *jsonlite.Decoder, i int) error {
@@ -139,6 +143,16 @@ func ParseBatch(name string, args []byte, cfg *core.Config) ([]core.Operation, e
 		ops[i] = core.Operation{Kind: core.KindFetch, URL: s, Format: f, Config: core.BatchConfig(cfg, len(list))}
 	}
 	return ops, nil
+}
+
+// absent reports whether an argument's JSON text means "not given": none,
+// or one of only (by default null, "", [] and 0), white space aside.
+func absent(v []byte, only ...string) bool {
+	if len(only) == 0 {
+		only = []string{"null", `""`, "[]", "0"}
+	}
+	t := strings.Join(strings.Fields(string(v)), "")
+	return t == "" || slices.Contains(only, t)
 }
 
 // parseFormat reads deepseek_fetch's optional format.
