@@ -142,16 +142,27 @@ func FuzzAppendWebsearchJSON(f *testing.F) {
 	})
 }
 
-// ToolCall is tool.Parse for our two tools and names any other tool as
-// OpenCode's adapter.
+// ToolCall is tool.ParseBatch for our two tools and names any other tool as
+// OpenCode's adapter. The 1.x forms, where every argument is given, read as
+// the one the model meant.
 func TestToolCall(t *testing.T) {
 	cfg := config(t, `{}`)
-	for _, tt := range []struct{ name, tool, args, err string }{
-		{"search", SearchTool, `{"query":"go"}`, ""},
-		{"fetch", FetchTool, `{"url":"https://go.dev/","offset":"7"}`, ""},
-		{"bad input", FetchTool, `{"url":1}`, `deepseek_fetch: "url" must be a string`},
-		{"unknown tool", "webfetch", `{"url":"https://go.dev/"}`, `opencode: unknown tool "webfetch"`},
-		{"unknown tool, bad input", "deepseek_other", `[]`, `opencode: unknown tool "deepseek_other"`},
+	for _, tt := range []struct {
+		name, tool, args string
+		want             []string // the queries or URLs of the operations
+		err              string
+	}{
+		{"search", SearchTool, `{"query":"go"}`, []string{"go"}, ""},
+		{"fetch", FetchTool, `{"url":"https://go.dev/","offset":"7"}`, []string{"https://go.dev/"}, ""},
+		{"1.x search, one query", SearchTool, `{"query":"go","queries":[]}`, []string{"go"}, ""},
+		{"1.x search, queries", SearchTool, `{"query":"","queries":["go","rust"]}`, []string{"go", "rust"}, ""},
+		{"1.x fetch, one url", FetchTool, `{"url":"https://go.dev/","urls":[],"offset":5}`, []string{"https://go.dev/"}, ""},
+		{"1.x fetch, urls", FetchTool, `{"url":"","urls":["https://go.dev/","https://example.com/"],"offset":0}`, []string{"https://go.dev/", "https://example.com/"}, ""},
+		{"both forms", SearchTool, `{"query":"go","queries":["rust"]}`, nil, `deepseek_search: give "query" or "queries", not both`},
+		{"urls and an offset", FetchTool, `{"url":"","urls":["https://go.dev/"],"offset":9}`, nil, `deepseek_fetch: "offset" works with one "url", not with "urls"`},
+		{"bad input", FetchTool, `{"url":1}`, nil, `deepseek_fetch: "url" must be a string`},
+		{"unknown tool", "webfetch", `{"url":"https://go.dev/"}`, nil, `opencode: unknown tool "webfetch"`},
+		{"unknown tool, bad input", "deepseek_other", `[]`, nil, `opencode: unknown tool "deepseek_other"`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := ToolCall(tt.tool, []byte(tt.args), cfg)
@@ -160,9 +171,16 @@ func TestToolCall(t *testing.T) {
 				return
 			}
 			require.NoError(t, err)
-			want, err := tool.Parse(tt.tool, []byte(tt.args), cfg)
-			require.NoError(t, err)
-			require.Equal(t, want, got)
+			var subjects []string
+			for _, op := range got {
+				subjects = append(subjects, op.Query+op.URL)
+			}
+			require.Equal(t, tt.want, subjects)
+			if len(got) == 1 {
+				want, err := tool.Parse(tt.tool, []byte(tt.args), cfg)
+				require.NoError(t, err)
+				require.Equal(t, want, got[0])
+			}
 		})
 	}
 }

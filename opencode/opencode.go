@@ -153,7 +153,7 @@ func NewPlan(host string, cfg *core.Config, warnings []string) (*Plan, error) {
 func fetchTool(cfg *core.Config, host string) Tool {
 	t := Tool{Name: FetchTool, Description: tool.FetchDescription(cfg, BuiltinFetch)}
 	if host == HostV1 {
-		t.Args = jsonlite.Raw(`{"offset":` + tool.OffsetProperty + `,"url":` + tool.URLProperty + `}`)
+		t.Args = jsonlite.Raw(`{"offset":` + tool.OffsetProperty + `,"url":` + tool.URLProperty + `,"urls":` + v1URLs + `}`)
 		return t
 	}
 	t.Options = nativeTool()
@@ -164,7 +164,7 @@ func fetchTool(cfg *core.Config, host string) Tool {
 func searchTool(cfg *core.Config, host string) Tool {
 	t := Tool{Name: SearchTool, Description: tool.SearchDescription(cfg, BuiltinSearch)}
 	if host == HostV1 {
-		t.Args = jsonlite.Raw(`{"query":` + tool.SearchQueryProperty(cfg) + `}`)
+		t.Args = jsonlite.Raw(`{"queries":` + v1Queries + `,"query":` + tool.SearchQueryProperty(cfg) + `}`)
 		return t
 	}
 	t.Options = nativeTool()
@@ -172,20 +172,30 @@ func searchTool(cfg *core.Config, host string) Tool {
 	return t
 }
 
+// v1Queries and v1URLs are the several-at-once arguments of the 1.x tools.
+// 1.x marks every argument required, so each says what to give for the form
+// not used: [] beside one query or URL, "" (and offset 0) beside a list
+// (tool.ParseBatch reads those as absent). 2.x tools keep the one-at-a-time
+// schema of its websearch provider, which the host calls with one query.
+const (
+	v1Queries = `{"type":"array","items":{"type":"string"},"maxItems":4,"description":"Up to 4 queries to run at once, results merged, with query \"\"; [] when you give query."}`
+	v1URLs    = `{"type":"array","items":{"type":"string"},"maxItems":5,"description":"Up to 5 URLs to read at once, with url \"\" and offset 0; [] when you give url."}`
+)
+
 // nativeTool is the 2.x registration option that keeps a tool on the
 // model's native tool list (Code Mode hides every other plugin tool behind
 // its execute tool).
 func nativeTool() map[string]any { return map[string]any{"codemode": false} }
 
-// ToolCall is [tool.Parse] for the module's "opencode.tool" kind: it
+// ToolCall is [tool.ParseBatch] for the module's "opencode.tool" kind: it
 // validates a call's raw input (OpenCode does not validate raw JSON Schema
-// input) and names a tool that is not one of ours as this adapter always
-// has.
-func ToolCall(name string, args []byte, cfg *core.Config) (core.Operation, error) {
+// input), returns one operation per query or page, and names a tool that is
+// not one of ours as this adapter always has.
+func ToolCall(name string, args []byte, cfg *core.Config) ([]core.Operation, error) {
 	if name != SearchTool && name != FetchTool {
-		return core.Operation{}, errors.New("opencode: unknown tool " + strconv.Quote(name))
+		return nil, errors.New("opencode: unknown tool " + strconv.Quote(name))
 	}
-	return tool.Parse(name, args, cfg)
+	return tool.ParseBatch(name, args, cfg)
 }
 
 // ProviderResult is one OpenCode 2.x websearch provider result.

@@ -34,7 +34,7 @@ func refFetchInput() json.RawMessage {
 }
 
 func refFetchArgs() json.RawMessage {
-	return refMustJSON(map[string]json.RawMessage{"url": json.RawMessage(tool.URLProperty), "offset": json.RawMessage(tool.OffsetProperty)})
+	return refMustJSON(map[string]json.RawMessage{"url": json.RawMessage(tool.URLProperty), "offset": json.RawMessage(tool.OffsetProperty), "urls": json.RawMessage(v1URLs)})
 }
 
 func refSearchInput(cfg *core.Config) json.RawMessage {
@@ -47,7 +47,7 @@ func refSearchInput(cfg *core.Config) json.RawMessage {
 }
 
 func refSearchArgs(cfg *core.Config) json.RawMessage {
-	return refMustJSON(map[string]json.RawMessage{"query": json.RawMessage(tool.SearchQueryProperty(cfg))})
+	return refMustJSON(map[string]json.RawMessage{"query": json.RawMessage(tool.SearchQueryProperty(cfg)), "queries": json.RawMessage(v1Queries)})
 }
 
 func refUnknownHost(host string) error {

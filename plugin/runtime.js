@@ -283,15 +283,24 @@ export class Runtime {
   }
 
   async #run(envelope, signal) {
-    let step = await this.#admit(envelope, signal)
-    const generation = this.#generation
+    const step = await this.#admit(envelope, signal)
     const stop = signal ? AbortSignal.any([signal, this.#abandon.signal]) : this.#abandon.signal
+    return this.#drive(step, stop, this.#generation)
+  }
+
+  // #drive performs a step's requests until it is done. A "batch" step (a call of several
+  // queries or pages) lists its parts' first steps: each is driven at once, by its own
+  // handle. A part that ends returns "pending", more parts, or, the last one, the call's
+  // "done" step, which is what the batch's drive returns.
+  async #drive(step, stop, generation) {
     while (step.step === "http") {
       const { reply, body } = await perform(step.request, stop)
       if (generation !== this.#generation) throw new ModuleTrap("deepseek-web-retrieval: the module was restarted during the call; try again")
       step = reply.kind === "cancelled" ? this.cancel(step.handle) : this.resume(step.handle, reply, body)
     }
-    return step
+    if (step.step !== "batch") return step
+    const ends = await Promise.all(step.steps.map((part) => this.#drive(part, stop, generation)))
+    return ends.find((end) => end.step === "done") ?? { step: "pending" }
   }
 }
 

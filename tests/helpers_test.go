@@ -189,7 +189,10 @@ func checkStepsKey(t testing.TB, steps []Reply, key string) {
 	for _, s := range steps {
 		n := bytes.Count(s.Raw, []byte(key))
 		want := 0
-		if s.Step.Step == abi.StepHTTP {
+		for _, s := range append([]abi.Step{s.Step}, s.Steps...) { // a batch's parts
+			if s.Step != abi.StepHTTP {
+				continue
+			}
 			for _, h := range s.Request.Headers {
 				switch {
 				case strings.EqualFold(h[0], "Authorization"):

@@ -17,6 +17,7 @@ import (
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/wasm/abi"
 )
 
@@ -272,27 +273,49 @@ func decode(raw []byte, err error) (Reply, error) {
 }
 
 // MaxSteps bounds the steps [Run] takes for one operation: at most 6
-// attempts (maxRetries 5) can happen, so more means the module loops.
+// attempts (maxRetries 5) can happen, so more means the module loops. A
+// batch may take it for each of its parts.
 const MaxSteps = 32
 
 // Run starts an operation and drives it to its "done" step, performing each
 // "http" step with b. It returns every reply in order; the last is "done".
+// A "batch" step's parts are driven in turn, one request each, as a host
+// drives them at once.
 func Run(ctx context.Context, m *Module, b *Bridge, s abi.Start) ([]Reply, error) {
 	r, err := m.Start(ctx, s)
 	if err != nil {
 		return nil, err
 	}
 	steps := []Reply{r}
-	for r.Step.Step == abi.StepHTTP {
-		if len(steps) > MaxSteps {
-			m.Cancel(ctx, r.Handle)
-			return steps, fmt.Errorf("the operation took more than %d steps; last: %s", MaxSteps, r.Raw)
+	limit := MaxSteps
+	var queue []abi.Step // the parts' steps that ask for a request
+	switch r.Step.Step {
+	case abi.StepHTTP:
+		queue = []abi.Step{r.Step}
+	case abi.StepBatch:
+		queue, limit = r.Steps, MaxSteps*core.MaxBatchURLs
+	}
+	for len(queue) > 0 {
+		part := queue[0]
+		queue = queue[1:]
+		if len(steps) > limit {
+			m.Cancel(ctx, part.Handle)
+			return steps, fmt.Errorf("the operation took more than %d steps; last: %s", limit, steps[len(steps)-1].Raw)
 		}
-		rep, body := b.Do(ctx, r.Request)
-		if r, err = m.Resume(ctx, r.Handle, rep, body); err != nil {
+		rep, body := b.Do(ctx, part.Request)
+		if r, err = m.Resume(ctx, part.Handle, rep, body); err != nil {
 			return steps, err
 		}
 		steps = append(steps, r)
+		switch r.Step.Step {
+		case abi.StepHTTP:
+			queue = append(queue, r.Step)
+		case abi.StepBatch:
+			queue = append(queue, r.Steps...)
+		case abi.StepPending, abi.StepDone:
+		default:
+			return steps, fmt.Errorf("unexpected step %q: %s", r.Step.Step, r.Raw)
+		}
 	}
 	if r.Step.Step != abi.StepDone {
 		return steps, fmt.Errorf("unexpected step %q: %s", r.Step.Step, r.Raw)

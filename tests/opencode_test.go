@@ -84,7 +84,7 @@ func checkPlan(t *testing.T, p *opencode.Plan, host, search, fetch string) {
 			require.NoError(t, json.Unmarshal(ft.Args, &args))
 			// Every 1.x field is required, so format is left out; offset
 			// stays, since reading on needs it (the model sends 0 first).
-			require.Equal(t, []string{"offset", "url"}, keys(args))
+			require.Equal(t, []string{"offset", "url", "urls"}, keys(args))
 			require.Empty(t, ft.Input)
 		}
 	}
@@ -150,7 +150,7 @@ func checkPlan(t *testing.T, p *opencode.Plan, host, search, fetch string) {
 			require.Empty(t, st.Options)
 			var args map[string]json.RawMessage
 			require.NoError(t, json.Unmarshal(st.Args, &args))
-			require.Equal(t, []string{"query"}, keys(args))
+			require.Equal(t, []string{"queries", "query"}, keys(args))
 		}
 		var want []string
 		if search == "forced" {

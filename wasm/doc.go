@@ -42,7 +42,7 @@
 //
 // # Steps
 //
-// Every reply is {"v":1,"handle":N,"step":"http"|"done",...}:
+// Every reply is {"v":1,"handle":N,"step":"http"|"done"|"batch"|"pending",...}:
 //
 //	{"v":1,"handle":3,"step":"http","request":{"delayMs":0,"method":"POST",
 //	  "url":"https://api.deepseek.com/v1/tools/search","headers":[["Authorization","Bearer …"],…],
@@ -57,6 +57,17 @@
 // "response","status":200,"headers":{"retry-after":"2"}} and the body, or
 // with kind "network" (and a "message"), "timeout", "too_large" or
 // "cancelled". A handle is released when its "done" step is returned.
+//
+// A tool call of several queries or pages ("opencode.tool" with "queries"
+// or "urls") runs as a batch of parts, one operation each:
+//
+//	{"v":1,"handle":2147483649,"step":"batch","steps":[{"v":1,"handle":4,"step":"http",…},{"v":1,"handle":5,"step":"http",…}]}
+//
+// Drive every part at once, each by its own handle, as above. Resuming or
+// cancelling a part that ends returns {"step":"pending"} (other parts still
+// run), another "batch" of parts that could not start before (the engine's
+// maxCalls was reached), or, for the part that ends last, the call's "done"
+// step under the batch's handle. Cancel a batch by cancelling its parts.
 //
 // Error codes are core's (invalid_input, url_refused, missing_key, api,
 // redirect, timeout, network, too_large, malformed, no_content, cancelled,

@@ -161,14 +161,24 @@ func startOp(s *abi.Start) abi.Step {
 		if err := decodeInput(s.Input, &in); err != nil {
 			return abiError(0, err.Error())
 		}
-		var err error
-		if op, err = opencode.ToolCall(in.Tool, in.Args, r.cfg); err != nil {
+		ops, err := opencode.ToolCall(in.Tool, in.Args, r.cfg)
+		if err != nil {
 			return done(0, nil, &abi.Error{Code: string(core.CodeInvalidInput), Message: err.Error()})
 		}
+		for i := range ops {
+			ops[i].APIKey = key
+		}
+		if len(ops) > 1 {
+			return startBatch(ops)
+		}
+		op = ops[0]
 	default:
 		return abiError(0, "start: unknown kind "+strconv.Quote(s.Kind))
 	}
-	op.Config, op.APIKey = r.cfg, key
+	if op.Config == nil {
+		op.Config = r.cfg
+	}
+	op.APIKey = key
 	step := engine.Start(op)
 	if !step.Done {
 		kinds[step.Handle] = s.Kind
@@ -198,6 +208,9 @@ func resume(handle, metaPtr, metaSize, bodyPtr, bodySize uint32) (packed uint64)
 		return emit(abiError(handle, "resume: unsupported ABI version "+strconv.Itoa(v)+" (this module speaks "+strconv.Itoa(abi.Version)+")"))
 	}
 	h := core.Handle(handle)
+	if b := partOf[h]; b != nil {
+		return emit(b.next(h, engine.Resume(h, reply)))
+	}
 	kind := kinds[h]
 	step := engine.Resume(h, reply)
 	if step.Done {
@@ -210,6 +223,9 @@ func resume(handle, metaPtr, metaSize, bodyPtr, bodySize uint32) (packed uint64)
 func cancel(handle uint32) (packed uint64) {
 	defer guard(&packed)
 	h := core.Handle(handle)
+	if b := partOf[h]; b != nil {
+		return emit(b.next(h, engine.Cancel(h)))
+	}
 	kind := kinds[h]
 	delete(kinds, h)
 	return emit(render(kind, engine.Cancel(h)))
@@ -335,6 +351,9 @@ func emit(s abi.Step) uint64 {
 	if s.Request == &wire { // keep neither the body nor the headers (one holds the API key)
 		clear(wire.Headers)
 		wire.Headers, wire.Body, wire.URL = wire.Headers[:0], "", ""
+	}
+	for _, p := range s.Steps { // a batch's first requests, made for it
+		clear(p.Request.Headers)
 	}
 	return uint64(uintptr(unsafe.Pointer(&out[0])))<<32 | uint64(len(out))
 }

@@ -87,7 +87,7 @@ test("a long page read in three calls: one DeepSeek fetch, exact continue lines"
     const fetchTool = run.turnRequests[0].tools.find((t) => t.function.name === "deepseek_fetch").function
     assert.equal(fetchTool.parameters.properties.offset.type, "integer")
     assert.equal(fetchTool.parameters.properties.offset.minimum, 0)
-    assert.deepEqual([...fetchTool.parameters.required].sort(), ["offset", "url"], "1.18.33 requires every argument")
+    assert.deepEqual([...fetchTool.parameters.required].sort(), ["offset", "url", "urls"], "1.18.33 requires every argument")
     assert.match(fetchTool.description, /call again with the same url and that offset/)
     assert.equal(run.text, "read it all")
   } finally {

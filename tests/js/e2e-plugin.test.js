@@ -209,3 +209,46 @@ test("project layout (opencode.json + vendor/ in the project), preferred: exact 
     await ds.close()
   }
 })
+
+test("several at once: two queries in one deepseek_search call, and a task that needs three pages in one deepseek_fetch call", T, async () => {
+  const key = randomKey()
+  const ds = await startMockDeepSeek({ apiKey: key })
+  const queries = ["goroutines effective go", "goroutines go spec"]
+  const urls = ["https://go.dev/doc/effective_go", "https://go.dev/doc/faq", "https://go.dev/ref/spec"]
+  // 1.x marks every argument required, so the model gives each, the unused form empty.
+  const run = await runOpenCode({
+    turns: [
+      { toolCalls: [{ id: "c_search", name: "deepseek_search", args: { query: "", queries } }] },
+      { toolCalls: [{ id: "c_fetch", name: "deepseek_fetch", args: { url: "", urls, offset: 0 } }] },
+      { text: "Done: read the three pages." },
+    ],
+    projectConfig: { plugin: [[`./vendor/${NAME}`, { baseURL: ds.baseURL, maxCalls: 2 }]] },
+    vendor: [{ from: staged, to: `project:vendor/${NAME}` }],
+    env: { DEEPSEEK_API_KEY: key },
+  })
+  try {
+    assertRun(run)
+    // The lists were offered as arguments, and each task took one call.
+    const params = Object.fromEntries(run.turnRequests[0].tools.map((t) => [t.function.name, t.function.parameters]))
+    assert.equal(params.deepseek_search.properties.queries.type, "array")
+    assert.equal(params.deepseek_fetch.properties.urls.type, "array")
+    assert.deepEqual(run.toolUses.map((u) => [u.tool, u.state.status]), [["deepseek_search", "completed"], ["deepseek_fetch", "completed"]])
+    // Both queries went out under the one call; the mock answers both with the same results,
+    // so each is listed once, found by the first query.
+    assert.deepEqual(ds.searchRequests.map((q) => q.json.query).sort(), [...queries].sort())
+    const found = resultOf(run, "c_search")
+    assert.equal((found.match(/^found by "goroutines effective go"$/gm) ?? []).length, 2, found)
+    assert.ok(!found.includes('found by "goroutines go spec"'), found)
+    // Three pages under one call, with maxCalls 2: the third waited for a place, then ran.
+    assert.deepEqual(ds.fetchRequests.map((q) => q.json.url).sort(), [...urls].sort())
+    const page = (u) => `# Example page\n\nFetched from ${u}.`
+    assert.equal(resultOf(run, "c_fetch"), urls.map((u, i) => `=== Page ${i + 1} of 3: ${u} ===\n\n${page(u)}`).join("\n\n"))
+    const fetched = run.toolUses.find((u) => u.callID === "c_fetch").state
+    assert.equal(fetched.title, "deepseek_fetch go.dev/doc/effective_go, go.dev/doc/faq, go.dev/ref/spec")
+    assert.deepEqual(fetched.metadata, { urls, failed: 0, cached: false, truncated: false })
+    assertKeyNowhere(run, key)
+  } finally {
+    await run.cleanup()
+    await ds.close()
+  }
+})

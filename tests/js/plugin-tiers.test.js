@@ -197,8 +197,16 @@ for (const [tier, present, prefers] of [
       assert.equal(t.description.includes("Prefer this tool over websearch"), prefers)
       assert.deepEqual(t.parameters, {
         type: "object",
-        properties: { query: { type: "string", description: "What to search for, with optional operators." } },
-        required: ["query"],
+        properties: {
+          queries: {
+            type: "array",
+            items: { type: "string" },
+            maxItems: 4,
+            description: 'Up to 4 queries to run at once, results merged, with query ""; [] when you give query.',
+          },
+          query: { type: "string", description: "What to search for, with optional operators." },
+        },
+        required: ["queries", "query"],
       })
       const r = await h.runTool("deepseek_search", { query: "go" })
       assert.equal(r.status, "completed")
@@ -236,8 +244,14 @@ for (const [tier, present, prefers] of [
             "Where to start reading, in characters into the page: 0 (the default) for the start, or the offset named by the last line of the previous part to read on.",
         },
           url: { type: "string", description: "The absolute http:// or https:// URL of the page to fetch." },
+          urls: {
+            type: "array",
+            items: { type: "string" },
+            maxItems: 5,
+            description: 'Up to 5 URLs to read at once, with url "" and offset 0; [] when you give url.',
+          },
         },
-        required: ["offset", "url"],
+        required: ["offset", "url", "urls"],
       })
     }
     if (tier === "forced") {

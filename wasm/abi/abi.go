@@ -98,19 +98,30 @@ type Reply struct {
 type Step struct {
 	V      int    `json:"v"`
 	Handle uint32 `json:"handle,omitempty"`
-	// Step is "http" (perform Request, then resume) or "done".
+	// Step is "http" (perform Request, then resume), "done", "batch" or
+	// "pending".
 	Step    string   `json:"step"`
 	Request *Request `json:"request,omitempty"`
 	Result  []byte   `json:"result,omitempty"`
 	Error   *Error   `json:"error,omitempty"`
 	// Warnings are option warnings the host should show the user.
 	Warnings []string `json:"warnings,omitempty"`
+	// Steps are the "http" steps of a "batch" step's parts.
+	Steps []Step `json:"steps,omitempty"`
 }
 
-// Step names.
+// Step names. A tool call of several queries or pages runs as a batch of
+// parts, one operation each: its "batch" step lists the "http" steps of
+// the parts that could start, which the host drives at once, each by its
+// own handle. Resuming a part that ends returns "pending" (the batch goes
+// on), another "batch" (parts that could not start before now can), or,
+// for the part that ends last, the batch's "done" step under the batch's
+// handle.
 const (
-	StepHTTP = "http"
-	StepDone = "done"
+	StepHTTP    = "http"
+	StepDone    = "done"
+	StepBatch   = "batch"
+	StepPending = "pending"
 )
 
 // Request is an HTTP attempt for the host to perform.

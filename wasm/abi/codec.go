@@ -168,6 +168,10 @@ func (s *Step) AppendJSON(b []byte) []byte {
 		b = append(b, `,"warnings":`...)
 		b = jsonlite.AppendStrings(b, s.Warnings)
 	}
+	if len(s.Steps) > 0 {
+		b = append(b, `,"steps":`...)
+		b = jsonlite.AppendArray(b, s.Steps, func(b []byte, p *Step) []byte { return p.AppendJSON(b) })
+	}
 	return append(b, '}')
 }
 
@@ -176,54 +180,66 @@ func (s *Step) AppendJSON(b []byte) []byte {
 // a json.RawMessage, with the same values (FuzzDecodeStep).
 func DecodeStep(data []byte) (Step, error) {
 	var s Step
-	err := jsonlite.DecodeObject(data, func(d *jsonlite.Decoder, key string) error {
-		var err error
-		switch {
-		case strings.EqualFold(key, "v"):
-			err = d.Int(&s.V)
-		case strings.EqualFold(key, "handle"):
-			err = d.Uint32(&s.Handle)
-		case strings.EqualFold(key, "step"):
-			err = d.String(&s.Step)
-		case strings.EqualFold(key, "request"):
-			if d.Null() {
-				s.Request = nil
-				return nil
-			}
-			if s.Request == nil {
-				s.Request = &Request{}
-			}
-			err = s.Request.decode(d)
-		case strings.EqualFold(key, "result"):
-			s.Result, err = d.Raw()
-		case strings.EqualFold(key, "error"):
-			if d.Null() {
-				s.Error = nil
-				return nil
-			}
-			if s.Error == nil {
-				s.Error = &Error{}
-			}
-			e := s.Error
-			err = d.Object(func(d *jsonlite.Decoder, key string) error {
-				switch {
-				case strings.EqualFold(key, "code"):
-					return d.String(&e.Code)
-				case strings.EqualFold(key, "message"):
-					return d.String(&e.Message)
-				case strings.EqualFold(key, "status"):
-					return d.Int(&e.Status)
-				}
-				return d.Skip()
-			})
-		case strings.EqualFold(key, "warnings"):
-			err = decodeSlice(d, &s.Warnings, func(d *jsonlite.Decoder, w *string) error { return d.String(w) })
-		default:
-			err = d.Skip()
-		}
-		return err
-	})
+	err := jsonlite.DecodeObject(data, s.member)
 	return s, err
+}
+
+// member decodes the step's member key into s, as json.Unmarshal does into
+// a Step that already holds values (a batch's parts reuse the elements of
+// Steps).
+func (s *Step) member(d *jsonlite.Decoder, key string) error {
+	var err error
+	switch {
+	case strings.EqualFold(key, "v"):
+		err = d.Int(&s.V)
+	case strings.EqualFold(key, "handle"):
+		err = d.Uint32(&s.Handle)
+	case strings.EqualFold(key, "step"):
+		err = d.String(&s.Step)
+	case strings.EqualFold(key, "request"):
+		if d.Null() {
+			s.Request = nil
+			return nil
+		}
+		if s.Request == nil {
+			s.Request = &Request{}
+		}
+		err = s.Request.decode(d)
+	case strings.EqualFold(key, "result"):
+		s.Result, err = d.Raw()
+	case strings.EqualFold(key, "error"):
+		if d.Null() {
+			s.Error = nil
+			return nil
+		}
+		if s.Error == nil {
+			s.Error = &Error{}
+		}
+		e := s.Error
+		err = d.Object(func(d *jsonlite.Decoder, key string) error {
+			switch {
+			case strings.EqualFold(key, "code"):
+				return d.String(&e.Code)
+			case strings.EqualFold(key, "message"):
+				return d.String(&e.Message)
+			case strings.EqualFold(key, "status"):
+				return d.Int(&e.Status)
+			}
+			return d.Skip()
+		})
+	case strings.EqualFold(key, "warnings"):
+		err = decodeSlice(d, &s.Warnings, func(d *jsonlite.Decoder, w *string) error { return d.String(w) })
+	case strings.EqualFold(key, "steps"):
+		err = decodeSlice(d, &s.Steps, func(d *jsonlite.Decoder, p *Step) error {
+			if d.Null() {
+				return nil
+			}
+			return d.Object(p.member)
+		})
+	default:
+		err = d.Skip()
+	}
+	return err
 }
 
 func (r *Request) decode(d *jsonlite.Decoder) error {

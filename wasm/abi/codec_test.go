@@ -45,10 +45,18 @@ type refStep struct {
 	Result   json.RawMessage `json:"result,omitempty"`
 	Error    *Error          `json:"error,omitempty"`
 	Warnings []string        `json:"warnings,omitempty"`
+	Steps    []refStep       `json:"steps,omitempty"`
 }
 
 func (r refStep) step() Step {
-	return Step{V: r.V, Handle: r.Handle, Step: r.Step, Request: r.Request, Result: r.Result, Error: r.Error, Warnings: r.Warnings}
+	s := Step{V: r.V, Handle: r.Handle, Step: r.Step, Request: r.Request, Result: r.Result, Error: r.Error, Warnings: r.Warnings}
+	if r.Steps != nil {
+		s.Steps = make([]Step, len(r.Steps))
+		for i, p := range r.Steps {
+			s.Steps[i] = p.step()
+		}
+	}
+	return s
 }
 
 type refToolInput struct {
@@ -208,6 +216,8 @@ var stepSeeds = []string{
 	`{"request":{"headers":[["a","b","c"],["d"],null,[]]}}`, `{"request":{"headers":[["a","b"]]},"request":{"headers":[[null],["c"]]}}`,
 	`{"request":{"delayMs":1.5}}`, `{"request":{"delayMs":9223372036854775808}}`, `{"request":5}`, `{"error":"x"}`, `{"warnings":"x"}`,
 	`{"warnings":[1]}`, `{"request":{"headers":[[1,2]]}}`, `{"request":{"headers":["ab"]}}`, `{"ReQuEsT":{"URL":"u"}}`, `{"result":[1, 2 ]}`,
+	`{"v":1,"handle":2147483649,"step":"batch","steps":[{"v":1,"handle":7,"step":"http","request":{"url":"a"}},{"v":1,"handle":8,"step":"http"}]}`,
+	`{"steps":[{"step":"a"},null],"steps":[{"handle":1},{"steps":[{}]},5]}`, `{"steps":[]}`, `{"steps":null}`, `{"steps":{}}`, `{"steps":[[]]}`,
 }
 
 func FuzzDecodeStep(f *testing.F) {
