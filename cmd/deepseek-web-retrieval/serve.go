@@ -214,10 +214,11 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		so.Store = gateway.NewFallback(r, gateway.NewMemStore(gateway.MemStoreOptions{}), gateway.FallbackOptions{Logf: logf, Metrics: so.Metrics})
 	} else {
 		// One replica: pages and searches also last in the machine's
-		// shared cache, across restarts.
+		// shared cache, across restarts, and its requests are in the
+		// machine's ledger, under its daily budget.
 		sh := openShared(cfg, "serve", stderr)
 		defer sh.db.Close()
-		so.MCP.Shared = sh.cache
+		so.MCP.Shared, so.MCP.Ledger = sh.cache, sh.ledger
 	}
 	mask := core.NewRedactor(key).Mask
 	switch sf.audit {

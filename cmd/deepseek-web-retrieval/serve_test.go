@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"path/filepath"
 	"regexp"
@@ -69,6 +70,7 @@ func TestServePublicURLFromEnv(t *testing.T) {
 // exit 0.
 func TestServeEndToEnd(t *testing.T) {
 	t.Setenv("DEEPSEEK_API_KEY", cliKey)
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	d := newMock(t)
 	d.Fetch = deepseektest.Answer(200, map[string]any{"title": "T", "content": "the page"})
 	file := filepath.Join(t.TempDir(), "tokens.json")
@@ -113,6 +115,22 @@ func TestServeEndToEnd(t *testing.T) {
 	}
 	require.Contains(t, stdout.String(), `"member":"alice"`)
 	require.Contains(t, stderr.String(), "stopping: no new connections")
+	// Without Redis, the gateway's request is in the machine's ledger,
+	// under the client's name.
+	code, usage, errs := runCLI("usage", "--json", "--no-balance", "--by", "host")
+	require.Equal(t, exitOK, code, errs)
+	var u struct {
+		Report struct {
+			Rows []struct {
+				Key    string
+				Billed int
+			}
+		}
+	}
+	require.NoError(t, json.Unmarshal([]byte(usage), &u))
+	require.Len(t, u.Report.Rows, 1)
+	require.Equal(t, "t", u.Report.Rows[0].Key)
+	require.Equal(t, 1, u.Report.Rows[0].Billed)
 	for _, out := range []string{stdout.String(), stderr.String()} {
 		require.NotContains(t, out, cliKey)
 		require.NotContains(t, out, token)
