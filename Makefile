@@ -144,6 +144,8 @@ bench: build wazero
 	$(GO) test -run='^$$' -benchtime=1x -bench='BenchmarkMemory$$|PagingMemory|WorstBodies' ./tests/
 	@echo "== the MCP server: start, per-call overhead, memory, shutdown (cmd/)"
 	$(BENCHGO) -bench=. ./cmd/...
+	@echo "== the shared cache: first open, new file and existing (diskcache/)"
+	$(BENCHGO) -bench=. ./diskcache/
 	@echo "== the plugin under Node and Bun (tests/js)"
 	cd $(JSDIR) && $(BENCHJS) npm run bench
 	$(MAKE) bench-load
