@@ -31,10 +31,14 @@ type ServerOptions struct {
 	// tiers, how the key is read, the HTTP client. Around is the
 	// gateway's own and must be nil.
 	MCP mcp.Options
-	// Tokens authenticates members. Nil serves everyone as LocalMember,
-	// which only a gateway bound to loopback may do (the serve command
-	// refuses anything else).
+	// Tokens authenticates members. Nil (and no OIDC) serves everyone as
+	// LocalMember, which only a gateway bound to loopback may do (the
+	// serve command refuses anything else).
 	Tokens *Tokens
+	// OIDC, when set, also accepts access tokens from the organisation's
+	// identity provider, and the gateway publishes its protected-resource
+	// metadata. A token with TokenPrefix is still a member token.
+	OIDC *OIDC
 	// AllowOrigins are the browser origins (scheme://host[:port]) allowed
 	// to call /mcp. A request with any other Origin header gets 403: the
 	// MCP transport's protection against DNS rebinding. Requests without
@@ -161,6 +165,13 @@ func NewServer(o ServerOptions) (*Server, error) {
 	streamable := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, &sdk.StreamableHTTPOptions{Stateless: true, PropagateRequestCancellation: true, DisableLocalhostProtection: true})
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", hosts.wrap(s.guard(streamable), s.metrics, s.refusals.printf))
+	if o.OIDC != nil {
+		meta := auth.ProtectedResourceMetadataHandler(o.OIDC.Metadata())
+		mux.Handle("/.well-known/oauth-protected-resource", meta)
+		if p := o.OIDC.MetadataPath(); p != "/.well-known/oauth-protected-resource" {
+			mux.Handle(p, meta)
+		}
+	}
 	mux.HandleFunc("GET /healthz", s.healthz)
 	mux.Handle("GET /metrics", s.metrics.Registry)
 	s.handler = mux
@@ -202,7 +213,8 @@ type memberKey struct{}
 // its context.
 func (s *Server) guard(next http.Handler) http.Handler {
 	var verified http.Handler = next
-	if s.opts.Tokens != nil {
+	signIn := s.opts.Tokens != nil || s.opts.OIDC != nil
+	if signIn {
 		verified = auth.RequireBearerToken(func(_ context.Context, _ string, r *http.Request) (*auth.TokenInfo, error) {
 			member, ok := r.Context().Value(memberKey{}).(string)
 			if !ok {
@@ -219,13 +231,21 @@ func (s *Server) guard(next http.Handler) http.Handler {
 			return
 		}
 		member := LocalMember
-		if s.opts.Tokens != nil {
+		if signIn {
 			var err error
-			member, err = s.opts.Tokens.Authenticate(r.Header.Get("Authorization"))
-			if err != nil {
+			if member, err = s.authenticate(r); err != nil {
+				if errors.Is(err, ErrProvider) {
+					s.refusals.printf("gateway: 503 for %s: %v", r.RemoteAddr, err)
+					s.refuse(w, http.StatusServiceUnavailable, "deepseek-web-retrieval gateway: the identity provider could not be reached to check the token; try again shortly")
+					return
+				}
 				s.refusals.printf("gateway: 401 for %s: %v", r.RemoteAddr, err)
 				s.metrics.Calls.Inc("", "unauthorized")
-				w.Header().Set("WWW-Authenticate", `Bearer realm="deepseek-web-retrieval"`)
+				challenge := `Bearer realm="deepseek-web-retrieval"`
+				if s.opts.OIDC != nil {
+					challenge = `Bearer resource_metadata="` + s.opts.OIDC.MetadataURL() + `"`
+				}
+				w.Header().Set("WWW-Authenticate", challenge)
 				w.WriteHeader(http.StatusUnauthorized)
 				return
 			}
@@ -247,6 +267,28 @@ func (s *Server) guard(next http.Handler) http.Handler {
 		r = r.WithContext(context.WithValue(r.Context(), requestKey{}, rq))
 		verified.ServeHTTP(w, r)
 	})
+}
+
+// authenticate returns the member r's bearer token names: a member token
+// (TokenPrefix) from Tokens, any other from OIDC.
+func (s *Server) authenticate(r *http.Request) (string, error) {
+	h := r.Header.Get("Authorization")
+	scheme, token, _ := strings.Cut(strings.TrimSpace(h), " ")
+	token = strings.TrimSpace(token)
+	if s.opts.OIDC == nil || strings.HasPrefix(token, TokenPrefix) {
+		if s.opts.Tokens == nil {
+			return "", ErrUnknownToken
+		}
+		return s.opts.Tokens.Authenticate(h)
+	}
+	switch {
+	case h == "":
+		return "", ErrNoToken
+	case !strings.EqualFold(scheme, "Bearer") || token == "":
+		return "", ErrNotBearer
+	}
+	member, _, err := s.opts.OIDC.Verify(r.Context(), token)
+	return member, err
 }
 
 // healthz answers 200 "degraded" while a Fallback stands in for Redis

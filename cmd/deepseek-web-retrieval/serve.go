@@ -45,6 +45,14 @@ Flags:
   --tokens FILE            members' tokens (hashes only; "serve token add" writes
                            it); re-read when it changes. Without it every call is
                            the member "local", on loopback only
+  --oidc-issuer URL        also let members sign in through the organisation's
+                           OpenID provider (OAuth 2.1, the MCP authorization
+                           spec): the gateway publishes its protected-resource
+                           metadata and accepts the provider's JWT access tokens
+                           for --audience; --tokens keeps working beside it
+  --audience URL           this gateway's public URL, as members' hosts reach it
+                           (https://gw.example.com/mcp); tokens must name it
+  --member-claim NAME      the token claim that names the member (default email)
   --allow-origin ORIGIN    a browser origin (https://app.example.com) allowed to
                            call /mcp; repeat or separate with commas. Requests
                            from other origins get 403
@@ -95,6 +103,7 @@ const (
 // serveFlags are serve's own flags (the tools' options are bindOptionFlags').
 type serveFlags struct {
 	listen, tokens, redis, audit                              string
+	oidcIssuer, audience, memberClaim                         string
 	origins, publicURLs                                       stringList
 	replicas, perDay, inFlight, searchRPS, fetchRPS, maxConns int
 	shutdown                                                  time.Duration
@@ -131,6 +140,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fl.StringVar(&sf.tokens, "tokens", "", "")
 	fl.StringVar(&sf.redis, "redis", "", "")
 	fl.StringVar(&sf.audit, "audit", "-", "")
+	fl.StringVar(&sf.oidcIssuer, "oidc-issuer", "", "")
+	fl.StringVar(&sf.audience, "audience", "", "")
+	fl.StringVar(&sf.memberClaim, "member-claim", "email", "")
 	fl.Var(&sf.origins, "allow-origin", "")
 	fl.Var(&sf.publicURLs, "public-url", "")
 	fl.IntVar(&sf.maxConns, "max-conns", 0, "")
@@ -163,8 +175,17 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if err != nil {
 		return usageErr(stderr, "serve", flagError(err).Error())
 	}
-	if err := checkListen(sf.listen, sf.tokens != ""); err != nil {
+	if err := checkListen(sf.listen, sf.tokens != "" || sf.oidcIssuer != ""); err != nil {
 		return usageErr(stderr, "serve", err.Error())
+	}
+	var signIn *gateway.OIDC
+	if sf.oidcIssuer != "" || sf.audience != "" {
+		if sf.oidcIssuer == "" || sf.audience == "" {
+			return usageErr(stderr, "serve", "--oidc-issuer and --audience go together: the provider members sign in with, and this gateway's public URL its tokens must name (https://gw.example.com/mcp)")
+		}
+		if signIn, err = gateway.NewOIDC(gateway.OIDCOptions{Issuer: sf.oidcIssuer, Audience: sf.audience, MemberClaim: sf.memberClaim}); err != nil {
+			return usageErr(stderr, "serve", err.Error())
+		}
 	}
 	if sf.replicas < 1 || sf.perDay < 0 || sf.inFlight < 0 || sf.searchRPS < 0 || sf.fetchRPS < 0 || sf.maxConns < 0 || sf.shutdown <= 0 {
 		return usageErr(stderr, "serve", "--replicas is at least 1; --per-day, --in-flight, --search-rps, --fetch-rps and --max-conns are 0 (the default) or more; --shutdown-timeout is positive")
@@ -193,6 +214,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		CacheTTL:     time.Duration(cfg.CacheTTLMinutes) * time.Minute,
 		Metrics:      gateway.NewMetrics(),
 		Logf:         logf,
+		OIDC:         signIn,
 	}
 	if sf.tokens != "" {
 		if so.Tokens, err = gateway.OpenTokens(sf.tokens, logf); err != nil {
@@ -269,7 +291,7 @@ func checkListen(addr string, tokens bool) error {
 	if tokens || core.IsLoopbackHost(host) {
 		return nil
 	}
-	return fmt.Errorf("--listen %s is reachable from other machines and there is no --tokens file: anyone reaching it would spend the team's DeepSeek key. Add members with \"deepseek-web-retrieval serve token add NAME --tokens FILE\" and pass --tokens FILE, or listen on 127.0.0.1", addr)
+	return fmt.Errorf("--listen %s is reachable from other machines and there is no --tokens file or --oidc-issuer: anyone reaching it would spend the team's DeepSeek key. Add members with \"deepseek-web-retrieval serve token add NAME --tokens FILE\" and pass --tokens FILE, sign them in with --oidc-issuer, or listen on 127.0.0.1", addr)
 }
 
 // runToken is "serve token add|revoke|list".

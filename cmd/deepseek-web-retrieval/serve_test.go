@@ -48,6 +48,9 @@ func TestServeFlags(t *testing.T) {
 		{[]string{"--public-url", "gw.example.com"}, `public URL "gw.example.com": want https://host[:port], the address members reach the gateway at`},
 		{[]string{"--public-url", "https://gw.example.com,http://gw2.example.com"}, `public URL "http://gw2.example.com" is plain http: members reach a gateway beyond loopback over https (init --remote refuses plain http), so write https://gw2.example.com`},
 		{[]string{"--max-results", "99"}, "--max-results"},
+		{[]string{"--oidc-issuer", "https://idp.example.com"}, "--oidc-issuer and --audience go together"},
+		{[]string{"--audience", "https://gw.example.com/mcp"}, "--oidc-issuer and --audience go together"},
+		{[]string{"--oidc-issuer", "idp.example.com", "--audience", "https://gw.example.com/mcp"}, `--oidc-issuer "idp.example.com": want an absolute http:// or https:// URL`},
 		{[]string{"token", "add"}, "serve token needs --tokens FILE"},
 		{[]string{"token", "frob", "x", "--tokens", "t.json"}, "serve token: want add NAME, revoke NAME or list"},
 	} {
