@@ -35,6 +35,8 @@ type ServerOptions struct {
 	// LocalMember, which only a gateway bound to loopback may do (the
 	// serve command refuses anything else).
 	Tokens *Tokens
+	// Tracing, when set, makes OpenTelemetry spans of the calls.
+	Tracing *Tracing
 	// OIDC, when set, also accepts access tokens from the organisation's
 	// identity provider, and the gateway publishes its protected-resource
 	// metadata. A token with TokenPrefix is still a member token.
@@ -317,6 +319,8 @@ type callState struct {
 	sent   atomic.Bool
 	status atomic.Int32
 	billed atomic.Bool
+	// attempts counts the call's requests, retries included.
+	attempts atomic.Int32
 }
 
 type callStateKey struct{}
@@ -349,10 +353,12 @@ func (s *Server) around(ctx context.Context, c *mcp.Call, run func(context.Conte
 	if c.Valid {
 		rec.Query, rec.URL = c.Op.Query, c.Op.URL
 	}
+	ctx, span := s.opts.Tracing.startCall(ctx, c, rec.Member)
 	out, outcome, src := s.serve(context.WithValue(ctx, callStateKey{}, st), c, rec.Member, run)
 	if ctx.Err() != nil && out.IsError {
 		outcome = "cancelled"
 	}
+	endCall(span, outcome, src)
 	rec.Outcome, rec.Cache = outcome, src
 	rec.Status, rec.Billed = int(st.status.Load()), st.billed.Load()
 	rec.Bytes = int64(len(out.Text))
@@ -419,7 +425,9 @@ func (s *Server) serve(ctx context.Context, c *mcp.Call, member string, run func
 		// The answer's identity: the core's, this build's version (another
 		// version may word an answer differently) and nothing secret.
 		id := append([]byte("v"+core.Version+"\x00"), c.Identity...)
-		answer, src, err = s.cache.Do(ctx, id, s.opts.CacheTTL, work)
+		cctx, span := s.opts.Tracing.startCache(ctx)
+		answer, src, err = s.cache.Do(cctx, id, s.opts.CacheTTL, work)
+		endCache(span, src, err)
 	}
 	var r *refusal
 	switch {
@@ -489,14 +497,19 @@ func (t *meteredTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 			Request: r,
 		}, nil
 	}
+	attempt := 1
 	if st != nil {
 		st.sent.Store(true)
+		attempt = int(st.attempts.Add(1))
 	}
 	t.s.metrics.DeepSeekRequests.Inc(tool)
+	_, span := t.s.opts.Tracing.startRequest(r.Context(), r, tool, attempt)
 	resp, err := t.base.RoundTrip(r)
 	if err != nil {
+		endRequest(span, 0, err)
 		return resp, err
 	}
+	endRequest(span, resp.StatusCode, nil)
 	if st != nil {
 		st.status.Store(int32(resp.StatusCode))
 	}

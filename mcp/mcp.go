@@ -111,6 +111,9 @@ type Call struct {
 	// Extra is the SDK's: the HTTP request's header and the verified
 	// bearer token's info over streamable HTTP, nil over stdio.
 	Extra *sdk.RequestExtra
+	// Meta is the request's _meta (a W3C traceparent, say); nil when it
+	// has none.
+	Meta map[string]any
 }
 
 // Outcome is what a call gives the client: Text, as an error result when
@@ -252,7 +255,7 @@ func (h *handler) call(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Call
 		defer context.AfterFunc(h.lifetime, cancel)()
 	}
 	ctx = ledger.WithHost(ctx, clientName(req))
-	c := &Call{Tool: req.Params.Name, Extra: req.Extra}
+	c := &Call{Tool: req.Params.Name, Extra: req.Extra, Meta: req.Params.Meta}
 	ops, err := parseArgs(req.Params.Name, req.Params.Arguments, h.cfg)
 	if err == nil {
 		key := h.cfg.ResolveKey(h.getenv)

@@ -79,6 +79,11 @@ Flags:
                            (default 80, below DeepSeek's 100)
   --fetch-rps N            the team's DeepSeek Fetch requests per second
                            (default 20, below DeepSeek's 25)
+  --trace-content          put each call's query or URL in its trace span (off:
+                           spans name the member, tool and outcome only).
+                           Traces are sent when OTEL_EXPORTER_OTLP_ENDPOINT (or
+                           OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) is set, over
+                           OTLP/HTTP, configured by the standard OTEL_ variables
   --audit FILE             append one JSON line per call to FILE; "-" is stdout
                            (default), "off" writes none
   --shutdown-timeout DUR   how long calls in flight may finish (default 10s)
@@ -104,6 +109,7 @@ const (
 type serveFlags struct {
 	listen, tokens, redis, audit                              string
 	oidcIssuer, audience, memberClaim                         string
+	traceContent                                              bool
 	origins, publicURLs                                       stringList
 	replicas, perDay, inFlight, searchRPS, fetchRPS, maxConns int
 	shutdown                                                  time.Duration
@@ -143,6 +149,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fl.StringVar(&sf.oidcIssuer, "oidc-issuer", "", "")
 	fl.StringVar(&sf.audience, "audience", "", "")
 	fl.StringVar(&sf.memberClaim, "member-claim", "email", "")
+	fl.BoolVar(&sf.traceContent, "trace-content", false, "")
 	fl.Var(&sf.origins, "allow-origin", "")
 	fl.Var(&sf.publicURLs, "public-url", "")
 	fl.IntVar(&sf.maxConns, "max-conns", 0, "")
@@ -216,6 +223,12 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		Logf:         logf,
 		OIDC:         signIn,
 	}
+	tr, stopTracing, err := tracing(ctx, os.Getenv, sf.traceContent)
+	if err != nil {
+		return usageErr(stderr, "serve", err.Error())
+	}
+	defer stopTracing()
+	so.Tracing = tr
 	if sf.tokens != "" {
 		if so.Tokens, err = gateway.OpenTokens(sf.tokens, logf); err != nil {
 			logf("%v", err)

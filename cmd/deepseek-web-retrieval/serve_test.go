@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/deepseektest"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/otlptest"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/syncbuf"
 )
 
@@ -74,6 +75,8 @@ func TestServePublicURLFromEnv(t *testing.T) {
 func TestServeEndToEnd(t *testing.T) {
 	t.Setenv("DEEPSEEK_API_KEY", cliKey)
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	recv := otlptest.Start(t)
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", recv.URL)
 	d := newMock(t)
 	d.Fetch = deepseektest.Answer(200, map[string]any{"title": "T", "content": "the page"})
 	file := filepath.Join(t.TempDir(), "tokens.json")
@@ -118,6 +121,16 @@ func TestServeEndToEnd(t *testing.T) {
 	}
 	require.Contains(t, stdout.String(), `"member":"alice"`)
 	require.Contains(t, stderr.String(), "stopping: no new connections")
+	// The standard variable turned traces on; serve flushed them on the
+	// way out.
+	var names []string
+	for _, sp := range recv.Spans() {
+		names = append(names, sp.Name)
+		if sp.Name == "tools/call deepseek_fetch" {
+			require.Equal(t, "alice", sp.Attrs["dwr.member"])
+		}
+	}
+	require.ElementsMatch(t, []string{"tools/call deepseek_fetch", "cache", "deepseek deepseek_fetch"}, names)
 	// Without Redis, the gateway's request is in the machine's ledger,
 	// under the client's name.
 	code, usage, errs := runCLI("usage", "--json", "--no-balance", "--by", "host")
@@ -137,5 +150,35 @@ func TestServeEndToEnd(t *testing.T) {
 	for _, out := range []string{stdout.String(), stderr.String()} {
 		require.NotContains(t, out, cliKey)
 		require.NotContains(t, out, token)
+	}
+}
+
+// Traces follow the standard OpenTelemetry variables: off unless an OTLP
+// endpoint is set, off when disabled, refused for a protocol not built in.
+func TestServeTracingFromEnv(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		env  map[string]string
+		on   bool
+		err  string
+	}{
+		{"nothing set", nil, false, ""},
+		{"endpoint", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4318"}, true, ""},
+		{"traces endpoint", map[string]string{"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "http://127.0.0.1:4318/v1/traces"}, true, ""},
+		{"disabled", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4318", "OTEL_SDK_DISABLED": "true"}, false, ""},
+		{"exporter none", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4318", "OTEL_TRACES_EXPORTER": "none"}, false, ""},
+		{"grpc", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4317", "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"}, false,
+			"OTEL_EXPORTER_OTLP_PROTOCOL grpc: this build exports traces over http/protobuf only"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr, stop, err := tracing(context.Background(), func(k string) string { return tc.env[k] }, false)
+			if tc.err != "" {
+				require.ErrorContains(t, err, tc.err)
+				return
+			}
+			require.NoError(t, err)
+			defer stop()
+			require.Equal(t, tc.on, tr != nil)
+		})
 	}
 }
