@@ -113,6 +113,9 @@ type Plan struct {
 	// token from (an entry pointing at a team gateway): the plan then
 	// speaks of the token, not the key, which only the gateway holds.
 	TokenEnv string
+	// SignIn is set when the host signs in to the gateway itself (init
+	// --remote --sign-in): no token to export.
+	SignIn bool
 	// UpToDate is the sentence an empty init plan prints.
 	UpToDate string
 	// Changes are applied in order.
@@ -219,6 +222,11 @@ func (p *Plan) Render(w io.Writer, applied bool) error {
 		reader = "The plugin"
 	}
 	switch {
+	case p.SignIn && p.Command != "uninstall":
+		fmt.Fprintf(&b, "%s signs you in to the gateway through your organisation's identity provider; init writes\n", reader)
+		fmt.Fprintf(&b, "no token anywhere, and the DeepSeek key stays on the gateway.\n")
+	case p.SignIn:
+		fmt.Fprintf(&b, "%s keeps the sign-in to the gateway itself; sign out there if you no longer use it.\n", reader)
 	case p.TokenEnv != "" && p.Command == "uninstall":
 		fmt.Fprintf(&b, "The gateway token was never written by init; if nothing else uses %s, remove its export from your shell profile.\n", p.TokenEnv)
 	case p.TokenEnv != "":

@@ -25,6 +25,11 @@ type Remote struct {
 	URL string
 	// TokenEnv names the variable holding the member's token.
 	TokenEnv string
+	// SignIn says the gateway signs members in through the organisation's
+	// identity provider (serve --oidc-issuer): a host that runs the MCP
+	// authorization flow itself gets an entry with no token, and signs in
+	// when it first connects; the others keep TokenEnv.
+	SignIn bool
 }
 
 var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)

@@ -117,6 +117,12 @@ Where:
   --token-env NAME         the variable holding your gateway token (default
                            DEEPSEEK_WEB_RETRIEVAL_TOKEN); the entry names it
                            in the host's syntax, never the token itself
+  --sign-in                with --remote: the gateway signs members in through
+                           the organisation's identity provider (serve
+                           --oidc-issuer). Claude Code, VS Code and Codex get
+                           an entry with no token and sign in themselves
+                           (Codex: codex mcp login deepseek_web_retrieval);
+                           the other hosts keep the --token-env entry
   --yes                    apply the plan instead of only printing it
 
 Options (only those given are written, plus the two tiers; README, "Options"):
@@ -213,6 +219,7 @@ func initFlags(args []string, stdout, stderr io.Writer) (run initRun, code int, 
 	var (
 		scope, dir, bin, source string
 		remoteURL, tokenEnv     string
+		signIn                  bool
 		o                       install.Options
 	)
 	fl.StringVar(&scope, "scope", "global", "")
@@ -222,6 +229,7 @@ func initFlags(args []string, stdout, stderr io.Writer) (run initRun, code int, 
 	fl.StringVar(&source, "plugin-source", "", "")
 	fl.StringVar(&remoteURL, "remote", "", "")
 	fl.StringVar(&tokenEnv, "token-env", "", "")
+	fl.BoolVar(&signIn, "sign-in", false, "")
 	fl.BoolVar(&run.yes, "yes", false, "")
 	bindOptionFlags(fl, &o) // optflags.go: one flag per SPEC §5 option
 	fl.Var(noKeyFlag{}, "api-key", "")
@@ -260,6 +268,7 @@ func initFlags(args []string, stdout, stderr io.Writer) (run initRun, code int, 
 		if remote, err = install.ParseRemote(remoteURL, tokenEnv); err != nil {
 			return usage(err.Error())
 		}
+		remote.SignIn = signIn
 		if bin != "" || source != "" {
 			return usage("--remote points the hosts at a gateway: --binary and --plugin-source do not apply")
 		}
@@ -268,6 +277,8 @@ func initFlags(args []string, stdout, stderr io.Writer) (run initRun, code int, 
 		}
 	case tokenEnv != "":
 		return usage("--token-env applies only with --remote")
+	case signIn:
+		return usage("--sign-in applies only with --remote")
 	default:
 		if binary, err = binaryPath(bin); err != nil {
 			return usage("--binary: " + err.Error())

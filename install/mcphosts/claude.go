@@ -28,7 +28,7 @@ import (
 // uninstall removes exactly the member it added.
 
 func init() {
-	adapters[Claude] = adapter{label: `Claude Code (mcpServers)`, targets: claudeTargets, traps: claudeTraps, detect: claudeDetect, launch: claudeLaunch, cwdIgnored: true, remote: true}
+	adapters[Claude] = adapter{label: `Claude Code (mcpServers)`, targets: claudeTargets, traps: claudeTraps, detect: claudeDetect, launch: claudeLaunch, cwdIgnored: true, remote: true, signIn: true}
 }
 
 // claudeVar is the variable syntax of Claude Code 2.1.328: ${VAR} and
@@ -45,7 +45,12 @@ func claudeTargets(r *resolved) []target {
 		mcp, settings = r.project(".mcp.json"), r.project(".claude", "settings.json")
 	}
 	entry := ordered("type", "stdio", "command", r.Binary, "args", r.args, "env", map[string]string{r.key: "${" + r.key + ":-}"})
-	if r.Remote != nil {
+	switch {
+	case r.signsIn():
+		// Claude Code runs the MCP authorization flow on the gateway's
+		// 401 (since 2.1.85): an entry without headers signs in.
+		entry = ordered("type", "http", "url", r.Remote.URL)
+	case r.Remote != nil:
 		entry = ordered("type", "http", "url", r.Remote.URL, "headers", map[string]string{"Authorization": "Bearer ${" + r.Remote.TokenEnv + ":-}"})
 	}
 	ts := []target{{path: mcp, server: true, serverPath: []string{"mcpServers", install.Name}, entry: entry}}
@@ -75,9 +80,12 @@ func claudeTraps(r *resolved, p *install.Plan, cfgs []parsed) {
 	} else {
 		p.Notes = append(p.Notes, "Claude Code rewrites ~/.claude.json itself; init edits only the mcpServers member, and uninstall removes exactly that member")
 	}
-	if r.Remote != nil {
+	switch {
+	case r.signsIn():
+		p.Notes = append(p.Notes, "the entry holds no token: Claude Code signs you in through your organisation's identity provider when it first connects (or run /mcp in Claude Code and choose "+install.Name+")")
+	case r.Remote != nil:
 		p.Notes = append(p.Notes, "the entry sends the token as \"Authorization: Bearer ${"+r.Remote.TokenEnv+":-}\", which Claude Code expands when it connects")
-	} else {
+	default:
 		p.Notes = append(p.Notes, "the entry passes "+r.key+" as ${"+r.key+":-}: an unset ${VAR} without a default would reach the server as literal text")
 	}
 	if r.searchForced() || r.fetchForced() {

@@ -27,7 +27,7 @@ import (
 // project Codex trusts (projects."<dir>".trust_level = "trusted").
 
 func init() {
-	adapters[Codex] = adapter{label: `Codex ([mcp_servers] in config.toml)`, targets: codexTargets, traps: codexTraps, detect: codexDetect, launch: codexLaunch, remote: true}
+	adapters[Codex] = adapter{label: `Codex ([mcp_servers] in config.toml)`, targets: codexTargets, traps: codexTraps, detect: codexDetect, launch: codexLaunch, remote: true, signIn: true}
 }
 
 // codexDefaultEnv is the whitelist Codex passes every stdio MCP server on
@@ -59,6 +59,11 @@ func codexTargets(r *resolved) []target {
 		kvs = []install.TOMLKV{
 			{Key: "url", Value: install.TOMLString(r.Remote.URL)},
 			{Key: "bearer_token_env_var", Value: install.TOMLString(r.Remote.TokenEnv)},
+		}
+		if r.signsIn() {
+			// `codex mcp login NAME` (0.169.0) runs the OAuth flow for a
+			// streamable HTTP entry and keeps the token itself.
+			kvs = kvs[:1]
 		}
 	}
 	t := target{path: path, toml: true, server: true, serverPath: []string{"mcp_servers", install.Name}, tomlKVs: kvs}
@@ -102,9 +107,12 @@ func codexTraps(r *resolved, p *install.Plan, cfgs []parsed) {
 	if v := lookup(cfg.plain, "approval_policy"); v == "never" {
 		p.Warnings = append(p.Warnings, fmt.Sprintf("%s sets approval_policy = \"never\": Codex then refuses every MCP tool call as needing approval; to let it call deepseek_search and deepseek_fetch (read-only tools), add default_tools_approval_mode = \"approve\" under [mcp_servers.%s]", rel, install.Name))
 	}
-	if r.Remote != nil {
+	switch {
+	case r.signsIn():
+		p.Notes = append(p.Notes, "the entry holds no token: run `codex mcp login "+install.Name+"` once to sign in through your organisation's identity provider (Codex keeps the token); Codex shows the tools as mcp__deepseek_web_retrieval__*")
+	case r.Remote != nil:
 		p.Notes = append(p.Notes, "Codex connects to the gateway at "+r.Remote.URL+" and sends $"+r.Remote.TokenEnv+" as the bearer token (bearer_token_env_var); Codex shows the tools as mcp__deepseek_web_retrieval__*")
-	} else {
+	default:
 		p.Notes = append(p.Notes, "Codex starts MCP servers with only a short list of the environment's variables, so the entry lists "+r.key+" in env_vars; Codex shows the tools as mcp__deepseek_web_retrieval__*")
 	}
 	if !r.global() {

@@ -240,6 +240,17 @@ func (c *check) remote(ctx context.Context, rs *resolved, gw install.Remote, rf 
 	name := names[rs.Host]
 	c.TokenEnv = gw.TokenEnv
 	c.Lines = append(c.Lines, "connects to the gateway "+gw.URL)
+	if gw.TokenEnv == "" && adapters[rs.Host].signIn {
+		// An init --remote --sign-in entry: the host signs in itself, and
+		// doctor, which cannot, checks that the gateway offers sign-in.
+		c.Lines = append(c.Lines, name+" signs in to it through your organisation's identity provider (the entry holds no token)")
+		if issuer, err := signInIssuer(ctx, gw.URL); err != nil {
+			c.Problems = append(c.Problems, "the gateway offers no sign-in ("+err.Error()+"): if it takes member tokens only, run `"+remoteCommand(rs, gw)+"`")
+		} else {
+			c.Lines = append(c.Lines, "the gateway names the identity provider "+issuer)
+		}
+		return
+	}
 	parent := envMap(environ)
 	token := parent[gw.TokenEnv]
 	switch {

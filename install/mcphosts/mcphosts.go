@@ -123,8 +123,10 @@ type adapter struct {
 	// cwdIgnored is set for a host that does not honour an entry's cwd.
 	cwdIgnored bool
 	// remote is set for a host that connects to a streamable HTTP server
-	// (init --remote).
-	remote bool
+	// (init --remote); signIn for one that also signs in to it through
+	// the MCP authorization flow (OAuth 2.1 with protected-resource
+	// metadata), so an init --remote --sign-in entry holds no token.
+	remote, signIn bool
 	// urlKey is the member of a remote entry holding the gateway's URL
 	// ("url" when empty).
 	urlKey string
@@ -212,6 +214,12 @@ func (r *resolved) project(parts ...string) string {
 }
 
 func (r *resolved) global() bool { return r.Scope != install.ScopeProject }
+
+// signsIn reports an init --remote --sign-in entry for a host that signs
+// in itself: it holds no token.
+func (r *resolved) signsIn() bool {
+	return r.Remote != nil && r.Remote.SignIn && adapters[r.Host].signIn
+}
 
 // parsed is a target file as read.
 type parsed struct {
@@ -302,6 +310,12 @@ func (r *resolved) newPlan(command string, ts []target) *install.Plan {
 	}
 	if r.Remote != nil {
 		p.Reader, p.TokenEnv = names[r.Host], r.Remote.TokenEnv
+	}
+	switch {
+	case r.signsIn():
+		p.SignIn, p.TokenEnv = true, ""
+	case r.Remote != nil && r.Remote.SignIn:
+		p.Notes = append(p.Notes, names[r.Host]+" cannot sign in through an identity provider itself: its entry sends a member token from $"+r.Remote.TokenEnv+" (the gateway's admin makes one with `serve token add`)")
 	}
 	return p
 }

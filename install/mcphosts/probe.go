@@ -3,10 +3,13 @@ package mcphosts
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -334,4 +337,35 @@ func (w *withHeader) refused() int {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.status
+}
+
+// signInIssuer reads the protected-resource metadata (RFC 9728) of the
+// gateway at endpoint and returns the identity provider it names.
+func signInIssuer(ctx context.Context, endpoint string) (string, error) {
+	u, err := url.Parse(endpoint)
+	if err != nil {
+		return "", err
+	}
+	meta := u.Scheme + "://" + u.Host + "/.well-known/oauth-protected-resource" + strings.TrimSuffix(u.Path, "/")
+	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, meta, nil)
+	if err != nil {
+		return "", err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return "", fmt.Errorf("%s: %v", meta, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return "", fmt.Errorf("%s answered HTTP %d", meta, resp.StatusCode)
+	}
+	var m struct {
+		Servers []string `json:"authorization_servers"`
+	}
+	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&m); err != nil || len(m.Servers) == 0 {
+		return "", fmt.Errorf("%s names no authorization server", meta)
+	}
+	return m.Servers[0], nil
 }

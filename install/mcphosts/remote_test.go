@@ -165,3 +165,86 @@ func TestDoctorRemote(t *testing.T) {
 		})
 	}
 }
+
+// init --remote --sign-in: Claude Code, VS Code and Codex get an entry with
+// no token, which they sign in to themselves; another host keeps its token
+// entry and says why. Uninstall gives back every byte.
+func TestRemoteSignIn(t *testing.T) {
+	cases := []struct {
+		host Host
+		file string // under HOME
+		want string
+	}{
+		{Codex, ".codex/config.toml", "[mcp_servers.deepseek-web-retrieval]\nurl = \"https://gw.example.com/mcp\"\n"},
+		{Claude, ".claude.json", "{\n  \"mcpServers\": {\n    \"deepseek-web-retrieval\": {\n      \"type\": \"http\",\n      \"url\": \"https://gw.example.com/mcp\"\n    }\n  }\n}\n"},
+		{VSCode, ".config/Code/User/mcp.json", "{\n  \"servers\": {\n    \"deepseek-web-retrieval\": {\n      \"type\": \"http\",\n      \"url\": \"https://gw.example.com/mcp\"\n    }\n  }\n}\n"},
+	}
+	for _, tc := range cases {
+		t.Run(string(tc.host), func(t *testing.T) {
+			f := newFixture(t)
+			if tc.host == VSCode {
+				f.write(filepath.Join(f.env.Home, ".config", "Code", "User", "settings.json"), "{}\n")
+			}
+			before := f.tree()
+			req := f.remoteReq(tc.host, install.ScopeGlobal, install.Options{})
+			req.Remote.SignIn = true
+			p, err := planInit(req)
+			require.NoError(t, err)
+			text := f.render(p, false)
+			require.Contains(t, text, names[tc.host]+" signs you in to the gateway through your organisation's identity provider; init writes\nno token anywhere")
+			require.NotContains(t, text, "TEAM_TOKEN")
+			require.NoError(t, p.Apply())
+			got := f.read(filepath.Join(f.env.Home, filepath.FromSlash(tc.file)))
+			require.True(t, strings.HasSuffix(got, tc.want), got)
+			u, err := planUninstall(f.req(tc.host, install.ScopeGlobal, install.Options{}))
+			require.NoError(t, err)
+			require.Contains(t, f.render(u, false), names[tc.host]+" keeps the sign-in to the gateway itself")
+			f.apply(u, nil)
+			require.Equal(t, before, f.tree())
+		})
+	}
+	t.Run("a host that cannot sign in", func(t *testing.T) {
+		f := newFixture(t)
+		req := f.remoteReq(Gemini, install.ScopeGlobal, install.Options{})
+		req.Remote.SignIn = true
+		p, err := planInit(req)
+		require.NoError(t, err)
+		text := f.render(p, false)
+		require.Contains(t, text, "Gemini CLI cannot sign in through an identity provider itself: its entry sends a member token from $TEAM_TOKEN")
+		require.Contains(t, text, "sends your gateway token from the TEAM_TOKEN environment variable")
+	})
+}
+
+// doctor cannot sign in for the host: it checks that the gateway offers
+// sign-in (its protected-resource metadata names a provider), and says
+// what to do when it does not.
+func TestDoctorSignIn(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/.well-known/oauth-protected-resource/mcp", func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte(`{"resource":"x","authorization_servers":["https://idp.example.com"]}`))
+	})
+	withMeta := httptest.NewServer(mux)
+	t.Cleanup(withMeta.Close)
+	without := gatewayStub(t, "dwr_x")
+	for _, tc := range []struct {
+		srv  *httptest.Server
+		line string
+		bad  string
+	}{
+		{withMeta, "the gateway names the identity provider https://idp.example.com", ""},
+		{without, "", "the gateway offers no sign-in (" + without.URL + "/.well-known/oauth-protected-resource/mcp answered HTTP 401): if it takes member tokens only, run `deepseek-web-retrieval init --host claude --remote " + without.URL + "/mcp --token-env DEEPSEEK_WEB_RETRIEVAL_TOKEN --yes`"},
+	} {
+		f := newFixture(t)
+		req := f.req(Claude, install.ScopeGlobal, install.Options{})
+		req.Binary, req.Remote = "", &install.Remote{URL: tc.srv.URL + "/mcp", TokenEnv: "TEAM_TOKEN", SignIn: true}
+		f.apply(planInit(req))
+		c := doctor(context.Background(), f.req(Claude, install.ScopeGlobal, install.Options{}), nil)
+		require.Contains(t, c.Lines, "Claude Code signs in to it through your organisation's identity provider (the entry holds no token)")
+		if tc.line != "" {
+			require.Contains(t, c.Lines, tc.line)
+			require.Empty(t, c.Problems)
+		} else {
+			require.Equal(t, []string{tc.bad}, c.Problems)
+		}
+	}
+}

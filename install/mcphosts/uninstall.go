@@ -63,8 +63,8 @@ func planUninstall(req request) (*install.Plan, error) {
 	}
 	var entry map[string]any
 	if rf := rec.File(ts[0].path); rf != nil && json.Unmarshal(rf.Entry, &entry) == nil {
-		if gw, ok := remoteOf(rs.Host, entry); ok && gw.TokenEnv != "" {
-			p.Reader, p.TokenEnv = names[rs.Host], gw.TokenEnv
+		if gw, ok := remoteOf(rs.Host, entry); ok {
+			p.Reader, p.TokenEnv, p.SignIn = names[rs.Host], gw.TokenEnv, gw.TokenEnv == "" && adapters[rs.Host].signIn
 		}
 	}
 	gone := map[string]bool{}

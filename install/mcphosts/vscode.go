@@ -77,7 +77,7 @@ import (
 const VSCode Host = "vscode"
 
 func init() {
-	register(VSCode, "VS Code (GitHub Copilot Chat)", adapter{label: `VS Code (servers in mcp.json)`, targets: vscodeTargets, traps: vscodeTraps, detect: vscodeDetect, launch: vscodeLaunch, remote: true})
+	register(VSCode, "VS Code (GitHub Copilot Chat)", adapter{label: `VS Code (servers in mcp.json)`, targets: vscodeTargets, traps: vscodeTraps, detect: vscodeDetect, launch: vscodeLaunch, remote: true, signIn: true})
 }
 
 // vscodeVar is a ${env:NAME} reference of VS Code's configuration
@@ -149,7 +149,10 @@ func vscodeFiles(r *resolved) []buildFile {
 
 func vscodeTargets(r *resolved) []target {
 	entry := ordered("type", "stdio", "command", r.Binary, "args", r.args, "env", map[string]string{r.key: "${env:" + r.key + "}"})
-	if r.Remote != nil {
+	switch {
+	case r.signsIn():
+		entry = ordered("type", "http", "url", r.Remote.URL)
+	case r.Remote != nil:
 		entry = ordered("type", "http", "url", r.Remote.URL, "headers", map[string]string{"Authorization": "Bearer ${env:" + r.Remote.TokenEnv + "}"})
 	}
 	at := []string{"servers", install.Name}
@@ -189,9 +192,12 @@ func vscodeTraps(r *resolved, p *install.Plan, _ []parsed) {
 	} else {
 		settings = append(settings, r.join(vscodeUser(r.Env, vscodeFiles(r)[0].build), "settings.json"))
 	}
-	if r.Remote != nil {
+	switch {
+	case r.signsIn():
+		p.Notes = append(p.Notes, "the entry holds no token: VS Code asks you to sign in through your organisation's identity provider when it first starts the server")
+	case r.Remote != nil:
 		p.Notes = append(p.Notes, "the entry sends the token as \"Authorization: Bearer ${env:"+r.Remote.TokenEnv+"}\", which VS Code fills in from its own environment when it connects (an unset variable gives an empty token)")
-	} else {
+	default:
 		p.Notes = append(p.Notes, "the entry passes "+r.key+" as \"${env:"+r.key+"}\", which VS Code fills in from its own environment when it starts the server (an unset variable gives an empty key): start VS Code from a shell where "+r.key+" is exported")
 	}
 	trust := "the first time the server starts, VS Code asks \"Trust and run MCP server " + install.Name + "?\": answer Trust (\"MCP: Reset Trust\" undoes a refusal)"
