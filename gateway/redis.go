@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -407,3 +409,79 @@ func (r *RedisStore) TakeRate(ctx context.Context, key string, limit int, window
 	retry := min(max(time.Duration(res[1])*time.Microsecond, 0), window)
 	return res[0] == 1, retry, nil
 }
+
+// maxUsageFields bounds a day's hash that ReadUsage reads: 4,000 members
+// each calling both tools, every count set.
+const maxUsageFields = 4000 * 2 * len(usageFields)
+
+// usageKeep is how long a day's usage counts stay in Redis.
+const usageKeep = 92 * 24 * time.Hour
+
+// usageFields are the counts' names in a day's hash, after "member\ttool\t".
+var usageFields = [...]string{"billed", "cached", "coalesced", "refused", "failed"}
+
+func (c *UsageCounts) fields() [len(usageFields)]*int64 {
+	return [...]*int64{&c.Billed, &c.Cached, &c.Coalesced, &c.Refused, &c.Failed}
+}
+
+// AddUsage adds row's counts to its day's hash (usage:DAY, a field per
+// member, tool and count), which expires 92 days after it was last
+// written: the [UsageBook] replicas share.
+func (r *RedisStore) AddUsage(ctx context.Context, row UsageRow) error {
+	key := r.k("usage:" + row.Day)
+	_, err := r.c.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		for i, n := range row.fields() {
+			if *n != 0 {
+				p.HIncrBy(ctx, key, row.Member+"\t"+row.Tool+"\t"+usageFields[i], *n)
+			}
+		}
+		p.Expire(ctx, key, usageKeep)
+		return nil
+	})
+	return err
+}
+
+// ReadUsage reads the days from since to today (UTC). A field that is not
+// a member, a tool and a known count of digits is skipped: Redis is read,
+// not trusted.
+func (r *RedisStore) ReadUsage(ctx context.Context, since string) ([]UsageRow, error) {
+	from, err := time.Parse(time.DateOnly, since)
+	if err != nil {
+		return nil, fmt.Errorf("usage since %q: want YYYY-MM-DD", since)
+	}
+	var rows []UsageRow
+	for d := from; !d.After(time.Now().UTC()); d = d.AddDate(0, 0, 1) {
+		day := d.Format(time.DateOnly)
+		if n, err := r.c.HLen(ctx, r.k("usage:"+day)).Result(); err == nil && n > int64(maxUsageFields) {
+			return nil, fmt.Errorf("usage:%s holds %d fields, more than a gateway writes (%d); not read", day, n, maxUsageFields)
+		}
+		m, err := r.c.HGetAll(ctx, r.k("usage:"+day)).Result()
+		if err != nil && !errors.Is(err, redis.Nil) {
+			if isWrongType(err) {
+				continue
+			}
+			return nil, err
+		}
+		at := map[[2]string]int{}
+		for field, v := range m {
+			parts := strings.Split(field, "\t")
+			n, err := strconv.ParseInt(v, 10, 64)
+			i := slices.Index(usageFields[:], parts[len(parts)-1])
+			if len(parts) != 3 || err != nil || n < 0 || i < 0 || CheckMemberName(parts[0]) != nil {
+				continue
+			}
+			k := [2]string{parts[0], parts[1]}
+			j, ok := at[k]
+			if !ok {
+				j = len(rows)
+				at[k] = j
+				rows = append(rows, UsageRow{Day: day, Member: parts[0], Tool: parts[1]})
+			}
+			*rows[j].fields()[i] += n
+		}
+	}
+	return rows, nil
+}
+
+// isWrongType reports Redis's WRONGTYPE error: a key of another type.
+func isWrongType(err error) bool { return strings.HasPrefix(err.Error(), "WRONGTYPE") }

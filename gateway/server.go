@@ -35,6 +35,8 @@ type ServerOptions struct {
 	// LocalMember, which only a gateway bound to loopback may do (the
 	// serve command refuses anything else).
 	Tokens *Tokens
+	// Usage, when set, counts every call for its member, day and tool.
+	Usage UsageBook
 	// Tracing, when set, makes OpenTelemetry spans of the calls.
 	Tracing *Tracing
 	// OIDC, when set, also accepts access tokens from the organisation's
@@ -96,6 +98,8 @@ type Server struct {
 	bodies *bodyGate
 	// refusals logs refused requests (401s) at a bounded pace.
 	refusals *refusalLog
+	// usageErrs logs the counts the UsageBook did not take, once a minute.
+	usageErrs *rareLog
 
 	// lifetime ends when Close is called: every call in flight is
 	// cancelled.
@@ -140,7 +144,7 @@ func NewServer(o ServerOptions) (*Server, error) {
 	// expires, and identical calls on the others wait that long: 3 s,
 	// renewed every second while the owner works.
 	s := &Server{opts: o, limiter: lim, metrics: o.Metrics, cache: NewCache(o.Store, CacheOptions{Logf: o.Logf, LockTTL: 3 * time.Second, Secret: cacheSecret(o.MCP)}),
-		bodies: newBodyGate(o.BodyBudget), refusals: newRefusalLog(o.Logf)}
+		bodies: newBodyGate(o.BodyBudget), refusals: newRefusalLog(o.Logf), usageErrs: newRareLog(o.Logf, time.Minute)}
 	s.lifetime, s.cancel = context.WithCancel(context.Background())
 
 	mo := o.MCP
@@ -359,6 +363,12 @@ func (s *Server) around(ctx context.Context, c *mcp.Call, run func(context.Conte
 		outcome = "cancelled"
 	}
 	endCall(span, outcome, src)
+	if s.opts.Usage != nil {
+		row := UsageRow{Day: UsageDay(start), Member: rec.Member, Tool: c.Tool, UsageCounts: usageOf(outcome, src, st.billed.Load())}
+		if err := s.opts.Usage.AddUsage(context.WithoutCancel(ctx), row); err != nil {
+			s.usageErrs.printf("usage", "gateway: usage not counted: %v", err)
+		}
+	}
 	rec.Outcome, rec.Cache = outcome, src
 	rec.Status, rec.Billed = int(st.status.Load()), st.billed.Load()
 	rec.Bytes = int64(len(out.Text))

@@ -22,6 +22,7 @@ import (
 func serveUsage(w io.Writer) {
 	fmt.Fprint(w, `Usage: deepseek-web-retrieval serve [flags] [option flags]
        deepseek-web-retrieval serve token add|revoke|list [NAME] --tokens FILE
+       deepseek-web-retrieval serve usage [--redis URL] [--since 7d] [--by member|day|tool] [--json]
 
 Serves deepseek_search and deepseek_fetch to a team over streamable HTTP: the
 MCP server of "mcp" (the same tools, texts and errors) at /mcp, with /healthz
@@ -133,6 +134,9 @@ func (l *stringList) Set(v string) error {
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "token" {
 		return runToken(args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "usage" {
+		return runServeUsage(ctx, args[1:], stdout, stderr)
 	}
 	early := httpdriver.NewMaskingWriter(stderr, os.Getenv(core.DefaultAPIKeyEnv))
 	defer early.Flush()
@@ -247,6 +251,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		}
 		cancel()
 		so.Store = gateway.NewFallback(r, gateway.NewMemStore(gateway.MemStoreOptions{}), gateway.FallbackOptions{Logf: logf, Metrics: so.Metrics})
+		so.Usage = r
 	} else {
 		// One replica: pages and searches also last in the machine's
 		// shared cache, across restarts, and its requests are in the
@@ -254,6 +259,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		sh := openShared(cfg, "serve", stderr)
 		defer sh.db.Close()
 		so.MCP.Shared, so.MCP.Ledger = sh.cache, sh.ledger
+		if sh.db != nil {
+			so.Usage = gateway.NewLocalUsage(sh.db)
+		}
 	}
 	mask := core.NewRedactor(key).Mask
 	switch sf.audit {

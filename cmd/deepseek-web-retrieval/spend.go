@@ -15,6 +15,7 @@ import (
 
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/diskcache"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/gateway"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/httpdriver"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/localdb"
@@ -41,7 +42,7 @@ func openShared(cfg *core.Config, cmd string, stderr io.Writer) shared {
 	logf := func(format string, args ...any) {
 		fmt.Fprintf(stderr, "deepseek-web-retrieval "+cmd+": warning: "+format+"\n", args...)
 	}
-	db := localdb.New(filepath.Join(dir, localdb.FileName), logf, diskcache.Schema, diskcache.SchemaIndex, ledger.Schema, ledger.SchemaIndex)
+	db := localdb.New(filepath.Join(dir, localdb.FileName), logf, diskcache.Schema, diskcache.SchemaIndex, ledger.Schema, ledger.SchemaIndex, gateway.UsageSchema)
 	return shared{db: db, cache: diskcache.New(db, cfg), ledger: ledger.New(db, cfg)}
 }
 

@@ -1,0 +1,104 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/gateway"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/localdb"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/ledger"
+)
+
+func serveUsageUsage(w io.Writer) {
+	fmt.Fprint(w, `Usage: deepseek-web-retrieval serve usage [--redis URL] [--since 7d] [--by member|day|tool] [--json]
+
+Each member's use of the team gateway: the calls DeepSeek billed, those the
+shared cache and identical calls in flight saved, those quotas and limits
+refused, and those that failed. Replicas that share a Redis count there
+(--redis, or DEEPSEEK_WEB_RETRIEVAL_REDIS, as serve reads it); a gateway
+without Redis counts in this machine's shared database
+($XDG_CACHE_HOME/deepseek-web-retrieval/shared.db). Days are UTC.
+
+  --redis URL     the replicas' Redis
+  --since N       7d (default), 24h, 30d: whole UTC days back from today
+  --by KEY        member (default), day or tool
+  --json          the report as JSON
+
+Exit status: 0 done, 1 the counts could not be read, 2 usage error.
+`)
+}
+
+// runServeUsage is "serve usage".
+func runServeUsage(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fl := flag.NewFlagSet("serve usage", flag.ContinueOnError)
+	fl.SetOutput(io.Discard)
+	redisURL := fl.String("redis", "", "")
+	since := fl.String("since", "7d", "")
+	by := fl.String("by", "member", "")
+	asJSON := fl.Bool("json", false, "")
+	positional, code, done := parseInterspersed(fl, args, serveUsageUsage, stdout, stderr)
+	if done {
+		return code
+	}
+	if len(positional) > 0 {
+		return usageErr(stderr, "serve usage", fmt.Sprintf("takes no arguments, got %q", positional[0]))
+	}
+	if err := optionEnv(fl, os.Getenv); err != nil {
+		return usageErr(stderr, "serve usage", err.Error())
+	}
+	if *by != "member" && *by != "day" && *by != "tool" {
+		return usageErr(stderr, "serve usage", fmt.Sprintf("--by %q: want member, day or tool", *by))
+	}
+	from, err := ledger.ParseSince(*since, time.Now())
+	if err != nil {
+		return usageErr(stderr, "serve usage", err.Error())
+	}
+	day := gateway.UsageDay(from)
+	var (
+		book   gateway.UsageBook
+		source string
+	)
+	if *redisURL != "" {
+		r, err := gateway.OpenRedis(*redisURL, gateway.RedisOptions{Timeout: 5 * time.Second})
+		if err != nil {
+			return usageErr(stderr, "serve usage", "--redis: "+err.Error())
+		}
+		defer r.Close()
+		book, source = r, "redis"
+	} else {
+		dir, err := localdb.Dir()
+		if err != nil {
+			fmt.Fprintf(stderr, "deepseek-web-retrieval serve usage: no cache directory: %v\n", err)
+			return exitFailed
+		}
+		path := filepath.Join(dir, localdb.FileName)
+		db := localdb.New(path, func(format string, args ...any) {
+			fmt.Fprintf(stderr, "deepseek-web-retrieval serve usage: "+format+"\n", args...)
+		}, gateway.UsageSchema)
+		defer db.Close()
+		book, source = gateway.NewLocalUsage(db), path
+	}
+	rows, err := book.ReadUsage(ctx, day)
+	if err != nil {
+		fmt.Fprintf(stderr, "deepseek-web-retrieval serve usage: reading the counts: %v\n", err)
+		return exitFailed
+	}
+	rep := gateway.ReportUsage(rows, day, *by)
+	if *asJSON {
+		return writeJSON(stdout, stderr, "serve usage", struct {
+			Source string `json:"source"`
+			*gateway.UsageReport
+		}{source, rep})
+	}
+	fmt.Fprintf(stdout, "Gateway usage since %s (UTC), by %s, from %s:\n", day, *by, source)
+	fmt.Fprintf(stdout, "  %-32s %8s %8s %10s %8s %8s\n", *by, "billed", "cached", "coalesced", "refused", "failed")
+	for _, r := range append(rep.Rows, gateway.UsageGroup{Key: "total", UsageCounts: rep.Total}) {
+		fmt.Fprintf(stdout, "  %-32s %8d %8d %10d %8d %8d\n", r.Key, r.Billed, r.Cached, r.Coalesced, r.Refused, r.Failed)
+	}
+	return exitOK
+}
