@@ -46,8 +46,9 @@ type proxyCase struct {
 	name string
 	// config returns the example's text from the repository.
 	config func(t *testing.T) string
-	// start runs the proxy on the example, substituted, and returns its port.
-	start func(t *testing.T, example string, upstreams [2]string, cert, key string) int
+	// start runs the proxy on the example, substituted, at port (0: a free
+	// one) and returns its port.
+	start func(t *testing.T, example string, upstreams [2]string, cert, key string, port int) int
 	// passesAnyHost: the proxy sends a request for any Host on to the replicas (nginx's
 	// only server is its default); Caddy answers only its site's name itself.
 	passesAnyHost bool
@@ -73,7 +74,7 @@ func TestReadmeProxyExamples(t *testing.T) {
 			}
 			dir := t.TempDir()
 			cert, key, pool := selfSigned(t, dir, publicHost)
-			port := pc.start(t, pc.config(t), upstreams, cert, key)
+			port := pc.start(t, pc.config(t), upstreams, cert, key, 0)
 			client := proxyClient(pool, port)
 
 			// Members' calls through the proxy reach the tools, on both replicas.
@@ -185,10 +186,12 @@ func isExecutable(p string) bool {
 	return err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0
 }
 
-func startNginx(t *testing.T, example string, upstreams [2]string, cert, key string) int {
+func startNginx(t *testing.T, example string, upstreams [2]string, cert, key string, port int) int {
 	bin := proxyBinary(t, "nginx", "nginx-light")
 	dir := t.TempDir()
-	port := freePort(t)
+	if port == 0 {
+		port = freePort(t)
+	}
 	site := substitute(t, "README's nginx example", example, append(upstreamSubs(upstreams),
 		"listen 443 ssl;", fmt.Sprintf("listen 127.0.0.1:%d ssl;", port),
 		"/etc/letsencrypt/live/gw.example.com/fullchain.pem", cert,
@@ -215,10 +218,12 @@ func startNginx(t *testing.T, example string, upstreams [2]string, cert, key str
 	return port
 }
 
-func startCaddy(t *testing.T, example string, upstreams [2]string, cert, key string) int {
+func startCaddy(t *testing.T, example string, upstreams [2]string, cert, key string, port int) int {
 	bin := proxyBinary(t, "caddy", "caddy")
 	dir := t.TempDir()
-	port := freePort(t)
+	if port == 0 {
+		port = freePort(t)
+	}
 	site := substitute(t, "the Caddy example", example, append(upstreamSubs(upstreams),
 		publicHost+" {", fmt.Sprintf("%s:%d {\n\ttls %s %s", publicHost, port, cert, key))...)
 	// Global options of the test's own: no admin endpoint, no port 80, loopback only, and
