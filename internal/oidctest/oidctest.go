@@ -53,6 +53,17 @@ type Provider struct {
 // test ends.
 func Start(t testing.TB, audience string, emails ...string) *Provider {
 	t.Helper()
+	p, err := New(audience, emails...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Close)
+	return p
+}
+
+// New is Start for a program that is not a test (cmd/oidc-provider);
+// Close stops the provider.
+func New(audience string, emails ...string) (*Provider, error) {
 	users := userStore{}
 	for i, e := range emails {
 		users[e] = &storage.User{ID: fmt.Sprintf("user%d", i+1), Username: e, Password: password, Email: e, EmailVerified: true, PreferredLanguage: language.English}
@@ -63,13 +74,13 @@ func Start(t testing.TB, audience string, emails ...string) *Provider {
 	p := &Provider{st: st}
 	mux := http.NewServeMux()
 	p.srv = httptest.NewServer(mux)
-	t.Cleanup(p.srv.Close)
 	p.URL = p.srv.URL
 	key := sha256.Sum256([]byte("oidctest"))
 	provider, err := op.NewProvider(&op.Config{CryptoKey: key, CodeMethodS256: true, AuthMethodPost: true, GrantTypeRefreshToken: true},
 		st, op.StaticIssuer(p.URL), op.WithAllowInsecure(), op.WithLogger(slog.New(slog.DiscardHandler)))
 	if err != nil {
-		t.Fatal(err)
+		p.srv.Close()
+		return nil, err
 	}
 	p.op = provider
 	// The login page approves at once, as the user the test chose.
@@ -82,8 +93,11 @@ func Start(t testing.TB, audience string, emails ...string) *Provider {
 		http.Redirect(w, r, op.AuthCallbackURL(provider)(r.Context(), id), http.StatusFound)
 	})
 	mux.Handle("/", provider)
-	return p
+	return p, nil
 }
+
+// Close stops the provider.
+func (p *Provider) Close() { p.srv.Close() }
 
 // SignInAs makes email the user every sign-in approves.
 func (p *Provider) SignInAs(email string) {
