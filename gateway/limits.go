@@ -235,15 +235,16 @@ func (l *Limiter) Admit(ctx context.Context, member string) (release func(), d D
 // calls in flight, without the quota. The gateway takes it before it
 // reads a request's body.
 func (l *Limiter) takeSlot(ctx context.Context, member string) (release func(), d Decision) {
+	lim := classOf(ctx).apply(l.lim)
 	slotKey := "f:" + member
 	id := strconv.FormatUint(randUint64(), 36)
-	_, ok, err := l.store.AcquireSlot(ctx, slotKey, id, l.lim.InFlight, l.lim.InFlightTTL)
+	_, ok, err := l.store.AcquireSlot(ctx, slotKey, id, lim.InFlight, l.lim.InFlightTTL)
 	if err != nil {
 		l.opts.Logf("gateway: in-flight limit for %s not checked: %v", member, err)
 		ok = true
 	}
 	if !ok {
-		return func() {}, Decision{Reason: MemberBusy, Member: member, Limit: l.lim.InFlight}
+		return func() {}, Decision{Reason: MemberBusy, Member: member, Limit: lim.InFlight}
 	}
 	var once sync.Once
 	release = func() {
@@ -261,19 +262,19 @@ func (l *Limiter) takeSlot(ctx context.Context, member string) (release func(), 
 // spendQuota is the second half of [Limiter.Admit]: one unit of member's
 // quota for the day, if there is one.
 func (l *Limiter) spendQuota(ctx context.Context, member string) Decision {
-	if l.lim.PerDay > 0 {
+	if lim := classOf(ctx).apply(l.lim); lim.PerDay > 0 {
 		start := l.dayStart(l.opts.Now())
 		reset := start.Add(24 * time.Hour)
 		key := "q:" + member + ":" + strconv.FormatInt(start.Unix(), 10)
 		// Keep the counter a minute past the reset so replicas whose
 		// clocks lag a little still find it.
-		_, ok, err := l.store.IncrUpTo(ctx, key, int64(l.lim.PerDay), reset.Add(time.Minute))
+		_, ok, err := l.store.IncrUpTo(ctx, key, int64(lim.PerDay), reset.Add(time.Minute))
 		if err != nil {
 			l.opts.Logf("gateway: daily quota of %s not checked: %v", member, err)
 			ok = true
 		}
 		if !ok {
-			return Decision{Reason: QuotaSpent, Member: member, Limit: l.lim.PerDay, ResetAt: reset}
+			return Decision{Reason: QuotaSpent, Member: member, Limit: lim.PerDay, ResetAt: reset}
 		}
 	}
 	return Decision{Member: member}

@@ -35,6 +35,11 @@ type OIDCOptions struct {
 	// MemberClaim is the claim that names the member (--member-claim);
 	// "" means "email". Its value must be a valid member name.
 	MemberClaim string
+	// GroupClaim is the claim that lists the member's groups
+	// (--group-claim): an array of strings, or one string of names
+	// separated by spaces. Classes maps them to quota classes.
+	GroupClaim string
+	Classes    *Classes
 	// Client fetches discovery and keys; nil means a client with a 10 s
 	// timeout.
 	Client *http.Client
@@ -122,45 +127,79 @@ func (v *OIDC) Metadata() *oauthex.ProtectedResourceMetadata {
 // could not be checked, which is not the member's fault.
 var ErrProvider = errors.New("the identity provider could not be reached")
 
-// Verify checks token and returns the member it names and when it
-// expires. A refusal wraps auth.ErrInvalidToken; a provider that cannot
-// be reached, ErrProvider.
-func (v *OIDC) Verify(ctx context.Context, token string) (member string, expires time.Time, err error) {
+// Identity is who a verified token names.
+type Identity struct {
+	Member  string
+	Expires time.Time
+	// Class is the quota class the member's groups choose; nil for the
+	// gateway's own quotas.
+	Class *Class
+}
+
+// Verify checks token and returns who it names. A refusal wraps
+// auth.ErrInvalidToken; a provider that cannot be reached, ErrProvider.
+func (v *OIDC) Verify(ctx context.Context, token string) (Identity, error) {
+	member, expires, groups, err := v.verify(ctx, token)
+	if err != nil {
+		return Identity{}, err
+	}
+	return Identity{Member: member, Expires: expires, Class: v.o.Classes.For(groups)}, nil
+}
+
+func (v *OIDC) verify(ctx context.Context, token string) (member string, expires time.Time, groups []string, err error) {
 	verifier, err := v.load(ctx)
 	if err != nil {
-		return "", time.Time{}, err
+		return "", time.Time{}, nil, err
 	}
 	t, err := verifier.Verify(oidc.ClientContext(ctx, v.o.Client), token)
 	if err != nil {
 		if strings.Contains(err.Error(), "fetching keys") {
-			return "", time.Time{}, fmt.Errorf("%w: %v", ErrProvider, err)
+			return "", time.Time{}, nil, fmt.Errorf("%w: %v", ErrProvider, err)
 		}
-		return "", time.Time{}, fmt.Errorf("%w: %v", auth.ErrInvalidToken, err)
+		return "", time.Time{}, nil, fmt.Errorf("%w: %v", auth.ErrInvalidToken, err)
 	}
 	var claims struct {
 		NotBefore *float64 `json:"nbf"`
 	}
 	all := map[string]any{}
 	if err := t.Claims(&claims); err != nil {
-		return "", time.Time{}, fmt.Errorf("%w: %v", auth.ErrInvalidToken, err)
+		return "", time.Time{}, nil, fmt.Errorf("%w: %v", auth.ErrInvalidToken, err)
 	}
 	if err := t.Claims(&all); err != nil {
-		return "", time.Time{}, fmt.Errorf("%w: %v", auth.ErrInvalidToken, err)
+		return "", time.Time{}, nil, fmt.Errorf("%w: %v", auth.ErrInvalidToken, err)
 	}
 	now := v.o.Now()
 	switch {
 	case t.Expiry.IsZero():
-		return "", time.Time{}, fmt.Errorf("%w: the token has no exp", auth.ErrInvalidToken)
+		return "", time.Time{}, nil, fmt.Errorf("%w: the token has no exp", auth.ErrInvalidToken)
 	case now.After(t.Expiry.Add(v.o.Skew)):
-		return "", time.Time{}, fmt.Errorf("%w: the token expired at %s", auth.ErrInvalidToken, t.Expiry.UTC().Format(time.RFC3339))
+		return "", time.Time{}, nil, fmt.Errorf("%w: the token expired at %s", auth.ErrInvalidToken, t.Expiry.UTC().Format(time.RFC3339))
 	case claims.NotBefore != nil && now.Add(v.o.Skew).Before(time.Unix(int64(*claims.NotBefore), 0)):
-		return "", time.Time{}, fmt.Errorf("%w: the token is not valid before %s", auth.ErrInvalidToken, time.Unix(int64(*claims.NotBefore), 0).UTC().Format(time.RFC3339))
+		return "", time.Time{}, nil, fmt.Errorf("%w: the token is not valid before %s", auth.ErrInvalidToken, time.Unix(int64(*claims.NotBefore), 0).UTC().Format(time.RFC3339))
 	}
 	name, _ := all[v.o.MemberClaim].(string)
 	if err := CheckMemberName(name); err != nil {
-		return "", time.Time{}, fmt.Errorf("%w: claim %q: %v", auth.ErrInvalidToken, v.o.MemberClaim, err)
+		return "", time.Time{}, nil, fmt.Errorf("%w: claim %q: %v", auth.ErrInvalidToken, v.o.MemberClaim, err)
 	}
-	return name, t.Expiry, nil
+	return name, t.Expiry, groupsOf(all[v.o.GroupClaim]), nil
+}
+
+// groupsOf reads a group claim: an array of strings, or one string of
+// names separated by spaces.
+func groupsOf(v any) []string {
+	switch g := v.(type) {
+	case string:
+		return strings.Fields(g)
+	case []any:
+		var out []string
+		for _, x := range g {
+			if s, ok := x.(string); ok {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	return nil
 }
 
 // load returns the verifier, discovering the provider first if need be.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -36,7 +37,7 @@ type signedIn struct {
 
 // startSignedIn runs a provider for alice and bob and a gateway whose
 // audience is its own /mcp URL, with static tokens too when tokens is set.
-func startSignedIn(t *testing.T, d *deepseektest.Server, tokens *gateway.Tokens, limits gateway.Limits) *signedIn {
+func startSignedIn(t *testing.T, d *deepseektest.Server, tokens *gateway.Tokens, limits gateway.Limits, adjust ...func(*gateway.OIDCOptions)) *signedIn {
 	t.Helper()
 	s := &signedIn{audit: &syncbuf.Buffer{}}
 	var h http.Handler = http.NotFoundHandler()
@@ -45,7 +46,11 @@ func startSignedIn(t *testing.T, d *deepseektest.Server, tokens *gateway.Tokens,
 	s.audience = s.srv.URL + "/mcp"
 	s.idp = oidctest.Start(t, s.audience, "alice@example.com", "bob@example.com")
 	s.idp.SignInAs("alice@example.com")
-	v, err := gateway.NewOIDC(gateway.OIDCOptions{Issuer: s.idp.URL, Audience: s.audience, KeysTTL: time.Hour})
+	o := gateway.OIDCOptions{Issuer: s.idp.URL, Audience: s.audience, KeysTTL: time.Hour}
+	for _, f := range adjust {
+		f(&o)
+	}
+	v, err := gateway.NewOIDC(o)
 	require.NoError(t, err)
 	cfg, _, err := core.NewConfig(core.Options{BaseURL: d.URL})
 	require.NoError(t, err)
@@ -229,4 +234,48 @@ func TestOIDCProviderDown(t *testing.T) {
 	resp := s.post(t, "aaa.bbb.ccc")
 	require.Equal(t, http.StatusServiceUnavailable, resp.StatusCode)
 	require.Equal(t, "1", resp.Header.Get("Retry-After"))
+}
+
+// A member's groups choose their quota class: alice, in "research", gets
+// the heavy class's 3 calls a day; bob, in no mapped group, the gateway's
+// one.
+func TestOIDCQuotaClasses(t *testing.T) {
+	d := deepseektest.New(t, gwKey)
+	d.Fetch = deepseektest.Answer(200, fetchAnswer)
+	classes, err := gateway.ParseClasses([]byte(`{
+		// comments are allowed
+		"classes": {"heavy": {"perDay": 3}, "trial": {"perDay": 2}},
+		"groups": {"research": "heavy", "staff": "trial"},
+	}`))
+	require.NoError(t, err)
+	s := startSignedIn(t, d, nil, gateway.Limits{PerDay: 1}, func(o *gateway.OIDCOptions) { o.GroupClaim, o.Classes = "groups", classes })
+	s.idp.SetGroups("alice@example.com", "staff", "research")
+	s.idp.SetGroups("bob@example.com", "sales")
+	calls := func(cs *sdk.ClientSession) (ok int) {
+		for i := range 5 {
+			res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "deepseek_fetch", Arguments: map[string]any{"url": fmt.Sprintf("https://go.dev/%p/%d", cs, i)}})
+			require.NoError(t, err)
+			if !res.IsError {
+				ok++
+			}
+		}
+		return ok
+	}
+	require.Equal(t, 3, calls(s.signIn(t)), "alice: the most generous of her classes")
+	s.idp.SignInAs("bob@example.com")
+	require.Equal(t, 1, calls(s.signIn(t)), "bob: the gateway's quota")
+}
+
+func TestParseClasses(t *testing.T) {
+	for _, tc := range []struct{ in, err string }{
+		{`{"classes": {"a": {"perDay": -1}}}`, `class "a": perDay is 0 (no quota) or more, inFlight 1 or more`},
+		{`{"classes": {"a": {"inFlight": 0}}}`, `class "a": perDay is 0 (no quota) or more, inFlight 1 or more`},
+		{`{"groups": {"eng": "gold"}}`, `group "eng" names the class "gold", which "classes" does not define`},
+		{`{"classes": {"a": {"perWeek": 1}}}`, `unknown field "perWeek"`},
+		{`{"classes": {"a": null}}`, `class "a": want an object`},
+		{`[`, `not JSON`},
+	} {
+		_, err := gateway.ParseClasses([]byte(tc.in))
+		require.ErrorContains(t, err, tc.err, tc.in)
+	}
 }

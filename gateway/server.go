@@ -238,8 +238,11 @@ func (s *Server) guard(next http.Handler) http.Handler {
 		}
 		member := LocalMember
 		if signIn {
-			var err error
-			if member, err = s.authenticate(r); err != nil {
+			var (
+				class *Class
+				err   error
+			)
+			if member, class, err = s.authenticate(r); err != nil {
 				if errors.Is(err, ErrProvider) {
 					s.refusals.printf("gateway: 503 for %s: %v", r.RemoteAddr, err)
 					s.refuse(w, http.StatusServiceUnavailable, "deepseek-web-retrieval gateway: the identity provider could not be reached to check the token; try again shortly")
@@ -255,7 +258,7 @@ func (s *Server) guard(next http.Handler) http.Handler {
 				w.WriteHeader(http.StatusUnauthorized)
 				return
 			}
-			r = r.WithContext(context.WithValue(r.Context(), memberKey{}, member))
+			r = r.WithContext(withClass(context.WithValue(r.Context(), memberKey{}, member), class))
 		}
 		if r.Method != http.MethodPost {
 			verified.ServeHTTP(w, r) // no body, no call: the SDK answers 405
@@ -275,26 +278,27 @@ func (s *Server) guard(next http.Handler) http.Handler {
 	})
 }
 
-// authenticate returns the member r's bearer token names: a member token
-// (TokenPrefix) from Tokens, any other from OIDC.
-func (s *Server) authenticate(r *http.Request) (string, error) {
+// authenticate returns the member r's bearer token names, and their quota
+// class: a member token (TokenPrefix) from Tokens, any other from OIDC.
+func (s *Server) authenticate(r *http.Request) (string, *Class, error) {
 	h := r.Header.Get("Authorization")
 	scheme, token, _ := strings.Cut(strings.TrimSpace(h), " ")
 	token = strings.TrimSpace(token)
 	if s.opts.OIDC == nil || strings.HasPrefix(token, TokenPrefix) {
 		if s.opts.Tokens == nil {
-			return "", ErrUnknownToken
+			return "", nil, ErrUnknownToken
 		}
-		return s.opts.Tokens.Authenticate(h)
+		member, err := s.opts.Tokens.Authenticate(h)
+		return member, nil, err
 	}
 	switch {
 	case h == "":
-		return "", ErrNoToken
+		return "", nil, ErrNoToken
 	case !strings.EqualFold(scheme, "Bearer") || token == "":
-		return "", ErrNotBearer
+		return "", nil, ErrNotBearer
 	}
-	member, _, err := s.opts.OIDC.Verify(r.Context(), token)
-	return member, err
+	id, err := s.opts.OIDC.Verify(r.Context(), token)
+	return id.Member, id.Class, err
 }
 
 // healthz answers 200 "degraded" while a Fallback stands in for Redis

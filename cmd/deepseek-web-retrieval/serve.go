@@ -54,6 +54,12 @@ Flags:
   --audience URL           this gateway's public URL, as members' hosts reach it
                            (https://gw.example.com/mcp); tokens must name it
   --member-claim NAME      the token claim that names the member (default email)
+  --group-claim NAME       the token claim that lists the member's groups
+                           (groups, say); with --classes
+  --classes FILE           quota classes by group, JSON: {"classes": {"heavy":
+                           {"perDay": 2000, "inFlight": 16}}, "groups":
+                           {"research": "heavy"}}. A member in several gets the
+                           most generous; others keep --per-day and --in-flight
   --allow-origin ORIGIN    a browser origin (https://app.example.com) allowed to
                            call /mcp; repeat or separate with commas. Requests
                            from other origins get 403
@@ -109,7 +115,7 @@ const (
 // serveFlags are serve's own flags (the tools' options are bindOptionFlags').
 type serveFlags struct {
 	listen, tokens, redis, audit                              string
-	oidcIssuer, audience, memberClaim                         string
+	oidcIssuer, audience, memberClaim, groupClaim, classes    string
 	traceContent                                              bool
 	origins, publicURLs                                       stringList
 	replicas, perDay, inFlight, searchRPS, fetchRPS, maxConns int
@@ -153,6 +159,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fl.StringVar(&sf.oidcIssuer, "oidc-issuer", "", "")
 	fl.StringVar(&sf.audience, "audience", "", "")
 	fl.StringVar(&sf.memberClaim, "member-claim", "email", "")
+	fl.StringVar(&sf.groupClaim, "group-claim", "", "")
+	fl.StringVar(&sf.classes, "classes", "", "")
 	fl.BoolVar(&sf.traceContent, "trace-content", false, "")
 	fl.Var(&sf.origins, "allow-origin", "")
 	fl.Var(&sf.publicURLs, "public-url", "")
@@ -194,9 +202,20 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		if sf.oidcIssuer == "" || sf.audience == "" {
 			return usageErr(stderr, "serve", "--oidc-issuer and --audience go together: the provider members sign in with, and this gateway's public URL its tokens must name (https://gw.example.com/mcp)")
 		}
-		if signIn, err = gateway.NewOIDC(gateway.OIDCOptions{Issuer: sf.oidcIssuer, Audience: sf.audience, MemberClaim: sf.memberClaim}); err != nil {
+		o := gateway.OIDCOptions{Issuer: sf.oidcIssuer, Audience: sf.audience, MemberClaim: sf.memberClaim, GroupClaim: sf.groupClaim}
+		if (sf.groupClaim == "") != (sf.classes == "") {
+			return usageErr(stderr, "serve", "--group-claim and --classes go together: the claim that lists a member's groups, and the file that maps groups to quota classes")
+		}
+		if sf.classes != "" {
+			if o.Classes, err = gateway.LoadClasses(sf.classes); err != nil {
+				return usageErr(stderr, "serve", "--classes: "+err.Error())
+			}
+		}
+		if signIn, err = gateway.NewOIDC(o); err != nil {
 			return usageErr(stderr, "serve", err.Error())
 		}
+	} else if sf.groupClaim != "" || sf.classes != "" {
+		return usageErr(stderr, "serve", "--group-claim and --classes apply to members signed in with --oidc-issuer")
 	}
 	if sf.replicas < 1 || sf.perDay < 0 || sf.inFlight < 0 || sf.searchRPS < 0 || sf.fetchRPS < 0 || sf.maxConns < 0 || sf.shutdown <= 0 {
 		return usageErr(stderr, "serve", "--replicas is at least 1; --per-day, --in-flight, --search-rps, --fetch-rps and --max-conns are 0 (the default) or more; --shutdown-timeout is positive")

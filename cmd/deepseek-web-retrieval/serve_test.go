@@ -52,6 +52,9 @@ func TestServeFlags(t *testing.T) {
 		{[]string{"--oidc-issuer", "https://idp.example.com"}, "--oidc-issuer and --audience go together"},
 		{[]string{"--audience", "https://gw.example.com/mcp"}, "--oidc-issuer and --audience go together"},
 		{[]string{"--oidc-issuer", "idp.example.com", "--audience", "https://gw.example.com/mcp"}, `--oidc-issuer "idp.example.com": want an absolute http:// or https:// URL`},
+		{[]string{"--group-claim", "groups", "--classes", "c.json"}, "--group-claim and --classes apply to members signed in with --oidc-issuer"},
+		{[]string{"--oidc-issuer", "https://idp.example.com", "--audience", "https://gw.example.com/mcp", "--group-claim", "groups"}, "--group-claim and --classes go together"},
+		{[]string{"--oidc-issuer", "https://idp.example.com", "--audience", "https://gw.example.com/mcp", "--group-claim", "groups", "--classes", "/nonexistent/classes.json"}, "--classes: open /nonexistent/classes.json: no such file or directory"},
 		{[]string{"token", "add"}, "serve token needs --tokens FILE"},
 		{[]string{"token", "frob", "x", "--tokens", "t.json"}, "serve token: want add NAME, revoke NAME or list"},
 	} {

@@ -106,6 +106,16 @@ func (p *Provider) SignInAs(email string) {
 	p.mu.Unlock()
 }
 
+// SetGroups puts groups in the "groups" claim of email's tokens.
+func (p *Provider) SetGroups(email string, groups ...string) {
+	p.st.gmu.Lock()
+	defer p.st.gmu.Unlock()
+	if p.st.groups == nil {
+		p.st.groups = map[string][]string{}
+	}
+	p.st.groups[email] = groups
+}
+
 // User is the user sign-ins approve.
 func (p *Provider) User() string {
 	p.mu.Lock()
@@ -219,6 +229,9 @@ type store struct {
 	users    userStore
 	audience string
 
+	gmu    sync.Mutex
+	groups map[string][]string // by email
+
 	mu  sync.Mutex
 	key *key
 }
@@ -296,10 +309,18 @@ type audienceRequest struct {
 
 func (r audienceRequest) GetAudience() []string { return []string{r.audience} }
 
-// GetPrivateClaimsFromScopes puts the user's email in the access token.
+// GetPrivateClaimsFromScopes puts the user's email, and their groups if
+// any, in the access token.
 func (s *store) GetPrivateClaimsFromScopes(_ context.Context, userID, _ string, _ []string) (map[string]any, error) {
-	if u := s.users.GetUserByID(userID); u != nil {
-		return map[string]any{"email": u.Email}, nil
+	u := s.users.GetUserByID(userID)
+	if u == nil {
+		return nil, nil
 	}
-	return nil, nil
+	claims := map[string]any{"email": u.Email}
+	s.gmu.Lock()
+	if g := s.groups[u.Email]; g != nil {
+		claims["groups"] = g
+	}
+	s.gmu.Unlock()
+	return claims, nil
 }
