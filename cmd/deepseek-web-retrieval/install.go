@@ -121,7 +121,7 @@ Where:
                            the organisation's identity provider (serve
                            --oidc-issuer). Claude Code, VS Code and Codex get
                            an entry with no token and sign in themselves
-                           (Codex: codex mcp login deepseek_web_retrieval);
+                           (Codex: codex mcp login deepseek-web-retrieval);
                            the other hosts keep the --token-env entry
   --yes                    apply the plan instead of only printing it
 
