@@ -44,9 +44,10 @@ const (
 // StdioTransport is newline-delimited JSON-RPC over r and w that survives bad
 // input. The SDK's own stdio transport ends the session at the first line
 // that is not a JSON-RPC message; this one answers such a line with a
-// JSON-RPC error (parse error, invalid request) and keeps serving, as the
-// issue requires of "malformed requests". Batches (JSON arrays) are answered
-// the same way: no MCP host sends them, and 2025-06-18 removed them.
+// JSON-RPC error (parse error, invalid request) and keeps serving: one
+// malformed line from a host must not end every later call of the
+// session. Batches (JSON arrays) are answered the same way: no MCP host
+// sends them, and 2025-06-18 removed them.
 //
 // Ids are answered exactly as sent: a numeric id that is not a whole
 // number within ±(2^53-1) (1.5, 1e30, 1.0), which the SDK would read as a

@@ -30,7 +30,7 @@ type toolOut struct {
 	} `json:"metadata"`
 }
 
-// The issue's scenario through the module: a long page read in three
+// Paging through the module: a long page read in three
 // deepseek_fetch calls costs one DeepSeek request.
 func TestPagingThroughTheTool(t *testing.T) {
 	e := newEnv(t, reply(200, fetchJSON(t, "Guide", longDoc)))

@@ -13,7 +13,7 @@
 //    execute, as OpenCode calls them) vs a bare fetch() of the same request to the same
 //    loopback mock DeepSeek; medians after warm-up, and the difference.
 // 3. memory: JS heap (after a full GC) and wasm linear memory before and after N calls.
-// 4. paging (issue #16): a 16,000-character part of a cached 1 MiB page served through the
+// 4. paging: a 16,000-character part of a cached 1 MiB page served through the
 //    tool's execute (no request), and wasm linear memory once the page cache holds its
 //    64 MiB (70 pages of 1 MiB fetched). Sections 2 and 3 run with cacheTTL 0, so every
 //    call there still reaches the mock.

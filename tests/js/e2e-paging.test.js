@@ -1,4 +1,4 @@
-// Issue #16 in the REAL OpenCode 1.18.33: the mock model reads a long page in three
+// Paging in the REAL OpenCode 1.18.33: the mock model reads a long page in three
 // deepseek_fetch calls, taking each next offset from the continue line of the part before
 // (as a model would), and the mock DeepSeek sees one fetch. Slow (seconds): skipped without
 // node_modules.

@@ -1,4 +1,4 @@
-// Reading long pages in parts through plugin/server.js on both fake hosts (issue #16): the
+// Reading long pages in parts through plugin/server.js on both fake hosts: the
 // offset input, the continue line, paging metadata, the page and search caches inside the
 // module instance, and a trap dropping the cache with the instance.
 import { test, before, after, beforeEach } from "node:test"
