@@ -177,7 +177,7 @@ func (s *Server) checkIDs(w http.ResponseWriter, body []byte) bool {
 	}
 	for _, m := range msgs {
 		if id, text := rpcid.Refusal(m); text != "" {
-			s.metrics.Calls.Inc("", "invalid")
+			s.metrics.Calls.Inc("", string(OutcomeInvalid))
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusBadRequest)
 			_, _ = w.Write(rpcid.ErrorLine(id, rpcid.CodeInvalidRequest, text))
@@ -211,7 +211,7 @@ func (h *heldBody) Close() error {
 // refuse answers a request refused before its body was read: status, a
 // Retry-After and a JSON-RPC error with msg (its id is unknown: null).
 func (s *Server) refuse(w http.ResponseWriter, status int, msg string) {
-	s.metrics.Calls.Inc("", "busy")
+	s.metrics.Calls.Inc("", string(OutcomeBusy))
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Retry-After", "1")
 	w.WriteHeader(status)

@@ -23,8 +23,8 @@ type Record struct {
 	// Query is the search query; URL the fetched URL. Empty ones are
 	// left out.
 	Query, URL string
-	// Outcome is how the call ended: ok, error, quota, busy, cancelled.
-	Outcome string
+	// Outcome is how the call ended.
+	Outcome CallOutcome
 	// Error is the error text given to the member, if any.
 	Error string
 	// Status is DeepSeek's last HTTP status (0: no request was made).
@@ -92,7 +92,7 @@ func (a *Audit) Log(r Record) error {
 		Tool:       a.field(r.Tool),
 		Query:      a.field(r.Query),
 		URL:        a.field(r.URL),
-		Outcome:    a.field(r.Outcome),
+		Outcome:    a.field(string(r.Outcome)),
 		Error:      a.field(r.Error),
 		Status:     r.Status,
 		Bytes:      r.Bytes,

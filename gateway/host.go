@@ -146,7 +146,7 @@ func (h *hostCheck) wrap(next http.Handler, m *Metrics, logf func(string, ...any
 			next.ServeHTTP(w, r)
 			return
 		}
-		m.Calls.Inc("", "forbidden_host")
+		m.Calls.Inc("", string(OutcomeForbiddenHost))
 		logf("gateway: 403 for %s: the Host header %q is neither loopback nor the host of a public URL (serve --public-url)", r.RemoteAddr, clip(r.Host, 100))
 		http.Error(w, fmt.Sprintf("Forbidden: invalid Host header %q", clip(r.Host, 100)), http.StatusForbidden)
 	})

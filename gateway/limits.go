@@ -101,16 +101,15 @@ func (d Decision) Text() string {
 	return ""
 }
 
-// Outcome is the decision as an outcome for audit lines and the
-// dwr_calls_total label: "ok", "quota" or "busy".
-func (d Decision) Outcome() string {
+// Outcome is the decision as a call's outcome: ok, quota or busy.
+func (d Decision) Outcome() CallOutcome {
 	switch d.Reason {
 	case QuotaSpent:
-		return "quota"
+		return OutcomeQuota
 	case MemberBusy, TeamBusy:
-		return "busy"
+		return OutcomeBusy
 	}
-	return "ok"
+	return OutcomeOK
 }
 
 // Err returns the refusal as a *LimitError, or nil when allowed.

@@ -63,7 +63,7 @@ func TestLimiterQuota(t *testing.T) {
 			for i := range 3 {
 				release, d := l.Admit(ctx, "alice")
 				require.True(t, d.OK(), "call %d: %s", i, d.Text())
-				require.Equal(t, "ok", d.Outcome())
+				require.Equal(t, gateway.OutcomeOK, d.Outcome())
 				require.Empty(t, d.Text())
 				require.NoError(t, d.Err())
 				release()
@@ -71,7 +71,7 @@ func TestLimiterQuota(t *testing.T) {
 			_, d := l.Admit(ctx, "alice")
 			require.False(t, d.OK())
 			require.Equal(t, gateway.QuotaSpent, d.Reason)
-			require.Equal(t, "quota", d.Outcome())
+			require.Equal(t, gateway.OutcomeQuota, d.Outcome())
 			require.Equal(t, "quota spent: alice has made all 3 calls allowed per day; the quota resets at "+tt.wantReset, d.Text())
 			var le *gateway.LimitError
 			require.ErrorAs(t, d.Err(), &le)
@@ -102,7 +102,7 @@ func TestLimiterInFlight(t *testing.T) {
 	require.True(t, d.OK())
 	_, d = l.Admit(ctx, "alice")
 	require.Equal(t, gateway.MemberBusy, d.Reason)
-	require.Equal(t, "busy", d.Outcome())
+	require.Equal(t, gateway.OutcomeBusy, d.Outcome())
 	require.Equal(t, "busy: alice already has 2 calls in flight, the most allowed; retry when one of them finishes", d.Text())
 	_, d = l.Admit(ctx, "bob")
 	require.True(t, d.OK(), "alice's calls count against bob")
@@ -136,7 +136,7 @@ func TestLimiterTeamRate(t *testing.T) {
 	for _, tt := range tests {
 		d := l.Rate(ctx, tt.kind)
 		require.Equal(t, gateway.TeamBusy, d.Reason)
-		require.Equal(t, "busy", d.Outcome())
+		require.Equal(t, gateway.OutcomeBusy, d.Outcome())
 		require.Equal(t, tt.want, d.Text())
 	}
 	c.Add(700 * time.Millisecond)

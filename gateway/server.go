@@ -232,7 +232,7 @@ func (s *Server) guard(next http.Handler) http.Handler {
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if origin := r.Header.Get("Origin"); origin != "" && !slices.Contains(s.opts.AllowOrigins, origin) {
-			s.metrics.Calls.Inc("", "forbidden")
+			s.metrics.Calls.Inc("", string(OutcomeForbidden))
 			w.WriteHeader(http.StatusForbidden)
 			return
 		}
@@ -249,7 +249,7 @@ func (s *Server) guard(next http.Handler) http.Handler {
 					return
 				}
 				s.refusals.printf("gateway: 401 for %s: %v", r.RemoteAddr, err)
-				s.metrics.Calls.Inc("", "unauthorized")
+				s.metrics.Calls.Inc("", string(OutcomeUnauthorized))
 				challenge := `Bearer realm="deepseek-web-retrieval"`
 				if s.opts.OIDC != nil {
 					challenge = `Bearer resource_metadata="` + s.opts.OIDC.MetadataURL() + `"`
@@ -364,7 +364,7 @@ func (s *Server) around(ctx context.Context, c *mcp.Call, run func(context.Conte
 	ctx, span := s.opts.Tracing.startCall(ctx, c, rec.Member)
 	out, outcome, src := s.serve(context.WithValue(ctx, callStateKey{}, st), c, rec.Member, run)
 	if ctx.Err() != nil && out.IsError {
-		outcome = "cancelled"
+		outcome = OutcomeCancelled
 	}
 	endCall(span, outcome, src)
 	if s.opts.Usage != nil {
@@ -380,7 +380,7 @@ func (s *Server) around(ctx context.Context, c *mcp.Call, run func(context.Conte
 		rec.Error = out.Text
 	}
 	rec.Duration = time.Since(start)
-	s.metrics.Calls.Inc(c.Tool, outcome)
+	s.metrics.Calls.Inc(c.Tool, string(outcome))
 	s.metrics.Latency.Observe(rec.Duration.Seconds(), c.Tool)
 	switch src {
 	case Hit:
@@ -399,16 +399,16 @@ func (s *Server) around(ctx context.Context, c *mcp.Call, run func(context.Conte
 // refusal carries an outcome that must not be cached through Cache.Do.
 type refusal struct {
 	out     mcp.Outcome
-	outcome string
+	outcome CallOutcome
 }
 
 func (r *refusal) Error() string { return r.out.Text }
 
 // serve admits, answers and reports one call: the outcome, its label and
 // where the answer came from.
-func (s *Server) serve(ctx context.Context, c *mcp.Call, member string, run func(context.Context) mcp.Outcome) (mcp.Outcome, string, Source) {
+func (s *Server) serve(ctx context.Context, c *mcp.Call, member string, run func(context.Context) mcp.Outcome) (mcp.Outcome, CallOutcome, Source) {
 	if !c.Valid {
-		return run(ctx), "invalid", Computed
+		return run(ctx), OutcomeInvalid, Computed
 	}
 	release, d := s.admitCall(ctx, member)
 	if !d.OK() {
@@ -424,7 +424,7 @@ func (s *Server) serve(ctx context.Context, c *mcp.Call, member string, run func
 			return nil, &refusal{mcp.Outcome{Text: rr.d.Text(), IsError: true}, rr.d.Outcome()}
 		}
 		if out.IsError {
-			return nil, &refusal{out, "error"}
+			return nil, &refusal{out, OutcomeError}
 		}
 		return []byte(out.Text), nil
 	}
@@ -448,9 +448,9 @@ func (s *Server) serve(ctx context.Context, c *mcp.Call, member string, run func
 	case errors.As(err, &r):
 		return r.out, r.outcome, src
 	case err != nil:
-		return mcp.Outcome{Text: "the gateway could not answer: " + err.Error(), IsError: true}, "error", src
+		return mcp.Outcome{Text: "the gateway could not answer: " + err.Error(), IsError: true}, OutcomeError, src
 	}
-	return mcp.Outcome{Text: string(answer)}, "ok", src
+	return mcp.Outcome{Text: string(answer)}, OutcomeOK, src
 }
 
 // admitCall admits one call of member: the in-flight slot its request

@@ -82,13 +82,13 @@ func (t *Tracing) startCall(ctx context.Context, c *mcp.Call, member string) (co
 }
 
 // endCall ends a call's span with its outcome.
-func endCall(span trace.Span, outcome string, src Source) {
+func endCall(span trace.Span, outcome CallOutcome, src Source) {
 	if span == nil {
 		return
 	}
-	span.SetAttributes(attrOutcome.String(outcome), attrSource.String(src.String()))
-	if outcome != "ok" {
-		span.SetStatus(codes.Error, outcome)
+	span.SetAttributes(attrOutcome.String(string(outcome)), attrSource.String(src.String()))
+	if outcome != OutcomeOK {
+		span.SetStatus(codes.Error, string(outcome))
 	}
 	span.End()
 }

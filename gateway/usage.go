@@ -54,15 +54,15 @@ type UsageBook interface {
 
 // usageOf is what one call adds: billed when one of its requests was,
 // and what its outcome and source say.
-func usageOf(outcome string, src Source, billed bool) UsageCounts {
+func usageOf(outcome CallOutcome, src Source, billed bool) UsageCounts {
 	var c UsageCounts
 	if billed {
 		c.Billed = 1
 	}
 	switch {
-	case outcome == "quota" || outcome == "busy":
+	case outcome.Refused():
 		c.Refused = 1
-	case outcome != "ok":
+	case outcome != OutcomeOK:
 		c.Failed = 1
 	case src == Coalesced:
 		c.Coalesced = 1

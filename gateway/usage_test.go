@@ -14,7 +14,7 @@ import (
 
 func TestUsageOf(t *testing.T) {
 	for _, tc := range []struct {
-		outcome string
+		outcome CallOutcome
 		src     Source
 		billed  bool
 		want    UsageCounts
