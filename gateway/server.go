@@ -101,10 +101,9 @@ type Server struct {
 	// usageErrs logs the counts the UsageBook did not take, once a minute.
 	usageErrs *rareLog
 
-	// lifetime ends when Close is called: every call in flight is
-	// cancelled.
-	lifetime context.Context
-	cancel   context.CancelFunc
+	// closing is closed by Close: every call in flight is cancelled.
+	closing   chan struct{}
+	closeOnce sync.Once
 }
 
 // NewServer checks o and returns a Server.
@@ -145,11 +144,10 @@ func NewServer(o ServerOptions) (*Server, error) {
 	// renewed every second while the owner works.
 	s := &Server{opts: o, limiter: lim, metrics: o.Metrics, cache: NewCache(o.Store, CacheOptions{Logf: o.Logf, LockTTL: 3 * time.Second, Secret: cacheSecret(o.MCP)}),
 		bodies: newBodyGate(o.BodyBudget), refusals: newRefusalLog(o.Logf), usageErrs: newRareLog(o.Logf, time.Minute)}
-	s.lifetime, s.cancel = context.WithCancel(context.Background())
+	s.closing = make(chan struct{})
 
 	mo := o.MCP
 	mo.Around = s.around
-	mo.Lifetime = s.lifetime
 	client := mo.Client
 	if client == nil {
 		client = httpdriver.NewClient()
@@ -194,7 +192,7 @@ func (s *Server) Metrics() *Metrics { return s.metrics }
 // result, and logs how many refusals went unlogged. It does not close
 // connections (http.Server.Shutdown does).
 func (s *Server) Close() {
-	s.cancel()
+	s.closeOnce.Do(func() { close(s.closing) })
 	s.refusals.flush()
 }
 
@@ -347,6 +345,15 @@ func (e *rateRefusal) Error() string { return e.d.Text() }
 // around is the MCP server's hook: every tool call passes here.
 func (s *Server) around(ctx context.Context, c *mcp.Call, run func(context.Context) mcp.Outcome) mcp.Outcome {
 	start := time.Now()
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	go func() {
+		select {
+		case <-s.closing:
+			stop()
+		case <-ctx.Done():
+		}
+	}()
 	if rq := requestOf(ctx); rq != nil {
 		// Stateless: one POST is one call, and once its client has gone
 		// no one reads the answer. Cancelling stops DeepSeek's request

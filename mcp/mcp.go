@@ -91,10 +91,6 @@ type Options struct {
 	// client's clientInfo name.
 	Shared *diskcache.Cache
 	Ledger *ledger.Ledger
-	// Lifetime, when set, cancels every call in flight when it ends (the
-	// SDK's sessions wait for their calls before they close). [Serve]
-	// sets it to its own context.
-	Lifetime context.Context
 }
 
 // Call is one tool call as Options.Around sees it.
@@ -138,7 +134,7 @@ func NewServer(o Options) *sdk.Server {
 // promptly; a cancelled ctx is a clean end and returns nil.
 func Serve(ctx context.Context, o Options, t sdk.Transport) error {
 	h := newHandler(o)
-	h.lifetime = ctx
+	h.stop = ctx.Done()
 	err := newServer(h, o.Version).Run(ctx, t)
 	if ctx.Err() != nil {
 		return nil
@@ -198,9 +194,9 @@ type handler struct {
 	// driver runs the calls: it waits for admission and shares identical
 	// calls in flight.
 	driver *httpdriver.Driver
-	// lifetime, when set, cancels every call when it ends (the SDK waits
-	// for calls in flight before it closes a session).
-	lifetime context.Context
+	// stop, when set, cancels every call when it closes (the SDK waits
+	// for calls in flight before it closes a session): Serve's context.
+	stop <-chan struct{}
 	around   func(context.Context, *Call, func(context.Context) Outcome) Outcome
 }
 
@@ -229,7 +225,7 @@ func (o Options) getenv() func(string) string {
 func (o Options) APIKey() string { return o.config().ResolveKey(o.getenv()) }
 
 func newHandler(o Options) *handler {
-	h := &handler{cfg: o.config(), getenv: o.getenv(), client: o.Client, around: o.Around, lifetime: o.Lifetime}
+	h := &handler{cfg: o.config(), getenv: o.getenv(), client: o.Client, around: o.Around}
 	if h.client == nil {
 		h.client = httpdriver.NewClient()
 	}
@@ -248,11 +244,10 @@ func newHandler(o Options) *handler {
 // call is the tools/call handler of both tools. It never returns a Go error:
 // every failure is a tool result with IsError and our sentence.
 func (h *handler) call(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-	if h.lifetime != nil {
+	if h.stop != nil {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithCancel(ctx)
+		ctx, cancel = cancelOn(ctx, h.stop)
 		defer cancel()
-		defer context.AfterFunc(h.lifetime, cancel)()
 	}
 	ctx = ledger.WithHost(ctx, clientName(req))
 	c := &Call{Tool: req.Params.Name, Extra: req.Extra, Meta: req.Params.Meta}
@@ -398,4 +393,17 @@ func outcome(r core.Reply) string {
 		return "response too large"
 	}
 	return "network error"
+}
+
+// cancelOn returns ctx cancelled also when stop closes.
+func cancelOn(ctx context.Context, stop <-chan struct{}) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(ctx)
+	go func() {
+		select {
+		case <-stop:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, cancel
 }
