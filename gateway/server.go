@@ -372,6 +372,11 @@ func (s *Server) around(ctx context.Context, c *mcp.Call, run func(context.Conte
 	out, outcome, src := s.serve(context.WithValue(ctx, callStateKey{}, st), c, rec.Member, run)
 	if ctx.Err() != nil && out.IsError {
 		outcome = OutcomeCancelled
+		select {
+		case <-s.closing:
+			out = mcp.Outcome{Text: stoppingText, IsError: true}
+		default:
+		}
 	}
 	endCall(span, outcome, src)
 	if s.opts.Usage != nil {
@@ -402,6 +407,9 @@ func (s *Server) around(ctx context.Context, c *mcp.Call, run func(context.Conte
 	}
 	return out
 }
+
+// stoppingText is what a call cancelled by Close answers.
+const stoppingText = "deepseek-web-retrieval gateway: the gateway is stopping, so the call was cancelled; try again"
 
 // refusal carries an outcome that must not be cached through Cache.Do.
 type refusal struct {

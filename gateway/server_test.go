@@ -352,3 +352,40 @@ func TestGatewayRefusalsAreBare(t *testing.T) {
 	require.Contains(t, logs.String(), "tokens file "+file+": line 1: the JSON ends early")
 	require.NotContains(t, logs.String(), "dwr_")
 }
+
+// Close cancels the calls in flight: the member is told at once that the
+// gateway is stopping, and does not wait for DeepSeek's late answer.
+func TestCloseCancelsCalls(t *testing.T) {
+	d := deepseektest.New(t, gwKey)
+	arrived, release := make(chan struct{}), make(chan struct{})
+	d.Fetch = func(w http.ResponseWriter, r *http.Request) {
+		close(arrived)
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}
+	defer close(release)
+	tokens, _, toks := newTokens(t, "alice")
+	r := startReplica(t, d, tokens, nil, nil)
+	cs := r.session(t, toks["alice"])
+	type answer struct {
+		text  string
+		isErr bool
+	}
+	done := make(chan answer, 1)
+	go func() {
+		text, isErr := callText(t, cs, "deepseek_fetch", map[string]any{"url": "https://go.dev/slow"})
+		done <- answer{text, isErr}
+	}()
+	<-arrived
+	r.gw.Close()
+	select {
+	case a := <-done:
+		require.True(t, a.isErr)
+		require.Equal(t, "deepseek-web-retrieval gateway: the gateway is stopping, so the call was cancelled; try again", a.text)
+	case <-time.After(10 * time.Second):
+		t.Fatal("the call was not cancelled")
+	}
+	require.Contains(t, r.audit.String(), `"outcome":"cancelled"`)
+}
