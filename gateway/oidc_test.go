@@ -126,6 +126,8 @@ func TestOIDCSignIn(t *testing.T) {
 	require.Equal(t, `Bearer resource_metadata="`+s.srv.URL+`/.well-known/oauth-protected-resource/mcp"`, resp.Header.Get("WWW-Authenticate"))
 
 	// Sign in, then both tools.
+	t.Logf("401 without a token: WWW-Authenticate: %s", resp.Header.Get("WWW-Authenticate"))
+	t.Logf("metadata: resource %s, authorization_servers %v", meta.Resource, meta.AuthorizationServers)
 	cs := s.signIn(t)
 	for _, call := range []sdk.CallToolParams{
 		{Name: "deepseek_fetch", Arguments: map[string]any{"url": "https://go.dev/doc/effective_go"}},
@@ -136,6 +138,7 @@ func TestOIDCSignIn(t *testing.T) {
 		require.False(t, res.IsError, res.Content[0].(*sdk.TextContent).Text)
 	}
 	require.Contains(t, s.audit.String(), `"member":"alice@example.com"`)
+	t.Logf("signed in; the gateway's audit lines:\n%s", s.audit.String())
 
 	// The static member tokens still work beside sign-in.
 	require.Equal(t, http.StatusOK, s.post(t, carol).StatusCode)

@@ -109,6 +109,7 @@ func TestTraces(t *testing.T) {
 
 	// A retried call, under the client's traceparent from _meta.
 	call("https://go.dev/retried", sdk.Meta{"traceparent": "00-" + parentTrace + "-" + parentSpan + "-01"})
+	t.Logf("the retried call's trace, as the receiver got it:\n%s", tree(recv.Spans(), parentTrace, show...))
 	require.Equal(t, `tools/call deepseek_fetch dwr.member=alice dwr.tool=deepseek_fetch dwr.outcome=ok dwr.cache.source=computed
   cache dwr.cache.source=computed
     deepseek deepseek_fetch dwr.attempt=1 dwr.retry=false http.response.status_code=503 dwr.billed=false

@@ -112,6 +112,7 @@ func TestServeUsageAcrossReplicas(t *testing.T) {
 
 	code, out, errs := runCLI("serve", "usage", "--redis", redis.URL)
 	require.Equal(t, exitOK, code, errs)
+	t.Logf("serve usage --redis URL:\n%s", out)
 	require.Regexp(t, `(?m)^Gateway usage since \d{4}-\d\d-\d\d \(UTC\), by member, from redis:
   member +billed +cached +coalesced +refused +failed
   alice +2 +0 +0 +1 +1
