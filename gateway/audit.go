@@ -97,7 +97,7 @@ func (a *Audit) Log(r Record) error {
 		Status:     r.Status,
 		Bytes:      r.Bytes,
 		Billed:     r.Billed,
-		CacheHit:   r.Cache == Hit,
+		CacheHit:   r.Cache == CacheHit,
 		Coalesced:  r.Cache == Coalesced,
 		DurationMS: r.Duration.Milliseconds(),
 	}

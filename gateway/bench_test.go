@@ -88,7 +88,7 @@ func BenchmarkCacheHit(b *testing.B) {
 			id := []byte("fetch\x00https://go.dev/")
 			c.Set(ctx, id, answer, time.Hour)
 			for b.Loop() {
-				if _, src, err := c.Do(ctx, id, time.Hour, nil); err != nil || src != gateway.Hit {
+				if _, src, err := c.Do(ctx, id, time.Hour, nil); err != nil || src != gateway.CacheHit {
 					b.Fatal(src, err)
 				}
 			}

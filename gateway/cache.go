@@ -76,8 +76,8 @@ type Source int
 const (
 	// Computed: this call ran the work (a DeepSeek request).
 	Computed Source = iota
-	// Hit: the answer was in the cache.
-	Hit
+	// CacheHit: the answer was in the cache.
+	CacheHit
 	// Coalesced: an identical call in flight, on this replica or another,
 	// computed it and this call shared the answer.
 	Coalesced
@@ -85,7 +85,7 @@ const (
 
 func (s Source) String() string {
 	switch s {
-	case Hit:
+	case CacheHit:
 		return "hit"
 	case Coalesced:
 		return "coalesced"
@@ -213,7 +213,7 @@ func (c *Cache) Do(ctx context.Context, identity []byte, ttl time.Duration, work
 	}
 	key := Key(identity)
 	if v, ok := c.Get(ctx, identity); ok {
-		return v, Hit, nil
+		return v, CacheHit, nil
 	}
 	a, started, err := c.flights.Do(ctx, key, func(fctx context.Context) answer {
 		v, src, err := c.run(fctx, key, ttl, work)

@@ -78,7 +78,7 @@ func TestCacheTwentyCallsTwoReplicasOneRequest(t *testing.T) {
 	for _, c := range cs {
 		v, src, err := c.Do(ctx, id, time.Minute, ds.work("other"))
 		require.NoError(t, err)
-		require.Equal(t, gateway.Hit, src)
+		require.Equal(t, gateway.CacheHit, src)
 		require.Equal(t, "answer", string(v))
 	}
 	require.Equal(t, int32(1), ds.calls.Load())
@@ -95,13 +95,13 @@ func TestCacheIdentities(t *testing.T) {
 	}{
 		{"fetch\x00https://go.dev/\x00text", "page text", gateway.Computed},
 		{"fetch\x00https://go.dev/\x00html", "page html", gateway.Computed},
-		{"fetch\x00https://go.dev/\x00text", "unused", gateway.Hit},
+		{"fetch\x00https://go.dev/\x00text", "unused", gateway.CacheHit},
 	}
 	for i, tt := range tests {
 		v, src, err := cs[i%2].Do(ctx, []byte(tt.identity), time.Minute, ds.work(tt.answer))
 		require.NoError(t, err)
 		require.Equal(t, tt.want, src, tt.identity)
-		if tt.want == gateway.Hit {
+		if tt.want == gateway.CacheHit {
 			require.Equal(t, "page text", string(v))
 		} else {
 			require.Equal(t, tt.answer, string(v))
@@ -281,7 +281,7 @@ func TestCacheShortTTL(t *testing.T) {
 		}
 	}
 	ctx := context.Background()
-	for _, want := range []gateway.Source{gateway.Computed, gateway.Hit} {
+	for _, want := range []gateway.Source{gateway.Computed, gateway.CacheHit} {
 		for _, r := range runs {
 			_, src, err := r.c.Do(ctx, []byte(r.name), r.ttl, r.ds.work("a"))
 			require.NoError(t, err)

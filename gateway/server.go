@@ -395,7 +395,7 @@ func (s *Server) around(ctx context.Context, c *mcp.Call, run func(context.Conte
 	s.metrics.Calls.Inc(c.Tool, string(outcome))
 	s.metrics.Latency.Observe(rec.Duration.Seconds(), c.Tool)
 	switch src {
-	case Hit:
+	case CacheHit:
 		s.metrics.CacheHits.Inc(c.Tool)
 	case Coalesced:
 		s.metrics.Coalesced.Inc(c.Tool)

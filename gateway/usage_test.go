@@ -20,7 +20,7 @@ func TestUsageOf(t *testing.T) {
 		want    UsageCounts
 	}{
 		{"ok", Computed, true, UsageCounts{Billed: 1}},
-		{"ok", Hit, false, UsageCounts{Cached: 1}},
+		{"ok", CacheHit, false, UsageCounts{Cached: 1}},
 		{"ok", Coalesced, false, UsageCounts{Coalesced: 1}},
 		{"ok", Computed, false, UsageCounts{Cached: 1}}, // this replica's memory
 		{"quota", Computed, false, UsageCounts{Refused: 1}},
