@@ -11,8 +11,8 @@ import (
 	"unicode/utf8"
 )
 
-// Record is one audit line: one tool call.
-type Record struct {
+// AuditRecord is one audit line: one tool call.
+type AuditRecord struct {
 	// Time is when the call started (written in UTC, RFC 3339 with
 	// milliseconds).
 	Time time.Time
@@ -40,7 +40,7 @@ type Record struct {
 	Duration time.Duration
 }
 
-// auditLine is the JSON shape of a Record; its field order is the line's.
+// auditLine is the JSON shape of an AuditRecord; its field order is the line's.
 type auditLine struct {
 	Time       string `json:"time"`
 	Member     string `json:"member"`
@@ -85,7 +85,7 @@ func NewAudit(w io.Writer, mask func(string) string) *Audit {
 }
 
 // Log writes r as one line.
-func (a *Audit) Log(r Record) error {
+func (a *Audit) Log(r AuditRecord) error {
 	l := auditLine{
 		Time:       r.Time.UTC().Format("2006-01-02T15:04:05.000Z07:00"),
 		Member:     a.field(r.Member),

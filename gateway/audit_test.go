@@ -17,12 +17,12 @@ import (
 func TestAuditLine(t *testing.T) {
 	var buf bytes.Buffer
 	a := gateway.NewAudit(&buf, nil)
-	require.NoError(t, a.Log(gateway.Record{
+	require.NoError(t, a.Log(gateway.AuditRecord{
 		Time: time.Date(2026, 12, 2, 6, 1, 2, 345_000_000, time.FixedZone("CET", 3600)), Member: "alice",
 		Tool: "search", Query: `go "generics" <b>`, Outcome: "ok", Status: 200, Bytes: 5120,
 		Billed: true, Cache: gateway.Computed, Duration: 1234567 * time.Microsecond,
 	}))
-	require.NoError(t, a.Log(gateway.Record{
+	require.NoError(t, a.Log(gateway.AuditRecord{
 		Time: time.Date(2026, 12, 2, 6, 1, 3, 0, time.UTC), Member: "bob", Tool: "fetch",
 		URL: "https://go.dev/", Outcome: "error", Error: "fetch failed: 404", Cache: gateway.Coalesced,
 	}))
@@ -40,14 +40,14 @@ func TestAuditMasksSecrets(t *testing.T) {
 	mask := func(s string) string { return strings.ReplaceAll(red.Mask(s), token, "[token]") }
 	tests := []struct {
 		name string
-		rec  gateway.Record
+		rec  gateway.AuditRecord
 	}{
-		{"key in the query", gateway.Record{Query: "why does " + key + " fail"}},
-		{"key in a URL parameter", gateway.Record{URL: "https://example.com/?api_key=" + key}},
-		{"key percent-encoded in a URL", gateway.Record{URL: "https://example.com/?q=%20" + key}},
-		{"key in the error", gateway.Record{Error: `DeepSeek said: invalid key "` + key + `"`}},
-		{"token in the query", gateway.Record{Query: "Bearer " + token}},
-		{"token as the member", gateway.Record{Member: token}},
+		{"key in the query", gateway.AuditRecord{Query: "why does " + key + " fail"}},
+		{"key in a URL parameter", gateway.AuditRecord{URL: "https://example.com/?api_key=" + key}},
+		{"key percent-encoded in a URL", gateway.AuditRecord{URL: "https://example.com/?q=%20" + key}},
+		{"key in the error", gateway.AuditRecord{Error: `DeepSeek said: invalid key "` + key + `"`}},
+		{"token in the query", gateway.AuditRecord{Query: "Bearer " + token}},
+		{"token as the member", gateway.AuditRecord{Member: token}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -64,7 +64,7 @@ func TestAuditMasksSecrets(t *testing.T) {
 	// Without a mask the same record shows the key: the masking above is
 	// the mask's doing.
 	var buf bytes.Buffer
-	require.NoError(t, gateway.NewAudit(&buf, nil).Log(gateway.Record{Query: key}))
+	require.NoError(t, gateway.NewAudit(&buf, nil).Log(gateway.AuditRecord{Query: key}))
 	require.Contains(t, buf.String(), key)
 }
 
@@ -75,7 +75,7 @@ func TestAuditConcurrent(t *testing.T) {
 	for g := range 8 {
 		wg.Go(func() {
 			for i := range 100 {
-				require.NoError(t, a.Log(gateway.Record{Member: "m", Tool: "fetch", URL: strings.Repeat("x", g*100+i), Outcome: "ok"}))
+				require.NoError(t, a.Log(gateway.AuditRecord{Member: "m", Tool: "fetch", URL: strings.Repeat("x", g*100+i), Outcome: "ok"}))
 			}
 		})
 	}
@@ -106,7 +106,7 @@ func TestAuditTruncatesLongFields(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var buf bytes.Buffer
 			a := gateway.NewAudit(&buf, mask)
-			require.NoError(t, a.Log(gateway.Record{Member: "alice", Tool: "deepseek_search", Query: tc.value, URL: tc.value, Error: tc.value, Outcome: "error"}))
+			require.NoError(t, a.Log(gateway.AuditRecord{Member: "alice", Tool: "deepseek_search", Query: tc.value, URL: tc.value, Error: tc.value, Outcome: "error"}))
 			line := buf.String()
 			require.Equal(t, 1, strings.Count(line, "\n"))
 			var got map[string]any

@@ -142,7 +142,7 @@ func BenchmarkAuthenticate(b *testing.B) {
 // BenchmarkAuditLog: one audit line with a masking func.
 func BenchmarkAuditLog(b *testing.B) {
 	a := gateway.NewAudit(io.Discard, func(s string) string { return s })
-	r := gateway.Record{Time: time.Now(), Member: "alice", Tool: "fetch", URL: "https://go.dev/doc/", Outcome: "ok", Status: 200, Bytes: 4096, Billed: true, Duration: time.Second}
+	r := gateway.AuditRecord{Time: time.Now(), Member: "alice", Tool: "fetch", URL: "https://go.dev/doc/", Outcome: "ok", Status: 200, Bytes: 4096, Billed: true, Duration: time.Second}
 	for b.Loop() {
 		if err := a.Log(r); err != nil {
 			b.Fatal(err)

@@ -38,5 +38,5 @@
 //		if d, err := limiter.WaitRate(ctx, gateway.Search); err != nil || !d.OK() { … }
 //		… the DeepSeek request …
 //	})
-//	audit.Log(gateway.Record{…}); metrics.Calls.Inc(tool, outcome)
+//	audit.Log(gateway.AuditRecord{…}); metrics.Calls.Inc(tool, outcome)
 package gateway

@@ -9,14 +9,14 @@ import (
 	"time"
 )
 
-// Kind names the DeepSeek endpoint a request goes to; the team's rate
-// limits are per kind.
-type Kind string
+// Endpoint names the DeepSeek endpoint a request goes to; the team's rate
+// limits are per endpoint.
+type Endpoint string
 
-// The two kinds of DeepSeek request.
+// The two DeepSeek endpoints.
 const (
-	Search Kind = "search"
-	Fetch  Kind = "fetch"
+	Search Endpoint = "search"
+	Fetch  Endpoint = "fetch"
 )
 
 // Limits are the quotas and rate limits the gateway enforces. The zero
@@ -72,8 +72,8 @@ type Decision struct {
 	Reason Reason
 	// Member is the member the decision is about (empty for TeamBusy).
 	Member string
-	// Kind is the request kind (TeamBusy only).
-	Kind Kind
+	// Endpoint is the request's endpoint (TeamBusy only).
+	Endpoint Endpoint
 	// Limit is the limit that was reached.
 	Limit int
 	// ResetAt is when the quota resets (QuotaSpent only).
@@ -96,7 +96,7 @@ func (d Decision) Text() string {
 			d.Member, d.Limit)
 	case TeamBusy:
 		return fmt.Sprintf("busy: the team is at its limit of %d %s requests per second; retry in %s",
-			d.Limit, kindTitle(d.Kind), roundUp(d.RetryIn))
+			d.Limit, kindTitle(d.Endpoint), roundUp(d.RetryIn))
 	}
 	return ""
 }
@@ -126,7 +126,7 @@ type LimitError struct{ Decision Decision }
 
 func (e *LimitError) Error() string { return e.Decision.Text() }
 
-func kindTitle(k Kind) string {
+func kindTitle(k Endpoint) string {
 	switch k {
 	case Search:
 		return "Search"
@@ -292,7 +292,7 @@ func (l *Limiter) QuotaUsed(ctx context.Context, member string) (int64, error) {
 
 // perSecond is the team's rate for kind, or this replica's share of it
 // while the store stands in for Redis.
-func (l *Limiter) perSecond(kind Kind) int {
+func (l *Limiter) perSecond(kind Endpoint) int {
 	n := l.lim.SearchPerSecond
 	if kind == Fetch {
 		n = l.lim.FetchPerSecond
@@ -311,7 +311,7 @@ const rateWindow = time.Second
 // to DeepSeek (not for answers served from the cache). A refusal's
 // RetryIn is at most a second, whatever the store says: no request stays
 // in the window longer.
-func (l *Limiter) Rate(ctx context.Context, kind Kind) Decision {
+func (l *Limiter) Rate(ctx context.Context, kind Endpoint) Decision {
 	limit := l.perSecond(kind)
 	ok, retry, err := l.store.TakeRate(ctx, "r:"+string(kind), limit, rateWindow)
 	if err != nil {
@@ -319,15 +319,15 @@ func (l *Limiter) Rate(ctx context.Context, kind Kind) Decision {
 		ok = true
 	}
 	if ok {
-		return Decision{Kind: kind}
+		return Decision{Endpoint: kind}
 	}
-	return Decision{Reason: TeamBusy, Kind: kind, Limit: limit, RetryIn: min(max(retry, 0), rateWindow)}
+	return Decision{Reason: TeamBusy, Endpoint: kind, Limit: limit, RetryIn: min(max(retry, 0), rateWindow)}
 }
 
 // WaitRate is [Limiter.Rate] that waits for a slot while the wait fits in
 // Limits.MaxWait (counted in dwr_calls_waiting), then answers "busy" with
 // the time left. It returns ctx's error if ctx ends first.
-func (l *Limiter) WaitRate(ctx context.Context, kind Kind) (Decision, error) {
+func (l *Limiter) WaitRate(ctx context.Context, kind Endpoint) (Decision, error) {
 	deadline := l.opts.Now().Add(l.lim.MaxWait)
 	waiting := false
 	defer func() {

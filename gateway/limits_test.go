@@ -127,7 +127,7 @@ func TestLimiterTeamRate(t *testing.T) {
 	require.True(t, l.Rate(ctx, gateway.Search).OK())
 	require.True(t, l.Rate(ctx, gateway.Fetch).OK(), "Search requests count against Fetch")
 	tests := []struct {
-		kind gateway.Kind
+		kind gateway.Endpoint
 		want string
 	}{
 		{gateway.Search, "busy: the team is at its limit of 2 Search requests per second; retry in 700ms"},
@@ -354,7 +354,7 @@ func TestLimiterDegradedShare(t *testing.T) {
 	f := gateway.NewFallback(primary, gateway.NewMemStore(gateway.MemStoreOptions{}), gateway.FallbackOptions{Logf: t.Logf, RetryAfter: time.Nanosecond})
 	l, err := gateway.NewLimiter(f, gateway.Limits{SearchPerSecond: 10, Replicas: 3}, gateway.LimiterOptions{Logf: t.Logf})
 	require.NoError(t, err)
-	count := func(kind gateway.Kind, n int) int {
+	count := func(kind gateway.Endpoint, n int) int {
 		allowed := 0
 		for range n {
 			if l.Rate(ctx, kind).OK() {

@@ -364,7 +364,7 @@ func (s *Server) around(ctx context.Context, c *mcp.Call, run func(context.Conte
 		defer context.AfterFunc(rq.gone, cancel)()
 	}
 	st := &callState{}
-	rec := Record{Time: start, Member: memberOf(c.Extra), Tool: c.Tool}
+	rec := AuditRecord{Time: start, Member: memberOf(c.Extra), Tool: c.Tool}
 	if c.Valid {
 		rec.Query, rec.URL = c.Op.Query, c.Op.URL
 	}
