@@ -297,7 +297,7 @@ func explicitZero(name string, o Options) error {
 }
 
 func unknownOptionWarning(name string) string {
-	for _, known := range OptionTable {
+	for _, known := range optionTable {
 		if strings.EqualFold(known.Name, name) {
 			return "unknown option " + quoteForMessage(name, 60) + " ignored (did you mean " + strconv.Quote(known.Name) + "?)"
 		}

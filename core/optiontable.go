@@ -1,6 +1,7 @@
 package core
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -19,7 +20,7 @@ const (
 	KindList   OptionKind = "list"   // strings; a flag or variable takes them comma-separated
 )
 
-// OptionSpec declares one option of SPEC §5. [OptionTable] holds them
+// OptionSpec declares one option of SPEC §5. [OptionSpecs] returns them
 // all, and everything that names an option derives from it: the names
 // ParseOptions knows (and its unknown-name warnings), the ranges it
 // checks, the CLI's flags and their DEEPSEEK_WEB_RETRIEVAL_ variables,
@@ -45,8 +46,12 @@ type OptionSpec struct {
 	Messages bool
 }
 
-// OptionTable lists the options in SPEC order.
-var OptionTable = []OptionSpec{
+// OptionSpecs returns the options in SPEC order (a copy: the table is the
+// core's).
+func OptionSpecs() []OptionSpec { return slices.Clone(optionTable) }
+
+// optionTable is the table of SPEC §5's options.
+var optionTable = []OptionSpec{
 	{Name: "search", Kind: KindTier, Default: string(TierPreferred), Arg: "TIER", Usage: "deepseek_search: off, optional, preferred or forced"},
 	{Name: "fetch", Kind: KindTier, Default: string(TierOptional), Arg: "TIER", Usage: "deepseek_fetch: off, optional, preferred or forced"},
 	{Name: "apiKeyEnv", Kind: KindString, Default: DefaultAPIKeyEnv, Arg: "NAME", Usage: "variable holding the key, read at each call"},
@@ -85,7 +90,7 @@ var OptionTable = []OptionSpec{
 
 // LookupOption returns the option named name.
 func LookupOption(name string) (OptionSpec, bool) {
-	for _, s := range OptionTable {
+	for _, s := range optionTable {
 		if s.Name == name {
 			return s, true
 		}

@@ -34,7 +34,7 @@ func jsonNames(t reflect.Type) []string {
 
 func tableNames(keep func(core.OptionSpec) bool) []string {
 	var out []string
-	for _, s := range core.OptionTable {
+	for _, s := range core.OptionSpecs() {
 		if keep(s) {
 			out = append(out, s.Name)
 		}
@@ -50,7 +50,7 @@ func TestOptionTableMatchesOptions(t *testing.T) {
 
 func TestOptionFlagAndEnvNames(t *testing.T) {
 	var flags, envs []string
-	for _, s := range core.OptionTable {
+	for _, s := range core.OptionSpecs() {
 		if !s.NoFlag {
 			flags = append(flags, s.FlagName())
 			envs = append(envs, s.EnvName())
@@ -102,7 +102,7 @@ func sample(s core.OptionSpec) string {
 // number to the table's range: its ends accepted, one past them refused
 // with the range.
 func TestParseOptionsFollowsTheTable(t *testing.T) {
-	for _, s := range core.OptionTable {
+	for _, s := range core.OptionSpecs() {
 		t.Run(s.Name, func(t *testing.T) {
 			_, warns, err := core.ParseOptions([]byte(`{"` + s.Name + `": ` + sample(s) + `}`))
 			require.NoError(t, err)
@@ -153,7 +153,7 @@ func TestREADMEOptionTables(t *testing.T) {
 		}
 	}
 	want := map[string]string{}
-	for _, s := range core.OptionTable {
+	for _, s := range core.OptionSpecs() {
 		want[s.Name] = s.Default
 		if s.Default == "" {
 			want[s.Name] = "—"

@@ -290,9 +290,9 @@ func (h *HistogramVec) write(w *bufio.Writer) {
 	}
 }
 
-// LatencyBuckets are the bounds of dwr_call_duration_seconds: from a
+// latencyBuckets are the bounds of dwr_call_duration_seconds: from a
 // cache hit (milliseconds) to a slow fetch with retries (a minute).
-var LatencyBuckets = []float64{0.005, 0.025, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60}
+var latencyBuckets = []float64{0.005, 0.025, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60}
 
 // Metrics are the gateway's metrics, registered in one [Registry].
 type Metrics struct {
@@ -328,7 +328,7 @@ func NewMetrics() *Metrics {
 		BilledRequests:   r.NewCounter("dwr_deepseek_billed_requests_total", "Requests DeepSeek bills, by tool.", "tool"),
 		CacheHits:        r.NewCounter("dwr_cache_hits_total", "Calls answered from the cache, by tool.", "tool"),
 		Coalesced:        r.NewCounter("dwr_coalesced_calls_total", "Calls that shared the answer of an identical call in flight, by tool.", "tool"),
-		Latency:          r.NewHistogram("dwr_call_duration_seconds", "Duration of tool calls in seconds, by tool.", LatencyBuckets, "tool"),
+		Latency:          r.NewHistogram("dwr_call_duration_seconds", "Duration of tool calls in seconds, by tool.", latencyBuckets, "tool"),
 		Waiting:          r.NewGauge("dwr_calls_waiting", "Calls waiting for a team rate slot."),
 	}
 	m.RedisFallbacks = r.NewCounter("dwr_redis_fallbacks_total", "Store operations served in process because Redis failed.").With()

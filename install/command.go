@@ -21,7 +21,7 @@ func OptionFlags(o Options) []string {
 	raw, _ := json.Marshal(o)
 	var m map[string]any
 	_ = json.Unmarshal(raw, &m)
-	for _, name := range OptionNames {
+	for _, name := range optionNames {
 		v, ok := m[name]
 		if !ok {
 			continue

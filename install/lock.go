@@ -14,8 +14,8 @@ import (
 // lock on the same directory for longer than the wait.
 var ErrLocked = errors.New("another deepseek-web-retrieval init or uninstall is running")
 
-// LockWait is how long Lock waits for another run to finish.
-var LockWait = 30 * time.Second
+// lockWait is how long Lock waits for another run to finish.
+var lockWait = 30 * time.Second
 
 // Lock takes the exclusive lock of the config directory dir for a whole
 // plan and apply, and returns the function that releases it. The lock is
@@ -24,16 +24,16 @@ var LockWait = 30 * time.Second
 // under the system's temporary directory: the kernel drops it when the
 // process ends, so a crash never leaves a stale lock, and nothing is
 // created in the config directory itself. A run that finds the lock held
-// waits up to LockWait, then fails with ErrLocked.
+// waits up to lockWait, then fails with ErrLocked.
 func Lock(dir string) (unlock func(), err error) {
 	base, err := lockDir()
 	if err != nil {
 		return nil, fmt.Errorf("lock: %w", err)
 	}
 	name := filepath.Join(base, SHA([]byte(filepath.Clean(dir)))[:24]+".lock")
-	unlock, err = filelock.Lock(name, LockWait)
+	unlock, err = filelock.Lock(name, lockWait)
 	if errors.Is(err, filelock.ErrHeld) {
-		return nil, fmt.Errorf("%w on %s (waited %s); wait for it to finish, then run the command again", ErrLocked, dir, LockWait)
+		return nil, fmt.Errorf("%w on %s (waited %s); wait for it to finish, then run the command again", ErrLocked, dir, lockWait)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("lock: %w", err)

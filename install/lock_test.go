@@ -36,11 +36,12 @@ func TestLockReleasedWhenHolderDies(t *testing.T) {
 	line, err := bufio.NewReader(out).ReadString('\n')
 	require.NoError(t, err)
 	require.Equal(t, "locked\n", line)
-	old := LockWait
-	LockWait = 0
-	t.Cleanup(func() { LockWait = old })
+	old := lockWait
+	lockWait = 0
+	t.Cleanup(func() { lockWait = old })
 	_, err = Lock(dir)
 	require.ErrorIs(t, err, ErrLocked)
+	require.Contains(t, err.Error(), "another deepseek-web-retrieval init or uninstall is running on "+dir)
 	require.NoError(t, cmd.Process.Kill())
 	_ = cmd.Wait()
 	unlock, err := Lock(dir)
@@ -52,9 +53,9 @@ func TestLockReleasedWhenHolderDies(t *testing.T) {
 // until released, and reports no recovery when no run was interrupted.
 func TestLockRunHoldsEveryLock(t *testing.T) {
 	state, a, b := t.TempDir(), t.TempDir(), t.TempDir()
-	old := LockWait
-	LockWait = 0
-	t.Cleanup(func() { LockWait = old })
+	old := lockWait
+	lockWait = 0
+	t.Cleanup(func() { lockWait = old })
 	release, _, found, err := LockRun(state, []string{b, "", a, b})
 	require.NoError(t, err)
 	require.False(t, found, "nothing to recover in a fresh state directory")

@@ -114,11 +114,11 @@ type OptionError struct {
 
 func (e *OptionError) Error() string { return fmt.Sprintf("invalid %s: %s", e.Option, e.Msg) }
 
-// OptionNames lists the options init writes (their SPEC §5 names), in
-// SPEC order: core.OptionTable's but apiKey, which init never writes.
-var OptionNames = func() []string {
+// optionNames lists the options init writes (their SPEC §5 names), in
+// SPEC order: core.OptionSpecs()'s but apiKey, which init never writes.
+var optionNames = func() []string {
 	var out []string
-	for _, s := range core.OptionTable {
+	for _, s := range core.OptionSpecs() {
 		if !s.NoFlag {
 			out = append(out, s.Name)
 		}
@@ -136,7 +136,7 @@ func Validate(o Options) error {
 	if err := json.Unmarshal(Marshal(o, "", "", true), &raw); err != nil {
 		return err
 	}
-	for _, k := range OptionNames {
+	for _, k := range optionNames {
 		v, ok := raw[k]
 		if !ok {
 			continue

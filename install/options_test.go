@@ -37,7 +37,7 @@ func TestOptionsInStepWithCore(t *testing.T) {
 		}
 	}
 	require.Equal(t, coreNames, jsonNames(reflect.TypeOf(Options{})), "install.Options against core.Options")
-	require.Equal(t, coreNames, OptionNames, "OptionNames against core.Options")
+	require.Equal(t, coreNames, optionNames, "optionNames against core.Options")
 }
 
 func TestParseScope(t *testing.T) {

@@ -11,7 +11,7 @@ import (
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
 )
 
-// bindOptionFlags registers one flag per option of core.OptionTable but
+// bindOptionFlags registers one flag per option of core.OptionSpecs but
 // apiKey (no literal key on a command line), named in kebab-case
 // (OptionSpec.FlagName), filling the field of o with the option's JSON
 // name. A flag left out leaves its field unset, so the option's default
@@ -23,7 +23,7 @@ func bindOptionFlags(fl *flag.FlagSet, o *install.Options) {
 		name, _, _ := strings.Cut(v.Type().Field(i).Tag.Get("json"), ",")
 		fields[name] = v.Field(i)
 	}
-	for _, s := range core.OptionTable {
+	for _, s := range core.OptionSpecs() {
 		if s.NoFlag {
 			continue
 		}
@@ -57,7 +57,7 @@ func bindOptionFlags(fl *flag.FlagSet, o *install.Options) {
 func optionEnv(fl *flag.FlagSet, getenv func(string) string) error {
 	given := map[string]bool{}
 	fl.Visit(func(f *flag.Flag) { given[f.Name] = true })
-	for _, s := range core.OptionTable {
+	for _, s := range core.OptionSpecs() {
 		if s.NoFlag || given[s.FlagName()] {
 			continue
 		}
@@ -82,10 +82,10 @@ func optionFlag(name string) string {
 }
 
 // optionUsage is the usage text of the named options' flags (every flag
-// option when none is named), one line each, from core.OptionTable.
+// option when none is named), one line each, from core.OptionSpecs.
 func optionUsage(names ...string) string {
 	var b strings.Builder
-	for _, s := range core.OptionTable {
+	for _, s := range core.OptionSpecs() {
 		if s.NoFlag || (len(names) > 0 && !slices.Contains(names, s.Name)) {
 			continue
 		}

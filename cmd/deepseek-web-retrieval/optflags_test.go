@@ -27,7 +27,7 @@ func flagSample(s core.OptionSpec) string {
 	return "x"
 }
 
-// The flags are core.OptionTable's: one per option but apiKey, named
+// The flags are core.OptionSpecs's: one per option but apiKey, named
 // FlagName, each filling the option of that name (its JSON name in
 // install.Options), and no other.
 func TestOptionFlagsAreTheTables(t *testing.T) {
@@ -37,7 +37,7 @@ func TestOptionFlagsAreTheTables(t *testing.T) {
 	var got []string
 	fl.VisitAll(func(f *flag.Flag) { got = append(got, f.Name) })
 	var want []string
-	for _, s := range core.OptionTable {
+	for _, s := range core.OptionSpecs() {
 		if s.NoFlag {
 			continue
 		}
