@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -136,7 +137,9 @@ func (l *stringList) Set(v string) error {
 	return nil
 }
 
-// runServe is the serve command.
+// runServe is the serve command: parseServe reads and checks the flags,
+// newGateway opens what the gateway uses, and serve runs it until a
+// signal.
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "token" {
 		return runToken(args[1:], stdout, stderr)
@@ -147,11 +150,50 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	early := httpdriver.NewMaskingWriter(stderr, os.Getenv(core.DefaultAPIKeyEnv))
 	defer early.Flush()
 	stderr = early
+	sc, code, ok := parseServe(args, stdout, stderr)
+	if !ok {
+		return code
+	}
+	key := sc.cfg.ResolveKey(os.Getenv)
+	masked := httpdriver.NewMaskingWriter(stderr, key)
+	defer masked.Flush()
+	stderr = masked
+	httpdriver.RouteStandardLogger(masked)
+	logf := func(format string, args ...any) {
+		fmt.Fprintf(stderr, "deepseek-web-retrieval serve: "+format+"\n", args...)
+	}
+	for _, w := range sc.warnings {
+		logf("warning: %s", w)
+	}
+	if key == "" {
+		logf("warning: $%s is not set: every call will fail until the gateway runs with the key", sc.cfg.APIKeyEnv)
+	}
+	gw, closeAll, code, ok := newGateway(ctx, sc, key, logf, stdout, stderr)
+	if !ok {
+		return code
+	}
+	defer closeAll()
+	return serve(ctx, sc, gw, logf)
+}
+
+// serveConfig is serve's flags, checked, with the tools' configuration.
+type serveConfig struct {
+	serveFlags
+	cfg      *core.Config
+	warnings []string
+	// signIn is set with --oidc-issuer.
+	signIn *gateway.OIDC
+}
+
+// parseServe reads serve's flags and the DEEPSEEK_WEB_RETRIEVAL_
+// variables and checks them; when ok is false the command ends with code
+// (the reason was printed).
+func parseServe(args []string, stdout, stderr io.Writer) (sc serveConfig, code int, ok bool) {
 	fl := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fl.SetOutput(io.Discard)
 	var o install.Options
 	bindOptionFlags(fl, &o)
-	var sf serveFlags
+	sf := &sc.serveFlags
 	fl.StringVar(&sf.listen, "listen", "127.0.0.1:8787", "")
 	fl.StringVar(&sf.tokens, "tokens", "", "")
 	fl.StringVar(&sf.redis, "redis", "", "")
@@ -171,15 +213,16 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fl.IntVar(&sf.searchRPS, "search-rps", 0, "")
 	fl.IntVar(&sf.fetchRPS, "fetch-rps", 0, "")
 	fl.DurationVar(&sf.shutdown, "shutdown-timeout", 10*time.Second, "")
+	usage := func(msg string) (serveConfig, int, bool) { return sc, usageErr(stderr, "serve", msg), false }
 	positional, code, done := parseInterspersed(fl, args, serveUsage, stdout, stderr)
 	if done {
-		return code
+		return sc, code, false
 	}
 	if len(positional) > 0 {
-		return usageErr(stderr, "serve", fmt.Sprintf("unexpected argument %q", positional[0]))
+		return usage(fmt.Sprintf("unexpected argument %q", positional[0]))
 	}
 	if _, err := optionsFromEnv(fl, os.Environ(), stderr); err != nil {
-		return usageErr(stderr, "serve", err.Error())
+		return usage(err.Error())
 	}
 	// A gateway runs many members' calls at once: with the mcp command's
 	// defaults (16 calls, 64 MiB held, about 10 MiB reserved per call) a
@@ -190,80 +233,90 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if o.MaxHeldMB == nil {
 		o.MaxHeldMB = new(serveMaxHeldMB)
 	}
-	cfg, warnings, err := newConfig(o)
-	if err != nil {
-		return usageErr(stderr, "serve", flagError(err).Error())
+	var err error
+	if sc.cfg, sc.warnings, err = newConfig(o); err != nil {
+		return usage(flagError(err).Error())
 	}
 	if err := checkListen(sf.listen, sf.tokens != "" || sf.oidcIssuer != ""); err != nil {
-		return usageErr(stderr, "serve", err.Error())
+		return usage(err.Error())
 	}
-	var signIn *gateway.OIDC
-	if sf.oidcIssuer != "" || sf.audience != "" {
-		if sf.oidcIssuer == "" || sf.audience == "" {
-			return usageErr(stderr, "serve", "--oidc-issuer and --audience go together: the provider members sign in with, and this gateway's public URL its tokens must name (https://gw.example.com/mcp)")
-		}
-		o := gateway.OIDCOptions{Issuer: sf.oidcIssuer, Audience: sf.audience, MemberClaim: sf.memberClaim, GroupClaim: sf.groupClaim}
-		if (sf.groupClaim == "") != (sf.classes == "") {
-			return usageErr(stderr, "serve", "--group-claim and --classes go together: the claim that lists a member's groups, and the file that maps groups to quota classes")
-		}
-		if sf.classes != "" {
-			if o.Classes, err = gateway.LoadClasses(sf.classes); err != nil {
-				return usageErr(stderr, "serve", "--classes: "+err.Error())
-			}
-		}
-		if signIn, err = gateway.NewOIDC(o); err != nil {
-			return usageErr(stderr, "serve", err.Error())
-		}
-	} else if sf.groupClaim != "" || sf.classes != "" {
-		return usageErr(stderr, "serve", "--group-claim and --classes apply to members signed in with --oidc-issuer")
+	if sc.signIn, err = sf.oidc(); err != nil {
+		return usage(err.Error())
 	}
 	if sf.replicas < 1 || sf.perDay < 0 || sf.inFlight < 0 || sf.searchRPS < 0 || sf.fetchRPS < 0 || sf.maxConns < 0 || sf.shutdown <= 0 {
-		return usageErr(stderr, "serve", "--replicas is at least 1; --per-day, --in-flight, --search-rps, --fetch-rps and --max-conns are 0 (the default) or more; --shutdown-timeout is positive")
+		return usage("--replicas is at least 1; --per-day, --in-flight, --search-rps, --fetch-rps and --max-conns are 0 (the default) or more; --shutdown-timeout is positive")
 	}
+	return sc, exitOK, true
+}
 
-	key := cfg.ResolveKey(os.Getenv)
-	masked := httpdriver.NewMaskingWriter(stderr, key)
-	defer masked.Flush()
-	stderr = masked
-	httpdriver.RouteStandardLogger(masked)
-	logf := func(format string, args ...any) {
-		fmt.Fprintf(stderr, "deepseek-web-retrieval serve: "+format+"\n", args...)
+// oidc is the sign-in the flags ask for: nil without --oidc-issuer.
+func (sf *serveFlags) oidc() (*gateway.OIDC, error) {
+	if sf.oidcIssuer == "" && sf.audience == "" {
+		if sf.groupClaim != "" || sf.classes != "" {
+			return nil, errors.New("--group-claim and --classes apply to members signed in with --oidc-issuer")
+		}
+		return nil, nil
 	}
-	for _, w := range warnings {
-		logf("warning: %s", w)
+	if sf.oidcIssuer == "" || sf.audience == "" {
+		return nil, errors.New("--oidc-issuer and --audience go together: the provider members sign in with, and this gateway's public URL its tokens must name (https://gw.example.com/mcp)")
 	}
-	if key == "" {
-		logf("warning: $%s is not set: every call will fail until the gateway runs with the key", cfg.APIKeyEnv)
+	if (sf.groupClaim == "") != (sf.classes == "") {
+		return nil, errors.New("--group-claim and --classes go together: the claim that lists a member's groups, and the file that maps groups to quota classes")
 	}
+	o := gateway.OIDCOptions{Issuer: sf.oidcIssuer, Audience: sf.audience, MemberClaim: sf.memberClaim, GroupClaim: sf.groupClaim}
+	if sf.classes != "" {
+		var err error
+		if o.Classes, err = gateway.LoadClasses(sf.classes); err != nil {
+			return nil, errors.New("--classes: " + err.Error())
+		}
+	}
+	return gateway.NewOIDC(o)
+}
 
+// newGateway opens what the gateway uses (tokens, Redis or the machine's
+// shared database, the audit file, traces) and makes it; closeAll closes
+// them. When ok is false the command ends with code (the reason was
+// printed).
+func newGateway(ctx context.Context, sc serveConfig, key string, logf func(string, ...any), stdout, stderr io.Writer) (gw *gateway.Server, closeAll func(), code int, ok bool) {
+	var closers []func()
+	closeAll = func() {
+		for i := len(closers) - 1; i >= 0; i-- {
+			closers[i]()
+		}
+	}
+	fail := func(code int) (*gateway.Server, func(), int, bool) {
+		closeAll()
+		return nil, func() {}, code, false
+	}
+	cfg := sc.cfg
 	so := gateway.ServerOptions{
 		MCP:          mcp.Options{Config: cfg, Version: versionString()},
-		AllowOrigins: sf.origins,
-		PublicURLs:   sf.publicURLs,
-		Limits:       gateway.Limits{PerDay: sf.perDay, InFlight: sf.inFlight, SearchPerSecond: sf.searchRPS, FetchPerSecond: sf.fetchRPS, Replicas: sf.replicas},
+		AllowOrigins: sc.origins,
+		PublicURLs:   sc.publicURLs,
+		Limits:       gateway.Limits{PerDay: sc.perDay, InFlight: sc.inFlight, SearchPerSecond: sc.searchRPS, FetchPerSecond: sc.fetchRPS, Replicas: sc.replicas},
 		CacheTTL:     time.Duration(cfg.CacheTTLMinutes) * time.Minute,
 		Metrics:      gateway.NewMetrics(),
 		Logf:         logf,
-		OIDC:         signIn,
+		OIDC:         sc.signIn,
 	}
-	tr, stopTracing, err := tracing(ctx, os.Getenv, sf.traceContent)
+	tr, stopTracing, err := tracing(ctx, os.Getenv, sc.traceContent)
 	if err != nil {
-		return usageErr(stderr, "serve", err.Error())
+		return fail(usageErr(stderr, "serve", err.Error()))
 	}
-	defer stopTracing()
+	closers = append(closers, stopTracing)
 	so.Tracing = tr
-	if sf.tokens != "" {
-		if so.Tokens, err = gateway.OpenTokens(sf.tokens, logf); err != nil {
+	if sc.tokens != "" {
+		if so.Tokens, err = gateway.OpenTokens(sc.tokens, logf); err != nil {
 			logf("%v", err)
-			return exitFailed
+			return fail(exitFailed)
 		}
 	}
-	if sf.redis != "" {
-		r, err := gateway.OpenRedis(sf.redis, gateway.RedisOptions{Logf: logf})
+	if sc.redis != "" {
+		r, err := gateway.OpenRedis(sc.redis, gateway.RedisOptions{Logf: logf})
 		if err != nil {
-			return usageErr(stderr, "serve", "--redis: "+err.Error())
+			return fail(usageErr(stderr, "serve", "--redis: "+err.Error()))
 		}
-		defer r.Close()
+		closers = append(closers, func() { r.Close() })
 		pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 		if err := r.Ping(pctx); err != nil {
 			logf("warning: Redis does not answer yet (%v); serving from this replica's memory until it does", err)
@@ -276,49 +329,64 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		// shared cache, across restarts, and its requests are in the
 		// machine's ledger, under its daily budget.
 		sh := openShared(cfg, "serve", stderr)
-		defer sh.db.Close()
+		closers = append(closers, func() { sh.db.Close() })
 		so.MCP.Shared, so.MCP.Ledger = sh.cache, sh.ledger
 		if sh.db != nil {
 			so.Usage = gateway.NewLocalUsage(sh.db)
 		}
 	}
 	mask := core.NewRedactor(key).Mask
-	switch sf.audit {
+	switch sc.audit {
 	case "off":
 	case "-":
 		so.Audit = gateway.NewAudit(stdout, mask)
 	default:
-		f, err := os.OpenFile(sf.audit, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		f, err := os.OpenFile(sc.audit, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 		if err != nil {
 			logf("--audit: %v", err)
-			return exitFailed
+			return fail(exitFailed)
 		}
-		defer f.Close()
+		closers = append(closers, func() { f.Close() })
 		so.Audit = gateway.NewAudit(f, mask)
 	}
-	gw, err := gateway.NewServer(so)
-	if err != nil {
-		return usageErr(stderr, "serve", err.Error())
+	if gw, err = gateway.NewServer(so); err != nil {
+		return fail(usageErr(stderr, "serve", err.Error()))
 	}
-	ln, err := net.Listen("tcp", sf.listen)
+	closers = append(closers, gw.Close)
+	return gw, closeAll, exitOK, true
+}
+
+// serve listens and serves gw until a signal, then shuts down.
+func serve(ctx context.Context, sc serveConfig, gw *gateway.Server, logf func(string, ...any)) int {
+	ln, err := net.Listen("tcp", sc.listen)
 	if err != nil {
 		logf("%v", err)
 		return exitFailed
 	}
-	setMemoryLimit(cfg, os.Getenv)
+	setMemoryLimit(sc.cfg, os.Getenv)
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	who := "members with a token from " + sf.tokens
-	if sf.tokens == "" {
-		who = "everyone on this machine, as the member \"local\""
-	}
-	logf("serving %s at http://%s/mcp to %s; the key is read from $%s", describe(cfg), ln.Addr(), who, cfg.APIKeyEnv)
-	defer gw.Close()
-	if err := gw.Serve(ctx, ln, gateway.ServeOptions{MaxConns: sf.maxConns, ShutdownTimeout: sf.shutdown}); err != nil {
+	logf("serving %s at http://%s/mcp to %s; the key is read from $%s", describe(sc.cfg), ln.Addr(), sc.who(), sc.cfg.APIKeyEnv)
+	if err := gw.Serve(ctx, ln, gateway.ServeOptions{MaxConns: sc.maxConns, ShutdownTimeout: sc.shutdown}); err != nil {
 		logf("%v", err)
 		return exitFailed
 	}
 	return exitOK
+}
+
+// who says whom the gateway serves, for its start line.
+func (sf *serveFlags) who() string {
+	var parts []string
+	if sf.tokens != "" {
+		parts = append(parts, "members with a token from "+sf.tokens)
+	}
+	if sf.oidcIssuer != "" {
+		parts = append(parts, "members signed in through "+sf.oidcIssuer)
+	}
+	if len(parts) == 0 {
+		return "everyone on this machine, as the member \"local\""
+	}
+	return strings.Join(parts, " and ")
 }
 
 // checkListen refuses a listen address beyond loopback without tokens:
