@@ -196,8 +196,8 @@ type handler struct {
 	driver *httpdriver.Driver
 	// stop, when set, cancels every call when it closes (the SDK waits
 	// for calls in flight before it closes a session): Serve's context.
-	stop <-chan struct{}
-	around   func(context.Context, *Call, func(context.Context) Outcome) Outcome
+	stop   <-chan struct{}
+	around func(context.Context, *Call, func(context.Context) Outcome) Outcome
 }
 
 // config is o.Config, or core.NewConfig's defaults when it is nil.

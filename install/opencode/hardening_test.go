@@ -205,7 +205,6 @@ func TestConcurrentInitsLeaveOneConsistentInstall(t *testing.T) {
 	}
 }
 
-
 // The vendored directory is built aside and renamed into place,
 // and a failed apply removes only what this run wrote.
 func TestVendoredTreeIsRenamedIntoPlaceAndRollbackIsOwnOnly(t *testing.T) {
