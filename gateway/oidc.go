@@ -153,6 +153,9 @@ func (v *OIDC) verify(ctx context.Context, token string) (member string, expires
 	}
 	t, err := verifier.Verify(oidc.ClientContext(ctx, v.o.Client), token)
 	if err != nil {
+		// go-oidc v3.21.0 (oidc/jwks.go) says "fetching keys …" when the
+		// key set could not be read, and flattens the error on the way
+		// out (verify.go uses %v): the text is all there is to go by.
 		if strings.Contains(err.Error(), "fetching keys") {
 			return "", time.Time{}, nil, fmt.Errorf("%w: %v", ErrProvider, err)
 		}
