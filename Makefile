@@ -134,8 +134,8 @@ BENCHGO   := $(GO) test -run='^$$' -benchmem -benchtime=$(BENCHTIME)
 bench: build wazero
 	@echo "== module size: plugin/core.wasm"
 	@echo "raw $$(wc -c < $(WASM)) bytes, gzip -9 $$(gzip -9 -c $(WASM) | wc -c) bytes"
-	@echo "== engine, natively: core/, opencode/, wasm/abi/"
-	$(BENCHGO) -bench=. ./core/... ./opencode/ ./wasm/abi/
+	@echo "== engine, natively: core/, internal/opencode/, internal/abi/"
+	$(BENCHGO) -bench=. ./core/... ./internal/opencode/ ./internal/abi/
 	@echo "== inside the module: allocations per step (wasm/, under wazero)"
 	GOOS=wasip1 GOARCH=wasm $(BENCHGO) -bench=. -exec "$(CURDIR)/bin/wazero run" ./wasm/
 	@echo "== the module under wazero: size, start, steps, end to end (tests/)"
@@ -144,8 +144,8 @@ bench: build wazero
 	$(GO) test -run='^$$' -benchtime=1x -bench='BenchmarkMemory$$|PagingMemory|WorstBodies' ./tests/
 	@echo "== the MCP server: start, per-call overhead, memory, shutdown (cmd/)"
 	$(BENCHGO) -bench=. ./cmd/...
-	@echo "== the shared cache: first open, new file and existing (diskcache/)"
-	$(BENCHGO) -bench=. ./diskcache/
+	@echo "== the shared cache: first open, new file and existing (internal/diskcache/)"
+	$(BENCHGO) -bench=. ./internal/diskcache/
 	@echo "== the plugin under Node and Bun (tests/js)"
 	cd $(JSDIR) && $(BENCHJS) npm run bench
 	$(MAKE) bench-load

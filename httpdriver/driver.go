@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
-	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/diskcache"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/diskcache"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/flight"
-	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/ledger"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/ledger"
 )
 
 // Driver runs operations on one engine for a native host that serves many

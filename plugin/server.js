@@ -115,7 +115,7 @@ let moduleHash = null
 /**
  * The stamp a stored plan must carry to be used here: the format, the host, the hash of
  * the core.wasm shipped beside this file and of the options' JSON text exactly as the
- * module is sent it. `init` writes it into plan.json (install/opencode StoredPlan and
+ * module is sent it. `init` writes it into plan.json (internal/install/opencodehost StoredPlan and
  * OptionsDigest), this file into the plan cache.
  */
 function stampFor(host, options) {

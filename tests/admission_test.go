@@ -7,7 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/wasm/abi"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/abi"
 )
 
 // The plugin's module bounds the calls it runs at once: beyond maxCalls a

@@ -8,7 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/wasm/abi"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/abi"
 )
 
 // A tool call of several queries or pages runs as a batch of parts, each

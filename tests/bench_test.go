@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/tetratelabs/wazero"
 
-	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/wasm/abi"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/abi"
 )
 
 // Targets (make bench prints the figures; see wasm/RATIONALE.md): module

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/wasm/abi"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/abi"
 	"github.com/stretchr/testify/require"
 )
 

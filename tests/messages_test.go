@@ -11,9 +11,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/opencode"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/abi"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/opencode"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/tool"
-	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/wasm/abi"
 )
 
 // messagesFixture is a recorded-shape Messages response from core's testdata.

@@ -9,8 +9,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/opencode"
-	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/wasm/abi"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/abi"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/opencode"
 )
 
 var tiers = []string{"off", "optional", "preferred", "forced"}

@@ -7,8 +7,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/abi"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/tool"
-	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/wasm/abi"
 )
 
 // searchBody is a DeepSeek search response exercising SPEC §2.4–2.6:

@@ -11,8 +11,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/abi"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/tool"
-	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/wasm/abi"
 )
 
 const okSearch = `{"results":[{"url":"https://go.dev/","title":"Go","summary":"The Go language."}]}`

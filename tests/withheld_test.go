@@ -5,8 +5,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/opencode"
-	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/wasm/abi"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/abi"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/opencode"
 )
 
 // OpenCode 2.x shows the model a websearch provider's results and nothing

@@ -11,7 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/wasm/abi"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/abi"
 )
 
 // Targets for the worst 5 MiB bodies, printed by

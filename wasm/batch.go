@@ -4,8 +4,8 @@ package main
 
 import (
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/abi"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/tool"
-	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/wasm/abi"
 )
 
 // A tool call of several queries or pages ("queries", "urls") runs as a

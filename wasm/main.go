@@ -8,9 +8,9 @@ import (
 	"unsafe"
 
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
-	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/opencode"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/abi"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/opencode"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/tool"
-	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/wasm/abi"
 )
 
 // main never runs in a reactor; _initialize sets up the runtime.

@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
-	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
-	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install/hosts"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/install"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/install/hosts"
 )
 
 func doctorUsage(w io.Writer) {

@@ -17,8 +17,8 @@ import (
 	"time"
 
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
-	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
-	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install/hosts"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/install"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/install/hosts"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/plugin"
 )
 

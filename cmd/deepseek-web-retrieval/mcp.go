@@ -1,7 +1,7 @@
 package main
 
 import (
-	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/install"
 
 	"context"
 	"errors"
@@ -17,7 +17,7 @@ import (
 
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/httpdriver"
-	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/mcp"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/mcp"
 )
 
 // envPrefix starts the environment variables that set the MCP server's

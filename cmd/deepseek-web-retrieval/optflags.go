@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
-	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/install"
 )
 
 // bindOptionFlags registers one flag per option of core.OptionSpecs but

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
-	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/install"
 )
 
 // flagSample is a valid flag value for an option of kind k.

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
-	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/install"
 )
 
 func TestDefaultPluginSource(t *testing.T) {

@@ -1,7 +1,7 @@
 package main
 
 import (
-	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/install"
 
 	"context"
 	"encoding/json"
@@ -15,7 +15,7 @@ import (
 
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/httpdriver"
-	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/ledger"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/ledger"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/tool"
 )
 

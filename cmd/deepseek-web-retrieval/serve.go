@@ -14,10 +14,10 @@ import (
 	"time"
 
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
-	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/gateway"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/httpdriver"
-	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
-	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/mcp"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/gateway"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/install"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/mcp"
 )
 
 func serveUsage(w io.Writer) {

@@ -9,9 +9,9 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/gateway"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/gateway"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/ledger"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/localdb"
-	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/ledger"
 )
 
 func serveUsageUsage(w io.Writer) {

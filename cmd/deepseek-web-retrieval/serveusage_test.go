@@ -13,8 +13,8 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 
-	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/gateway/redistest"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/deepseektest"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/gateway/redistest"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/syncbuf"
 )
 

@@ -14,12 +14,12 @@ import (
 	"time"
 
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
-	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/diskcache"
-	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/gateway"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/httpdriver"
-	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/install"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/diskcache"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/gateway"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/install"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/ledger"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/localdb"
-	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/ledger"
 )
 
 // shared is the machine's shared database with the cache and ledger cfg

@@ -18,8 +18,8 @@ import (
 
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/deepseektest"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/ledger"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/localdb"
-	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/ledger"
 )
 
 // sharedHome is an environment whose HOME (and so the shared database,

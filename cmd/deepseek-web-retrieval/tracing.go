@@ -11,7 +11,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
-	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/gateway"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/gateway"
 )
 
 // tracing returns serve's OpenTelemetry tracing as the standard variables

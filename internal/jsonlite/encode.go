@@ -1,5 +1,5 @@
 // Package jsonlite reads and writes JSON by hand, without encoding/json:
-// the module (wasm/, wasm/abi, opencode/) uses it so that neither
+// the module (wasm/, internal/abi, internal/opencode) uses it so that neither
 // encoding/json nor the reflection it brings is linked in. What it writes
 // is byte for byte what json.Marshal writes for the same values, and what
 // it reads it accepts exactly as json.Unmarshal would; the fuzz targets

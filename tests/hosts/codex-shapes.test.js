@@ -3,7 +3,7 @@
 // `codex mcp list --json` must list our server with the right command (and the user's own
 // servers as before), then `uninstall --yes` must give back the original bytes. The shapes the
 // installer refuses are refused with the file, the line and the shape, and left untouched.
-// The same shapes, in more file styles, run in-process in install/mcphosts/codex_shapes_test.go.
+// The same shapes, in more file styles, run in-process in internal/install/mcphosts/codex_shapes_test.go.
 import assert from "node:assert/strict"
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"

@@ -1,5 +1,5 @@
 // Config shapes in the real hosts: for a representative subset of the shape corpus
-// (install/mcphosts/shapes_test.go), `init` edits a config written in that shape, the host's
+// (internal/install/mcphosts/shapes_test.go), `init` edits a config written in that shape, the host's
 // own listing (`claude mcp list`, `gemini mcp list`) shows our server connected, and
 // `uninstall` gives back the original bytes. The Go corpus proves every shape against an
 // independent JSON reader; this proves the hosts themselves read what init writes.

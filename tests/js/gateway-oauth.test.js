@@ -2,7 +2,7 @@
 // gateway runs with --oidc-issuer pointing at a real OpenID provider (internal/oidctest, the
 // zitadel/oidc op package, approving at once), and the client finds it through the
 // gateway's protected-resource metadata, runs the authorization code flow with PKCE, and
-// calls both tools with the token. The same flow as the Go SDK's in gateway/oidc_test.go.
+// calls both tools with the token. The same flow as the Go SDK's in internal/gateway/oidc_test.go.
 import { after, before, test } from "node:test"
 import assert from "node:assert/strict"
 import { execFileSync, spawn } from "node:child_process"

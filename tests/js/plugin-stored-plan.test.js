@@ -228,7 +228,7 @@ test("a different core.wasm beside the plan (same plan file): the module makes t
   assert.equal((await host.runTool("deepseek_fetch", { url: "https://go.dev/doc/" })).status, "completed")
 })
 
-test("the options digest: the SHA-256 of the options' JSON text as the module is sent it (same vectors as install/opencode's Go test)", T, async () => {
+test("the options digest: the SHA-256 of the options' JSON text as the module is sent it (same vectors as internal/install/opencodehost's Go test)", T, async () => {
   // The plugin hashes JSON.stringify(options), the text its envelopes carry; init hashes the
   // options as it wrote them into the config entry, compacted. Neither sorts anything.
   const dir = join(root, "digest")

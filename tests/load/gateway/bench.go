@@ -20,8 +20,8 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/gateway"
-	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/gateway/redistest"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/gateway"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/gateway/redistest"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/tests/load/internal/peak"
 )
 
