@@ -129,74 +129,77 @@ type Result struct {
 	Fetch  *FetchResult
 }
 
-// SearchResult is the processed answer to a search.
+// SearchResult is the processed answer to a search. Its JSON
+// ([SearchResult.AppendJSON]) adds the text the model is shown.
 type SearchResult struct {
 	// Query is the query as sent, operators included.
-	Query string
+	Query string `json:"query"`
 	// Hits keep DeepSeek's order after de-duplication and filtering.
-	Hits []Hit
+	Hits []Hit `json:"results"`
 	// Cached is true when the answer came from the engine's cache, with no
 	// request to DeepSeek.
-	Cached bool
+	Cached bool `json:"cached"`
 
 	// The fields below are set by the Messages backend (messages.go) only.
 
 	// Summary is DeepSeek's own prose, when messagesSummary is on.
-	Summary string
+	Summary string `json:"summary,omitempty"`
 	// Dropped counts the results maxResults left out.
-	Dropped int
+	Dropped int `json:"dropped,omitempty"`
 	// Notes are sentences about an incomplete answer: searches that failed
 	// beside ones that ran, a turn paused or cut at max_tokens.
-	Notes []string
+	Notes []string `json:"notes,omitempty"`
 	// Usage is what the call cost; nil on the Search API.
-	Usage *Usage
+	Usage *Usage `json:"usage,omitempty"`
 }
 
 // Hit is one search result.
 type Hit struct {
-	URL   string
-	Title string
+	URL   string `json:"url"`
+	Title string `json:"title"`
 	// Text is the summary (or snippet), whitespace-collapsed and cut to
 	// MaxSummaryChars code points.
-	Text string
+	Text string `json:"text"`
 	// Rerank is DeepSeek's 0–3 score; nil when missing.
-	Rerank *float64
+	Rerank *float64 `json:"rerank,omitempty"`
 	// Authority is 0–4, -1 for unknown; nil when missing.
-	Authority *float64
+	Authority *float64 `json:"authority,omitempty"`
 	// Site is site_name; "" when missing.
-	Site string
+	Site string `json:"site,omitempty"`
 	// Date is the raw date string.
-	Date string
+	Date string `json:"date,omitempty"`
 	// Published is Date's instant in Unix milliseconds when HasPublished
 	// is true; HasPublished is false when Date is missing or does not
-	// parse. See [Hit.PublishedMs].
-	Published    int64
-	HasPublished bool
+	// parse. See [Hit.PublishedMs]. The JSON has "published" only when
+	// HasPublished is true; decoding it sets Published alone.
+	Published    int64 `json:"published,omitempty"`
+	HasPublished bool  `json:"-"`
 	// FoundBy is the query that found the hit when one call searched
 	// several ([MergeSearches]); "" for a single query.
-	FoundBy string
+	FoundBy string `json:"foundBy,omitempty"`
 }
 
-// FetchResult is a fetched page, formatted for the model.
+// FetchResult is a fetched page, formatted for the model, and its JSON
+// ([FetchResult.AppendJSON]).
 type FetchResult struct {
-	URL   string
-	Title string
+	URL   string `json:"url"`
+	Title string `json:"title"`
 	// Text is the part of the formatted page that was asked for (see
 	// [Page.Part]): the title heading only at offset 0, and the continue
 	// line "[content truncated: …]" when more follows.
-	Text string
+	Text string `json:"text"`
 	// Chars is the length of Text in code points.
-	Chars int
+	Chars int `json:"chars"`
 	// Truncated is true when more of the page follows this part.
-	Truncated bool
+	Truncated bool `json:"truncated"`
 	// Offset is where this part starts in the page, in code points.
-	Offset int
+	Offset int `json:"offset"`
 	// NextOffset is where the next part starts; 0 when this part is the
 	// last.
-	NextOffset int
+	NextOffset int `json:"nextOffset,omitempty"`
 	// TotalChars is the whole page's length in code points.
-	TotalChars int
+	TotalChars int `json:"totalChars"`
 	// Cached is true when the page came from the engine's cache, with no
 	// request to DeepSeek.
-	Cached bool
+	Cached bool `json:"cached"`
 }

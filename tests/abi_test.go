@@ -12,8 +12,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/abi"
-	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/tool"
 )
 
 func TestABIVersion(t *testing.T) {
@@ -152,8 +152,8 @@ func TestMalformedCalls(t *testing.T) {
 	rep, body := e.b.Do(ctx, live.Request)
 	r, err := e.m.Resume(ctx, live.Handle, rep, body)
 	require.NoError(t, err)
-	require.Len(t, result[tool.SearchResult](t, r.Step).Results, 1)
-	res2 := result[tool.SearchResult](t, e.search("golang", nil))
+	require.Len(t, result[searchJSON](t, r.Step).Results, 1)
+	res2 := result[searchJSON](t, e.search("golang", nil))
 	require.Equal(t, "go.dev", strings.Split(res2.Results[0].URL, "/")[2])
 	require.NotContains(t, e.m.Output.String(), "panic")
 }
@@ -242,12 +242,12 @@ func TestInterleaved(t *testing.T) {
 		require.Equal(t, p.step.Handle, r.Handle)
 		checkStepsKey(t, []Reply{p.step, r}, testKey)
 		if p.i%3 == 2 {
-			res := result[tool.FetchResult](t, r.Step)
+			res := result[core.FetchResult](t, r.Step)
 			want := fmt.Sprintf("https://example.com/page/%d", p.i)
 			require.Equal(t, want, res.URL)
 			require.Equal(t, "# Page\n\nContent of "+want, res.Text)
 		} else {
-			res := result[tool.SearchResult](t, r.Step)
+			res := result[searchJSON](t, r.Step)
 			q := fmt.Sprintf("q%d", p.i)
 			require.Equal(t, q, res.Query)
 			require.Len(t, res.Results, 1)

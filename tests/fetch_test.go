@@ -7,8 +7,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/abi"
-	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/tool"
 )
 
 func fetchJSON(t testing.TB, title, content string) string {
@@ -65,7 +65,7 @@ func TestFetch(t *testing.T) {
 			if tt.max != 0 {
 				opts = e.opts("fetchMaxChars", tt.max)
 			}
-			res := result[tool.FetchResult](t, e.fetch(page, opts))
+			res := result[core.FetchResult](t, e.fetch(page, opts))
 			require.Equal(t, tt.want, res.Text)
 			require.Equal(t, len([]rune(tt.want)), res.Chars)
 			require.Equal(t, tt.truncated, res.Truncated)
@@ -86,7 +86,7 @@ func TestFetch(t *testing.T) {
 func TestFetchGolden(t *testing.T) {
 	e := newEnv(t, reply(200, fetchJSON(t, "Example Domain", "This domain is for use in illustrative examples in documents.\n\n[More information...](https://www.iana.org/domains/example)")))
 	s := e.fetch("https://example.com/", nil)
-	res := result[tool.FetchResult](t, s)
+	res := result[core.FetchResult](t, s)
 	golden(t, "fetch", "A fetch through the module (fetch_test.go).", [][2]string{{"result.json", indent(t, s.Result)}, {"text", res.Text}})
 }
 
@@ -155,11 +155,11 @@ func TestFetchRefused(t *testing.T) {
 	}
 	t.Run("allowed subdomain passes", func(t *testing.T) {
 		e := newEnv(t, reply(200, fetchJSON(t, "T", "c")))
-		result[tool.FetchResult](t, e.fetch("https://docs.example.com/x", e.opts("allowedDomains", []string{"example.com"})))
+		result[core.FetchResult](t, e.fetch("https://docs.example.com/x", e.opts("allowedDomains", []string{"example.com"})))
 	})
 	t.Run("markdown format passes", func(t *testing.T) {
 		e := newEnv(t, reply(200, fetchJSON(t, "T", "c")))
 		steps := e.run(e.start(abi.KindFetch, abi.FetchInput{URL: "https://example.com/", Format: "markdown"}, nil))
-		result[tool.FetchResult](t, steps[len(steps)-1].Step)
+		result[core.FetchResult](t, steps[len(steps)-1].Step)
 	})
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/abi"
 )
 
@@ -156,6 +157,33 @@ func (e *env) fetch(url string, opts json.RawMessage) abi.Step {
 }
 
 // result decodes a successful done step's result.
+// searchJSON is the module's "search" result as the plugin reads it: a
+// core.SearchResult's JSON with the computed text and markers.
+type searchJSON struct {
+	Query   string      `json:"query"`
+	Results []hitJSON   `json:"results"`
+	Text    string      `json:"text"`
+	Cached  bool        `json:"cached"`
+	Summary string      `json:"summary,omitempty"`
+	Dropped int         `json:"dropped,omitempty"`
+	Notes   []string    `json:"notes,omitempty"`
+	Usage   *core.Usage `json:"usage,omitempty"`
+}
+
+// hitJSON is one result of a searchJSON.
+type hitJSON struct {
+	URL       string   `json:"url"`
+	Title     string   `json:"title"`
+	Text      string   `json:"text"`
+	Rerank    *float64 `json:"rerank,omitempty"`
+	Authority *float64 `json:"authority,omitempty"`
+	Site      string   `json:"site,omitempty"`
+	Date      string   `json:"date,omitempty"`
+	Published *int64   `json:"published,omitempty"`
+	Marker    string   `json:"marker,omitempty"`
+	FoundBy   string   `json:"foundBy,omitempty"`
+}
+
 func result[T any](t testing.TB, s abi.Step) T {
 	t.Helper()
 	var v T

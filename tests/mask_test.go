@@ -9,7 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/tool"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
 )
 
 // Through the module: a server echoing the key percent-encoded, \u-escaped
@@ -41,7 +41,7 @@ func TestModuleRefusesEncodedKeyInInputs(t *testing.T) {
 // reads it.
 func TestModulePercentEncodedHost(t *testing.T) {
 	e := newEnv(t, reply(200, `{"title":"T","content":"body"}`))
-	result[tool.FetchResult](t, e.fetch("https://ex%61mple.com%2e/p", nil))
+	result[core.FetchResult](t, e.fetch("https://ex%61mple.com%2e/p", nil))
 	reqs := e.srv.requests()
 	require.Len(t, reqs, 1)
 	require.JSONEq(t, `{"url":"https://example.com./p"}`, string(reqs[0].Body))

@@ -13,7 +13,6 @@ import (
 
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/abi"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/opencode"
-	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/tool"
 )
 
 // messagesFixture is a recorded-shape Messages response from core's testdata.
@@ -53,7 +52,7 @@ func maskedRequest(t testing.TB, r received) string {
 func TestMessagesSearchThroughModule(t *testing.T) {
 	e := newEnv(t, reply(200, messagesFixture(t, "multi.json")))
 	s := e.search("  WASI preview 2 status ", e.messagesOpts())
-	res := result[tool.SearchResult](t, s)
+	res := result[searchJSON](t, s)
 
 	require.Equal(t, "WASI preview 2 status", res.Query)
 	require.Len(t, res.Results, 4)
@@ -126,7 +125,7 @@ func TestMessagesPauseAndRetryThroughModule(t *testing.T) {
 		reply(200, messagesFixture(t, "pause-2.json")),
 	))
 	s := e.search("opencode websearch", e.messagesOpts())
-	res := result[tool.SearchResult](t, s)
+	res := result[searchJSON](t, s)
 	require.Equal(t, 2, res.Usage.Requests)
 	require.Equal(t, []string{"https://opencode.ai/docs/plugins/", "https://github.com/anomalyco/opencode"},
 		[]string{res.Results[0].URL, res.Results[1].URL})

@@ -9,8 +9,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/abi"
-	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/tool"
 )
 
 // longDoc is a page of 40,000 code points of content (40,008 with its
@@ -99,14 +99,14 @@ func TestPagingThroughFetch(t *testing.T) {
 	e := newEnv(t, reply(200, fetchJSON(t, "", strings.Repeat("𝔸", 500))))
 	opts := e.opts("fetchMaxChars", 200)
 	steps := e.run(e.start(abi.KindFetch, abi.FetchInput{URL: "https://a.example/", Offset: 150}, opts))
-	r := result[tool.FetchResult](t, steps[len(steps)-1].Step)
-	require.Equal(t, tool.FetchResult{URL: "https://a.example/",
+	r := result[core.FetchResult](t, steps[len(steps)-1].Step)
+	require.Equal(t, core.FetchResult{URL: "https://a.example/",
 		Text:  strings.Repeat("𝔸", 99) + "\n[content truncated: showing 150–249 of 500 characters; call deepseek_fetch with offset 249 for more]",
 		Chars: 200, Truncated: true, Offset: 150, NextOffset: 249, TotalChars: 500}, r)
 	steps = e.run(e.start(abi.KindFetch, abi.FetchInput{URL: "https://A.EXAMPLE/#x", Offset: 249}, opts))
 	require.Len(t, steps, 1, "answered at start, from the cache")
-	r = result[tool.FetchResult](t, steps[0].Step)
-	require.Equal(t, tool.FetchResult{URL: "https://A.EXAMPLE/#x",
+	r = result[core.FetchResult](t, steps[0].Step)
+	require.Equal(t, core.FetchResult{URL: "https://A.EXAMPLE/#x",
 		Text:  strings.Repeat("𝔸", 99) + "\n[content truncated: showing 249–348 of 500 characters; call deepseek_fetch with offset 348 for more]",
 		Chars: 200, Truncated: true, Offset: 249, NextOffset: 348, TotalChars: 500, Cached: true}, r)
 	require.Len(t, e.srv.requests(), 1)
@@ -114,9 +114,9 @@ func TestPagingThroughFetch(t *testing.T) {
 
 func TestPagingSearchCache(t *testing.T) {
 	e := newEnv(t, reply(200, searchBody))
-	first := result[tool.SearchResult](t, e.search("golang", nil))
+	first := result[searchJSON](t, e.search("golang", nil))
 	require.False(t, first.Cached)
-	again := result[tool.SearchResult](t, e.search("  golang ", nil))
+	again := result[searchJSON](t, e.search("  golang ", nil))
 	require.True(t, again.Cached)
 	again.Cached = false
 	require.Equal(t, first, again)
@@ -125,7 +125,7 @@ func TestPagingSearchCache(t *testing.T) {
 	require.Len(t, steps, 1)
 	require.Len(t, e.srv.requests(), 1)
 	// Other options that change the answer ask DeepSeek again.
-	result[tool.SearchResult](t, e.search("golang", e.opts("maxResults", 3)))
+	result[searchJSON](t, e.search("golang", e.opts("maxResults", 3)))
 	require.Len(t, e.srv.requests(), 2)
 }
 

@@ -8,7 +8,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/abi"
-	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/tool"
 )
 
 // searchBody is a DeepSeek search response exercising SPEC §2.4–2.6:
@@ -35,7 +34,7 @@ const searchBody = `{"results": [
 func TestSearch(t *testing.T) {
 	e := newEnv(t, reply(200, searchBody))
 	s := e.search("  golang  ", nil)
-	res := result[tool.SearchResult](t, s)
+	res := result[searchJSON](t, s)
 
 	require.Equal(t, "golang", res.Query)
 	require.Equal(t, strings.Join([]string{
@@ -165,7 +164,7 @@ func TestSearchFilters(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e := newEnv(t, reply(200, searchBody))
-			res := result[tool.SearchResult](t, e.search("golang", e.opts(tt.opts...)))
+			res := result[searchJSON](t, e.search("golang", e.opts(tt.opts...)))
 			var hosts []string
 			for _, h := range res.Results {
 				hosts = append(hosts, strings.SplitN(strings.TrimPrefix(h.URL, "https://"), "/", 2)[0])
@@ -190,7 +189,7 @@ func TestSearchNullFields(t *testing.T) {
 	   "authority": null, "date": null, "site_name": null, "site_icon": null, "content": null},
 	  {"url": "https://a.example.net/", "title": "A", "rerank_score": null, "authority": null, "site_name": "A site"}
 	]}`))
-	res := result[tool.SearchResult](t, e.search("golang", e.opts("minAuthority", 2)))
+	res := result[searchJSON](t, e.search("golang", e.opts("minAuthority", 2)))
 	require.Len(t, res.Results, 2, "null authority is unknown, which passes minAuthority by default")
 	require.Nil(t, res.Results[0].Rerank)
 	require.Nil(t, res.Results[0].Authority)
@@ -201,14 +200,14 @@ func TestSearchNullFields(t *testing.T) {
 
 func TestSearchSummaryCut(t *testing.T) {
 	e := newEnv(t, reply(200, searchBody))
-	res := result[tool.SearchResult](t, e.search("golang", e.opts("maxSummaryChars", 20)))
+	res := result[searchJSON](t, e.search("golang", e.opts("maxSummaryChars", 20)))
 	require.Equal(t, "Tips for writing cl…", res.Results[0].Text)
 	require.Equal(t, 20, len([]rune(res.Results[0].Text)))
 }
 
 func TestSearchEmpty(t *testing.T) {
 	e := newEnv(t, reply(200, `{"results":[]}`))
-	res := result[tool.SearchResult](t, e.search("nothing at all", nil))
+	res := result[searchJSON](t, e.search("nothing at all", nil))
 	require.Empty(t, res.Results)
 	require.Equal(t, `No results found for "nothing at all".`, res.Text)
 }

@@ -11,8 +11,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/abi"
-	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/tool"
 )
 
 const okSearch = `{"results":[{"url":"https://go.dev/","title":"Go","summary":"The Go language."}]}`
@@ -70,7 +70,7 @@ func TestRetry(t *testing.T) {
 			steps := e.run(e.start(abi.KindSearch, abi.SearchInput{Query: "golang"}, e.opts(tt.opts...)))
 			last := steps[len(steps)-1].Step
 			if tt.wantCode == "" {
-				res := result[tool.SearchResult](t, last)
+				res := result[searchJSON](t, last)
 				require.Len(t, res.Results, 1)
 			} else {
 				err := failure(t, last, tt.wantCode, tt.wantMsg)
@@ -173,7 +173,7 @@ func TestResponseSizeCap(t *testing.T) {
 	})
 	t.Run("exactly 5 MiB is read", func(t *testing.T) {
 		e := newEnv(t, reply(200, bigSearch(limit)))
-		res := result[tool.SearchResult](t, e.search("golang", nil))
+		res := result[searchJSON](t, e.search("golang", nil))
 		require.Empty(t, res.Results)
 	})
 	t.Run("a host that ignores the cap", func(t *testing.T) {
@@ -295,7 +295,7 @@ func TestCancelInFlight(t *testing.T) {
 	// The instance still works.
 	e2 := newEnv(t, reply(200, okSearch))
 	e2.m = e.m
-	result[tool.SearchResult](t, e2.search("golang", nil))
+	result[searchJSON](t, e2.search("golang", nil))
 }
 
 // A cancel while waiting out a retry delay ends the operation without
@@ -341,13 +341,13 @@ func TestKeyMasked(t *testing.T) {
 	})
 	t.Run("search result", func(t *testing.T) {
 		e := newEnv(t, reply(200, `{"results":[{"url":"https://go.dev/?k=`+testKey+`","title":"T `+testKey+`","summary":"S `+testKey+`","site_name":"`+testKey+`"}]}`))
-		res := result[tool.SearchResult](t, e.search("golang", nil))
+		res := result[searchJSON](t, e.search("golang", nil))
 		require.NotContains(t, res.Text, testKey)
 		require.Contains(t, res.Results[0].Title, "[redacted]")
 	})
 	t.Run("fetched page", func(t *testing.T) {
 		e := newEnv(t, reply(200, fetchJSON(t, "Key "+testKey, "Body "+testKey)))
-		res := result[tool.FetchResult](t, e.fetch("https://example.com/", nil))
+		res := result[core.FetchResult](t, e.fetch("https://example.com/", nil))
 		require.Equal(t, "# Key [redacted]\n\nBody [redacted]", res.Text)
 		require.Equal(t, len([]rune(res.Text)), res.Chars)
 	})

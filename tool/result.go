@@ -6,79 +6,6 @@ import (
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
 )
 
-// SearchResult is the structured result of a search: what the module's
-// "search" kind returns and the CLI's search --json prints.
-type SearchResult struct {
-	Query   string `json:"query"`
-	Results []Hit  `json:"results"`
-	// Text is the rendering of SPEC §6 for tool-based hosts.
-	Text string `json:"text"`
-	// Cached is true when the answer came from the engine's cache.
-	Cached bool `json:"cached"`
-	// The Messages backend adds DeepSeek's summary (messagesSummary), how
-	// many results maxResults left out, notes on an incomplete turn, and
-	// what the call cost.
-	Summary string      `json:"summary,omitempty"`
-	Dropped int         `json:"dropped,omitempty"`
-	Notes   []string    `json:"notes,omitempty"`
-	Usage   *core.Usage `json:"usage,omitempty"`
-}
-
-// Hit is one search result.
-type Hit struct {
-	URL       string   `json:"url"`
-	Title     string   `json:"title"`
-	Text      string   `json:"text"`
-	Rerank    *float64 `json:"rerank,omitempty"`
-	Authority *float64 `json:"authority,omitempty"`
-	Site      string   `json:"site,omitempty"`
-	Date      string   `json:"date,omitempty"`
-	// Published is the date as Unix epoch milliseconds, when it parses.
-	Published *int64 `json:"published,omitempty"`
-	// Marker is the quality marker of SPEC §2.6, "" when there is none.
-	Marker string `json:"marker,omitempty"`
-}
-
-// FetchResult is the structured result of a fetch: what the module's
-// "fetch" kind returns and the CLI's fetch --json prints.
-type FetchResult struct {
-	URL       string `json:"url"`
-	Title     string `json:"title"`
-	Text      string `json:"text"`
-	Chars     int    `json:"chars"`
-	Truncated bool   `json:"truncated"`
-	// Offset is where this part starts, NextOffset where the next one does
-	// (absent for the last part), TotalChars the page's length; all in code
-	// points.
-	Offset     int `json:"offset"`
-	NextOffset int `json:"nextOffset,omitempty"`
-	TotalChars int `json:"totalChars"`
-	// Cached is true when the page came from the engine's cache.
-	Cached bool `json:"cached"`
-}
-
-// FromSearch converts a core search result to its structured form.
-func FromSearch(s *core.SearchResult) SearchResult {
-	res := SearchResult{Query: s.Query, Results: make([]Hit, len(s.Hits)), Text: s.Text(), Cached: s.Cached,
-		Summary: s.Summary, Dropped: s.Dropped, Notes: s.Notes, Usage: s.Usage}
-	for i, h := range s.Hits {
-		res.Results[i] = Hit{
-			URL: h.URL, Title: h.Title, Text: h.Text, Rerank: h.Rerank, Authority: h.Authority,
-			Site: h.Site, Date: h.Date, Marker: h.Marker(),
-		}
-		if ms, ok := h.PublishedMs(); ok {
-			res.Results[i].Published = &ms
-		}
-	}
-	return res
-}
-
-// FromFetch converts a core fetch result to its structured form.
-func FromFetch(f *core.FetchResult) FetchResult {
-	return FetchResult{URL: f.URL, Title: f.Title, Text: f.Text, Chars: f.Chars, Truncated: f.Truncated,
-		Offset: f.Offset, NextOffset: f.NextOffset, TotalChars: f.TotalChars, Cached: f.Cached}
-}
-
 // Output is a finished call as a host that shows tool output receives it:
 // text content for the model, a title for the host's UI (OpenCode 1.x
 // shows it; 2.x results have none) and metadata for the host. It is what
@@ -90,7 +17,7 @@ type Output struct {
 	Metadata any `json:"metadata,omitempty"`
 }
 
-// FetchMetadata is deepseek_fetch's metadata: a [FetchResult] without its
+// FetchMetadata is deepseek_fetch's metadata: a [core.FetchResult] without its
 // text. It has no "truncated" key on purpose: OpenCode 2.x skips its own
 // output bound whenever that key is defined, with any value, and the bound
 // (with the full text saved to a file) is worth keeping; contentTruncated
@@ -110,7 +37,7 @@ type FetchMetadata struct {
 	Cached bool `json:"cached"`
 }
 
-// SearchMetadata is deepseek_search's metadata: a [SearchResult]'s query
+// SearchMetadata is deepseek_search's metadata: a [core.SearchResult]'s query
 // and number of results, without the results.
 type SearchMetadata struct {
 	Query   string `json:"query"`

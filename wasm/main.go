@@ -312,11 +312,9 @@ func resultFor(kind string, r *core.Result) ([]byte, error) {
 		res := tool.OutputOf(r)
 		b = res.AppendJSON(b)
 	case r.Fetch != nil:
-		res := tool.FromFetch(r.Fetch)
-		b = res.AppendJSON(b)
+		b = r.Fetch.AppendJSON(b)
 	default:
-		res := tool.FromSearch(r.Search)
-		b, err = res.AppendJSON(b)
+		b, err = r.Search.AppendJSON(b)
 	}
 	if cap(b) <= reuseMax {
 		scratch = b

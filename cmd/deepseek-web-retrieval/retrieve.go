@@ -160,11 +160,9 @@ func retrieve(ctx context.Context, name string, args []string, usage func(io.Wri
 		return exitCode(step.Err)
 	}
 	if asJSON {
-		var structured any
+		var structured any = step.Result.Fetch
 		if r := step.Result.Search; r != nil {
-			structured = tool.FromSearch(r)
-		} else {
-			structured = tool.FromFetch(step.Result.Fetch)
+			structured = r
 		}
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")

@@ -21,8 +21,8 @@ const Version = 1
 // Operation kinds accepted by the start export, with the type of their
 // result (package tool or package opencode).
 const (
-	KindSearch    = "search"             // input: SearchInput; result: tool.SearchResult
-	KindFetch     = "fetch"              // input: FetchInput; result: tool.FetchResult
+	KindSearch    = "search"             // input: SearchInput; result: core.SearchResult
+	KindFetch     = "fetch"              // input: FetchInput; result: core.FetchResult
 	KindPlan      = "opencode.plan"      // input: PlanInput; result: opencode.Plan (done at once)
 	KindWebsearch = "opencode.websearch" // input: WebsearchInput; result: opencode.WebsearchResult
 	KindTool      = "opencode.tool"      // input: ToolInput; result: tool.Output

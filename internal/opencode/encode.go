@@ -14,18 +14,19 @@ import (
 // the plan the module answers and the one init stores with encoding/json
 // are the same; encode_test.go checks it.
 
-// WebsearchResult is what an OpenCode 2.x websearch provider returns: the
-// shape AppendWebsearchJSON writes (encode_test.go holds the two equal).
-type WebsearchResult struct {
-	Results []ProviderResult `json:"results"`
-}
-
-// AppendWebsearchJSON appends the JSON of the provider results of r, byte
-// for byte what json.Marshal writes for WebsearchResult{Results:
-// ProviderResults(r)}, without building the results and their contents
-// first (a 10-result search step made 16 allocations doing that).
+// AppendWebsearchJSON appends what an OpenCode 2.x websearch provider
+// returns for r: {"results": [ProviderResult...]}, one result per hit
+// (SPEC §6), [] when there is none. The search's notes (results withheld,
+// a search that failed, a paused turn) end the last result's content,
+// after a blank line each: OpenCode shows the model a provider's results
+// and nothing else, and renders the last result's content last. With no
+// result left there is nowhere to put them; OpenCode then says it found
+// nothing. It writes byte for byte what json.Marshal writes for the same
+// results, without building them and their contents first (a 10-result
+// search step made 16 allocations doing that); encode_test.go holds the
+// two equal.
 func AppendWebsearchJSON(b []byte, r *core.SearchResult) []byte {
-	// ProviderResults never returns nil: no hits is [], not null.
+	// No hits is [], not null.
 	b = append(b, `{"results":[`...)
 	notes := providerNotes(r)
 	for i := range r.Hits {

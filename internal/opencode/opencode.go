@@ -215,29 +215,3 @@ type Time struct {
 // providerNotes is what ProviderResults adds to the last result's content:
 // the search's notes, a blank line between them.
 func providerNotes(r *core.SearchResult) string { return strings.Join(r.Notes, "\n\n") }
-
-// ProviderResults maps search hits onto provider results (SPEC §6). The
-// search's notes (results withheld, a search that failed, a paused turn)
-// end the last result's content, after a blank line each: OpenCode shows
-// the model a provider's results and nothing else, and renders the last
-// result's content last. With no result left there is nowhere to put them;
-// OpenCode then says it found nothing.
-func ProviderResults(r *core.SearchResult) []ProviderResult {
-	out := make([]ProviderResult, 0, len(r.Hits))
-	for _, h := range r.Hits {
-		pr := ProviderResult{URL: h.URL, Title: h.Title, Content: h.ProviderContent()}
-		if ms, ok := h.PublishedMs(); ok {
-			pr.Time.Published = &ms
-		}
-		out = append(out, pr)
-	}
-	if notes := providerNotes(r); len(out) > 0 && notes != "" {
-		last := &out[len(out)-1]
-		if last.Content == "" {
-			last.Content = notes
-		} else {
-			last.Content += "\n\n" + notes
-		}
-	}
-	return out
-}

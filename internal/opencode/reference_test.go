@@ -53,3 +53,35 @@ func refSearchArgs(cfg *core.Config) json.RawMessage {
 func refUnknownHost(host string) error {
 	return fmt.Errorf("opencode: unknown host %q (want %q or %q)", host, V2, V1)
 }
+
+// WebsearchResult is the provider's answer, for json.Marshal.
+type WebsearchResult struct {
+	Results []ProviderResult `json:"results"`
+}
+
+// ProviderResults is the reference AppendWebsearchJSON is held to: the
+// provider results of r, built one by one. The
+// search's notes (results withheld, a search that failed, a paused turn)
+// end the last result's content, after a blank line each: OpenCode shows
+// the model a provider's results and nothing else, and renders the last
+// result's content last. With no result left there is nowhere to put them;
+// OpenCode then says it found nothing.
+func ProviderResults(r *core.SearchResult) []ProviderResult {
+	out := make([]ProviderResult, 0, len(r.Hits))
+	for _, h := range r.Hits {
+		pr := ProviderResult{URL: h.URL, Title: h.Title, Content: h.ProviderContent()}
+		if ms, ok := h.PublishedMs(); ok {
+			pr.Time.Published = &ms
+		}
+		out = append(out, pr)
+	}
+	if notes := providerNotes(r); len(out) > 0 && notes != "" {
+		last := &out[len(out)-1]
+		if last.Content == "" {
+			last.Content = notes
+		} else {
+			last.Content += "\n\n" + notes
+		}
+	}
+	return out
+}
