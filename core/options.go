@@ -451,9 +451,26 @@ func NewConfig(o Options) (*Config, []string, error) {
 		CacheMaxBytes:         MaxCacheMB << 20,
 	}
 	var warnings []string
-	fail := func(name, reason string) (*Config, []string, error) {
-		return nil, nil, &OptionError{Option: name, Reason: reason}
+	for _, set := range []func() error{
+		func() error { return c.setTiers(o) },
+		func() error { w, err := c.setKey(o); warnings = append(warnings, w...); return err },
+		func() error { return c.setTransport(o) },
+		func() error { return c.setCache(o.CacheTTL, o.CacheMaxMB) },
+		func() error { return c.setLimits(o) },
+		func() error { return c.setHost(o.HostOptions) },
+		func() error { return c.setFilters(o) },
+		func() error { w, err := c.setLocale(o); warnings = append(warnings, w...); return err },
+		func() error { return c.resolveMessages(o) },
+	} {
+		if err := set(); err != nil {
+			return nil, nil, err
+		}
 	}
+	return c, warnings, nil
+}
+
+// setTiers sets the search and fetch tiers.
+func (c *Config) setTiers(o Options) error {
 	for _, t := range []struct {
 		name string
 		in   Tier
@@ -463,36 +480,49 @@ func NewConfig(o Options) (*Config, []string, error) {
 			continue
 		}
 		if !t.in.Valid() {
-			return fail(t.name, "want off, optional, preferred or forced, got "+quoteForMessage(string(t.in), 40))
+			return &OptionError{Option: t.name, Reason: "want off, optional, preferred or forced, got " + quoteForMessage(string(t.in), 40)}
 		}
 		*t.out = t.in
 	}
+	return nil
+}
+
+// setKey sets where the key comes from: apiKeyEnv, or apiKey as a
+// reference to a variable or a literal key (with a warning).
+func (c *Config) setKey(o Options) ([]string, error) {
 	if o.APIKeyEnv != "" {
 		// A key pasted here can be a valid name (ghp_…): refuse known key
 		// shapes rather than read a variable named after the key.
 		if !validEnvName(o.APIKeyEnv) || hasKeyPrefix(o.APIKeyEnv) {
-			return fail("apiKeyEnv", quoteForMessage(o.APIKeyEnv, 60)+" is not an environment variable name")
+			return nil, &OptionError{Option: "apiKeyEnv", Reason: quoteForMessage(o.APIKeyEnv, 60) + " is not an environment variable name"}
 		}
 		c.APIKeyEnv = o.APIKeyEnv
 	}
-	if k := strings.TrimSpace(o.APIKey); k != "" {
-		if name, ok := envReference(k); ok {
-			if !validEnvName(name) {
-				return fail("apiKey", "the reference names "+quoteForMessage(name, 60)+", which is not an environment variable name")
-			}
-			c.APIKeyEnv = name
-		} else {
-			if !validKey(k) {
-				return fail("apiKey", "the literal key is not usable: "+keyCharsRule)
-			}
-			c.literalKey = k
-			warnings = append(warnings, `option "apiKey" holds a literal key; prefer "{env:DEEPSEEK_API_KEY}" so no secret sits in a config file`)
-		}
+	k := strings.TrimSpace(o.APIKey)
+	if k == "" {
+		return nil, nil
 	}
+	if name, ok := envReference(k); ok {
+		if !validEnvName(name) {
+			return nil, &OptionError{Option: "apiKey", Reason: "the reference names " + quoteForMessage(name, 60) + ", which is not an environment variable name"}
+		}
+		c.APIKeyEnv = name
+		return nil, nil
+	}
+	if !validKey(k) {
+		return nil, &OptionError{Option: "apiKey", Reason: "the literal key is not usable: " + keyCharsRule}
+	}
+	c.literalKey = k
+	return []string{`option "apiKey" holds a literal key; prefer "{env:DEEPSEEK_API_KEY}" so no secret sits in a config file`}, nil
+}
+
+// setTransport sets the base URL, the result and size bounds, the timeout
+// and the retries.
+func (c *Config) setTransport(o Options) error {
 	if o.BaseURL != "" {
 		u, err := checkBaseURL(o.BaseURL)
 		if err != nil {
-			return fail("baseURL", err.Error())
+			return &OptionError{Option: "baseURL", Reason: err.Error()}
 		}
 		c.BaseURL = u
 	}
@@ -510,31 +540,27 @@ func NewConfig(o Options) (*Config, []string, error) {
 			continue
 		}
 		if err := checkRange(f.name, f.in); err != nil {
-			return fail(f.name, err.Error())
+			return &OptionError{Option: f.name, Reason: err.Error()}
 		}
 		*f.out = f.in
 	}
 	if o.MaxRetries != nil {
 		if err := checkRange("maxRetries", *o.MaxRetries); err != nil {
-			return fail("maxRetries", err.Error())
+			return &OptionError{Option: "maxRetries", Reason: err.Error()}
 		}
 		c.MaxRetries = *o.MaxRetries
 	}
-	if err := c.setCache(o.CacheTTL, o.CacheMaxMB); err != nil {
-		return nil, nil, err
-	}
-	if err := c.setLimits(o); err != nil {
-		return nil, nil, err
-	}
-	if err := c.setHost(o.HostOptions); err != nil {
-		return nil, nil, err
-	}
+	return nil
+}
+
+// setFilters sets the score floors and the domain lists.
+func (c *Config) setFilters(o Options) error {
 	if o.MinRerank < 0 || o.MinRerank > 3 || math.IsNaN(o.MinRerank) {
-		return fail("minRerank", "want a number from 0 to 3, got "+strconv.FormatFloat(o.MinRerank, 'g', -1, 64))
+		return &OptionError{Option: "minRerank", Reason: "want a number from 0 to 3, got " + strconv.FormatFloat(o.MinRerank, 'g', -1, 64)}
 	}
 	c.MinRerank = o.MinRerank
 	if o.MinAuthority < 0 || o.MinAuthority > 4 || math.IsNaN(o.MinAuthority) {
-		return fail("minAuthority", "want a number from 0 to 4, got "+strconv.FormatFloat(o.MinAuthority, 'g', -1, 64))
+		return &OptionError{Option: "minAuthority", Reason: "want a number from 0 to 4, got " + strconv.FormatFloat(o.MinAuthority, 'g', -1, 64)}
 	}
 	c.MinAuthority = o.MinAuthority
 	if o.AllowUnknownAuthority != nil {
@@ -550,35 +576,39 @@ func NewConfig(o Options) (*Config, []string, error) {
 		{"blockedDomains", o.BlockedDomains, &c.BlockedDomains},
 	} {
 		if len(l.in) > maxDomainEntries {
-			return fail(l.name, "at most "+strconv.Itoa(maxDomainEntries)+" entries, got "+strconv.Itoa(len(l.in)))
+			return &OptionError{Option: l.name, Reason: "at most " + strconv.Itoa(maxDomainEntries) + " entries, got " + strconv.Itoa(len(l.in))}
 		}
 		for i, d := range l.in {
 			n, err := normalizeDomain(d)
 			if err != nil {
-				return fail(l.name, "entry "+strconv.Itoa(i+1)+": "+err.Error())
+				return &OptionError{Option: l.name, Reason: "entry " + strconv.Itoa(i+1) + ": " + err.Error()}
 			}
 			if !containsString(*l.out, n) {
 				*l.out = append(*l.out, n)
 			}
 		}
 	}
+	return nil
+}
+
+// setLocale sets the language and the localization; a localization that
+// is not an address is dropped with a warning.
+func (c *Config) setLocale(o Options) ([]string, error) {
 	if lang := strings.TrimSpace(o.Language); lang != "" {
 		if !validLanguage(lang) {
-			return fail("language", "want language codes separated by commas, such as \"zh,en\", got "+quoteForMessage(lang, 40))
+			return nil, &OptionError{Option: "language", Reason: "want language codes separated by commas, such as \"zh,en\", got " + quoteForMessage(lang, 40)}
 		}
 		c.Language = lang
 	}
-	if loc := strings.TrimSpace(o.Localization); loc != "" {
-		if a, ok := ipaddr.Parse(loc); ok && a.Zone() == "" {
-			c.Localization = a.String()
-		} else {
-			warnings = append(warnings, "option \"localization\": "+quoteForMessage(loc, 60)+" is not an IPv4 or IPv6 address; it is not sent")
-		}
+	loc := strings.TrimSpace(o.Localization)
+	if loc == "" {
+		return nil, nil
 	}
-	if err := c.resolveMessages(o); err != nil {
-		return nil, nil, err
+	if a, ok := ipaddr.Parse(loc); ok && a.Zone() == "" {
+		c.Localization = a.String()
+		return nil, nil
 	}
-	return c, warnings, nil
+	return []string{"option \"localization\": " + quoteForMessage(loc, 60) + " is not an IPv4 or IPv6 address; it is not sent"}, nil
 }
 
 func containsString(list []string, s string) bool {
