@@ -8,6 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/promtext"
 )
 
 // ServeOptions configures [Server.Serve].
@@ -202,7 +204,7 @@ type connCap struct {
 	done          chan struct{} // the listener is closed
 	closeOnce     sync.Once
 	evictNewAfter time.Duration
-	open          *Gauge
+	open          *promtext.Gauge
 	// full says the limit was reached, at most once a minute: a flood
 	// reaches it at every connection.
 	full *rareLog
@@ -211,7 +213,7 @@ type connCap struct {
 	conns map[*capConn]struct{}
 }
 
-func newConnCap(o ServeOptions, open *Gauge, logf func(string, ...any)) *connCap {
+func newConnCap(o ServeOptions, open *promtext.Gauge, logf func(string, ...any)) *connCap {
 	return &connCap{
 		slots: make(chan struct{}, o.MaxConns), wake: make(chan struct{}, 1), done: make(chan struct{}),
 		evictNewAfter: o.evictNewAfter, open: open, full: newRareLog(logf, time.Minute),
