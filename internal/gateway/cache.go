@@ -126,16 +126,10 @@ func cacheSecret(o mcp.Options) []byte {
 	return nil
 }
 
-// Key returns the store key of an identity: "c:" and the hex SHA-256.
-func Key(identity []byte) string {
+// storeKey returns the store key of an identity: "c:" and the hex SHA-256.
+func storeKey(identity []byte) string {
 	sum := sha256.Sum256(identity)
 	return "c:" + hex.EncodeToString(sum[:])
-}
-
-// Get returns the cached answer for identity. A store error, and an entry
-// that fails its check, are a miss.
-func (c *Cache) Get(ctx context.Context, identity []byte) ([]byte, bool) {
-	return c.get(ctx, Key(identity))
 }
 
 // get reads and checks the entry at key.
@@ -180,13 +174,6 @@ func (c *Cache) put(ctx context.Context, key string, answer []byte, ttl time.Dur
 // waiting on it to read it.
 const minTTL = time.Second
 
-// Set caches value for identity for ttl (at least 1 s). A store error is
-// logged and otherwise ignored: the answer is simply not cached; so is a
-// value over 8 MiB, larger than any answer a tool gives.
-func (c *Cache) Set(ctx context.Context, identity []byte, value []byte, ttl time.Duration) {
-	c.put(ctx, Key(identity), value, ttl)
-}
-
 // answer is what a run of [Cache.Do]'s work gives the calls sharing it.
 type answer struct {
 	val []byte
@@ -211,8 +198,8 @@ func (c *Cache) Do(ctx context.Context, identity []byte, ttl time.Duration, work
 	if ttl < minTTL {
 		ttl = minTTL
 	}
-	key := Key(identity)
-	if v, ok := c.Get(ctx, identity); ok {
+	key := storeKey(identity)
+	if v, ok := c.get(ctx, storeKey(identity)); ok {
 		return v, CacheHit, nil
 	}
 	a, started, err := c.flights.Do(ctx, key, func(fctx context.Context) answer {

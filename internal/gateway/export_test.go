@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"context"
 	"net"
 	"time"
 )
@@ -61,3 +62,22 @@ func HostAllowed(publicURLs []string, host string, local net.Addr) (bool, error)
 // BodyDeadline is bodyDeadline: d for the body to arrive, and the
 // connection closed after a reply that starts before it has.
 var BodyDeadline = bodyDeadline
+
+// Key is storeKey, for the tests.
+var Key = storeKey
+
+// NewToken is newToken, for the tests.
+var NewToken = newToken
+
+// Get returns the cached answer for identity. A store error, and an entry
+// that fails its check, are a miss.
+func (c *Cache) Get(ctx context.Context, identity []byte) ([]byte, bool) {
+	return c.get(ctx, storeKey(identity))
+}
+
+// Set caches value for identity for ttl (at least 1 s). A store error is
+// logged and otherwise ignored: the answer is simply not cached; so is a
+// value over 8 MiB, larger than any answer a tool gives.
+func (c *Cache) Set(ctx context.Context, identity []byte, value []byte, ttl time.Duration) {
+	c.put(ctx, storeKey(identity), value, ttl)
+}

@@ -92,9 +92,9 @@ func CheckMemberName(name string) error {
 
 func hashToken(token string) [sha256.Size]byte { return sha256.Sum256([]byte(token)) }
 
-// NewToken returns a new random token: [TokenPrefix] and 32 bytes from
+// newToken returns a new random token: [TokenPrefix] and 32 bytes from
 // crypto/rand in URL-safe base64 without padding.
-func NewToken() string {
+func newToken() string {
 	var b [32]byte
 	_, _ = rand.Read(b[:]) // never fails (crypto/rand)
 	return TokenPrefix + base64.RawURLEncoding.EncodeToString(b[:])
@@ -122,7 +122,7 @@ func AddToken(path, name string, now time.Time) (string, error) {
 			return "", fmt.Errorf("tokens file %s: %q: %w; revoke it first to issue a new one", path, name, ErrMemberExists)
 		}
 	}
-	token := NewToken()
+	token := newToken()
 	h := hashToken(token)
 	f.Members = append(f.Members, tokenMember{Name: name, Hash: "sha256:" + hex.EncodeToString(h[:]), Created: now.UTC().Truncate(time.Second)})
 	if err := writeTokensFile(path, f); err != nil {

@@ -39,7 +39,7 @@ func ParseJSONC(data []byte) (*JSONC, error) {
 	c := &JSONC{Root: root, Obj: obj, Unit: "  ", Multiline: true, EOL: DetectEOL(data), src: data, addedNL: addedNL}
 	if n := len(obj.Members); n > 0 {
 		lead := obj.Members[0].Name.BeforeExtra
-		c.Multiline = HasNewline(lead) || HasNewline(obj.Members[n-1].Name.BeforeExtra)
+		c.Multiline = hasNewline(lead) || hasNewline(obj.Members[n-1].Name.BeforeExtra)
 		if ind, ok := LineIndent(lead); ok && ind != "" {
 			c.Unit = ind
 		} else if ind := firstIndent(data); ind != "" {
@@ -90,7 +90,8 @@ func (c *JSONC) Marshal(v any, prefix string, compact bool) []byte {
 	return c.Lines(Marshal(v, prefix, c.Unit, compact))
 }
 
-// AppendLayout is [AppendLayout] with the file's line ending.
+// AppendLayout computes the extras for appending an item to it, with the
+// file's line ending (see appendLayout).
 func (c *JSONC) AppendLayout(it Items, multiline bool, indent, outer string) (lead, trail, tail hujson.Extra) {
 	return appendLayout(it, multiline, indent, outer, c.EOL)
 }
@@ -248,9 +249,9 @@ type ArrItems struct{ A *hujson.Array }
 // spans lines or fileMultiline says so.
 func IsMultiline(it Items, fileMultiline bool) bool {
 	if n := it.n(); n > 0 {
-		return HasNewline(*it.lead(n - 1))
+		return hasNewline(*it.lead(n - 1))
 	}
-	return fileMultiline || HasNewline(*it.tail())
+	return fileMultiline || hasNewline(*it.tail())
 }
 
 // ItemIndent returns the indentation of the container's Items, given the
@@ -264,15 +265,11 @@ func ItemIndent(it Items, outer, unit string) string {
 	return outer + unit
 }
 
-// AppendLayout computes the extras for appending an item: its lead, its
+// appendLayout computes the extras for appending an item: its lead, its
 // trail (trailing-comma style copied from the current last item) and the
 // container's new tail. The container's current tail is split after its
 // first line, so a comment trailing the old last item stays on that item's
-// line. New line breaks are "\n"; [JSONC.AppendLayout] uses the file's.
-func AppendLayout(it Items, multiline bool, indent, outer string) (lead, trail, tail hujson.Extra) {
-	return appendLayout(it, multiline, indent, outer, "\n")
-}
-
+// line. New line breaks are eol.
 func appendLayout(it Items, multiline bool, indent, outer, eol string) (lead, trail, tail hujson.Extra) {
 	n := it.n()
 	old := *it.tail()
@@ -282,21 +279,21 @@ func appendLayout(it Items, multiline bool, indent, outer, eol string) (lead, tr
 	if !multiline {
 		if n > 0 {
 			lead = hujson.Extra(" ")
-			if l := *it.lead(n - 1); !HasNewline(l) && len(l) > 0 && IsBlank(l) {
-				lead = Cat(l)
+			if l := *it.lead(n - 1); !hasNewline(l) && len(l) > 0 && IsBlank(l) {
+				lead = cat(l)
 			}
 		}
-		return lead, trail, Cat(old)
+		return lead, trail, cat(old)
 	}
-	if first, rest, ok := SplitFirstLine(old); ok {
-		return Cat(first, []byte(indent)), trail, Cat([]byte(eol), rest)
+	if first, rest, ok := splitFirstLine(old); ok {
+		return cat(first, []byte(indent)), trail, cat([]byte(eol), rest)
 	}
-	return Cat(old, []byte(eol+indent)), trail, hujson.Extra(eol + outer)
+	return cat(old, []byte(eol+indent)), trail, hujson.Extra(eol + outer)
 }
 
 // RemoveItemOf removes item i like RemoveItem, with the first of lays that
 // matches the item (see RemoveItem) as its saved layout.
-func RemoveItemOf(it Items, i int, lays []Layout) {
+func removeItemOf(it Items, i int, lays []Layout) {
 	var saved *Layout
 	if i == it.n()-1 {
 		lead, tail := string(*it.lead(i)), string(*it.tail())
@@ -319,9 +316,9 @@ func RemoveItem(it Items, i int, saved *Layout) {
 	lead := *it.lead(i)
 	if i < n-1 {
 		next := it.lead(i + 1)
-		if f, _, ok := SplitFirstLine(lead); ok {
-			if _, r, ok := SplitFirstLine(*next); ok {
-				*next = Cat(f, r)
+		if f, _, ok := splitFirstLine(lead); ok {
+			if _, r, ok := splitFirstLine(*next); ok {
+				*next = cat(f, r)
 			}
 		}
 		it.remove(i)
@@ -333,14 +330,14 @@ func RemoveItem(it Items, i int, saved *Layout) {
 	case saved != nil && string(lead) == saved.Lead && string(tail) == saved.TailAfter:
 		newTail = hujson.Extra(saved.TailBefore)
 	default:
-		if f, _, ok := SplitFirstLine(lead); ok {
-			if _, r, ok := SplitFirstLine(tail); ok {
-				newTail = Cat(f, r)
+		if f, _, ok := splitFirstLine(lead); ok {
+			if _, r, ok := splitFirstLine(tail); ok {
+				newTail = cat(f, r)
 			} else {
-				newTail = Cat(f, tail)
+				newTail = cat(f, tail)
 			}
 		} else {
-			newTail = Cat(tail)
+			newTail = cat(tail)
 		}
 	}
 	if i > 0 {
@@ -350,7 +347,7 @@ func RemoveItem(it Items, i int, saved *Layout) {
 		case ours == nil && *prev != nil && len(*prev) == 0:
 			*prev = nil
 		case ours == nil && *prev != nil:
-			newTail = Cat(*prev, newTail)
+			newTail = cat(*prev, newTail)
 			*prev = nil
 		case ours != nil && *prev == nil:
 			*prev = hujson.Extra{}
@@ -364,7 +361,7 @@ func RemoveItem(it Items, i int, saved *Layout) {
 
 // Cat concatenates into a fresh slice: parsed extras alias the input buffer,
 // so appending to them in place would corrupt it.
-func Cat(parts ...[]byte) hujson.Extra {
+func cat(parts ...[]byte) hujson.Extra {
 	out := hujson.Extra{}
 	for _, p := range parts {
 		out = append(out, p...)
@@ -373,14 +370,14 @@ func Cat(parts ...[]byte) hujson.Extra {
 }
 
 // HasNewline reports whether e holds a line break.
-func HasNewline(e []byte) bool { return bytes.IndexByte(e, '\n') >= 0 }
+func hasNewline(e []byte) bool { return bytes.IndexByte(e, '\n') >= 0 }
 
 // IsBlank reports whether e is only whitespace.
 func IsBlank(e []byte) bool { return len(bytes.Trim(e, " \t\r\n")) == 0 }
 
 // SplitFirstLine splits e after its first newline that is not inside a
 // block comment. ok is false when there is none.
-func SplitFirstLine(e []byte) (first, rest []byte, ok bool) {
+func splitFirstLine(e []byte) (first, rest []byte, ok bool) {
 	for i := 0; i < len(e); i++ {
 		switch {
 		case e[i] == '\n':

@@ -14,12 +14,12 @@ func TestSplitFirstLine(t *testing.T) {
 		{" /* a\n b */\n  ", " /* a\n b */\n", "  "},
 	}
 	for _, tc := range tests {
-		f, r, ok := SplitFirstLine([]byte(tc.in))
+		f, r, ok := splitFirstLine([]byte(tc.in))
 		require.True(t, ok, tc.in)
 		require.Equal(t, tc.first, string(f))
 		require.Equal(t, tc.rest, string(r))
 	}
-	_, _, ok := SplitFirstLine([]byte(" /* x */ "))
+	_, _, ok := splitFirstLine([]byte(" /* x */ "))
 	require.False(t, ok)
 }
 

@@ -128,7 +128,7 @@ func (c *JSONC) Remove(path []string, prune int, lays ...Layout) bool {
 	if parent == nil {
 		return false
 	}
-	RemoveItemOf(ObjItems{parent}, mi, lays)
+	removeItemOf(ObjItems{parent}, mi, lays)
 	for n := 1; n < prune && len(path)-n > 0; n++ {
 		up := path[:len(path)-n]
 		v, pp, pi := c.find(up)
@@ -138,7 +138,7 @@ func (c *JSONC) Remove(path []string, prune int, lays ...Layout) bool {
 		if o, ok := v.Value.(*hujson.Object); !ok || len(o.Members) > 0 || !IsBlank(o.AfterExtra) {
 			break
 		}
-		RemoveItemOf(ObjItems{pp}, pi, lays)
+		removeItemOf(ObjItems{pp}, pi, lays)
 	}
 	return true
 }
@@ -214,7 +214,7 @@ func (c *JSONC) RemoveStrings(path []string, items []string, prune int, lays ...
 	}
 	for i := len(arr.Elements) - 1; i >= 0; i-- {
 		if s, ok := Plain(arr.Elements[i]).(string); ok && drop[s] {
-			RemoveItemOf(ArrItems{arr}, i, lays)
+			removeItemOf(ArrItems{arr}, i, lays)
 		}
 	}
 	if len(arr.Elements) == 0 && prune > 0 && IsBlank(arr.AfterExtra) {
