@@ -27,7 +27,9 @@ import (
 // rawRedis is a plain client on srv, closed when t ends.
 func rawRedis(t *testing.T, srv *redistest.Server) *redis.Client {
 	t.Helper()
-	c := redis.NewClient(&redis.Options{Addr: srv.Addr})
+	// Building a 60 MiB value inside Redis takes seconds on a busy machine:
+	// longer than go-redis's default 3 s read timeout.
+	c := redis.NewClient(&redis.Options{Addr: srv.Addr, ReadTimeout: 30 * time.Second})
 	t.Cleanup(func() { c.Close() })
 	return c
 }
