@@ -571,7 +571,11 @@ func readJournal(stateDir string) (*journal, error) {
 		return nil, err
 	}
 	var j journal
-	if err := json.Unmarshal(data, &j); err != nil || j.Tool != Name || j.Format != JournalFormat {
+	err = json.Unmarshal(data, &j)
+	if err == nil && (j.Tool != Name || j.Format != JournalFormat) {
+		err = fmt.Errorf("tool %q, format %d (want %q, %d)", j.Tool, j.Format, Name, JournalFormat)
+	}
+	if err != nil {
 		return nil, fmt.Errorf("%s is not a journal of this installer (move it away to go on): %v", filepath.Join(stateDir, journalName), err)
 	}
 	return &j, nil

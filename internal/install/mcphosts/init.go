@@ -28,6 +28,9 @@ func planInit(req request) (*install.Plan, error) {
 	switch {
 	case !rs.global() && adapters[req.Host].noProject != "":
 		return nil, fmt.Errorf("%s cannot be installed into a project (--scope project): %s", adapters[req.Host].label, adapters[req.Host].noProject)
+	case req.Host == OpenCode && req.Remote == nil:
+		// Without --remote OpenCode gets the plugin (internal/install/opencodehost).
+		return nil, errors.New("OpenCode's MCP entry is for a team gateway only (--remote); without --remote init installs the OpenCode plugin")
 	case req.Remote != nil && !adapters[req.Host].remote:
 		return nil, fmt.Errorf("%s cannot connect to a team gateway (--remote): %s", adapters[req.Host].label, noRemoteReason(req.Host))
 	case req.Remote != nil:
