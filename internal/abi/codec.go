@@ -62,10 +62,17 @@ func knownString(d *jsonlite.Decoder, s *string, names ...string) error {
 
 var replyKinds = []string{string(core.ReplyResponse), string(core.ReplyNetwork), string(core.ReplyTimeout), string(core.ReplyTooLarge), string(core.ReplyCancelled)}
 
+var errNotInput = errors.New("abi: DecodeInput takes a pointer to one of this package's input types")
+
 // DecodeInput decodes a start envelope's input object into one of the
 // input types of this package (*SearchInput, *FetchInput, *PlanInput,
 // *WebsearchInput, *ToolInput).
 func DecodeInput(data []byte, v any) error {
+	switch v.(type) {
+	case *SearchInput, *FetchInput, *PlanInput, *WebsearchInput, *ToolInput:
+	default:
+		return errNotInput
+	}
 	d := jsonlite.NewDecoder(data)
 	return d.Members(func(name []byte) error {
 		var err error
@@ -110,7 +117,7 @@ func DecodeInput(data []byte, v any) error {
 				err = d.Skip()
 			}
 		default:
-			return errors.New("abi: DecodeInput takes a pointer to one of this package's input types")
+			return errNotInput
 		}
 		return err
 	})

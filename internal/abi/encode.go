@@ -34,6 +34,9 @@ func (s Start) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON decodes the envelope with [DecodeStart], keeping a copy of
 // Options and Input.
 func (s *Start) UnmarshalJSON(data []byte) error {
+	if string(data) == "null" {
+		return nil // encoding/json's convention: null leaves the value as it is
+	}
 	v, err := DecodeStart(bytes.Clone(data))
 	if err == nil {
 		*s = v
@@ -62,6 +65,9 @@ func (s Step) MarshalJSON() ([]byte, error) { return s.AppendJSON(nil), nil }
 // UnmarshalJSON decodes the step with [DecodeStep], keeping a copy of
 // Result.
 func (s *Step) UnmarshalJSON(data []byte) error {
+	if string(data) == "null" {
+		return nil // encoding/json's convention: null leaves the value as it is
+	}
 	v, err := DecodeStep(bytes.Clone(data))
 	if err == nil {
 		*s = v

@@ -336,3 +336,24 @@ func TestReplies(t *testing.T) {
 	meta, _ := abi.FromReply(core.Reply{Kind: core.ReplyResponse, Status: 301, Header: []core.HeaderField{{Name: "Location", Value: "/x"}}})
 	require.Equal(t, abi.Reply{V: abi.Version, Kind: "response", Status: 301, Headers: map[string]string{"location": "/x"}}, meta)
 }
+
+// null leaves a Start or a Step as it was, as encoding/json's convention
+// has it; DecodeInput refuses a type that is not an input even when the
+// object has no member to decode.
+func TestNullAndForeignInput(t *testing.T) {
+	var holder struct {
+		S abi.Step `json:"s"`
+	}
+	holder.S.Step = abi.StepDone
+	require.NoError(t, json.Unmarshal([]byte(`{"s":null}`), &holder))
+	require.Equal(t, abi.StepDone, holder.S.Step)
+
+	var start abi.Start
+	start.Kind = abi.KindSearch
+	require.NoError(t, json.Unmarshal([]byte(`null`), &start))
+	require.Equal(t, abi.KindSearch, start.Kind)
+
+	for _, in := range []string{`{}`, `null`, `{"query":"q"}`} {
+		require.EqualError(t, abi.DecodeInput([]byte(in), &struct{ A int }{}), "abi: DecodeInput takes a pointer to one of this package's input types", in)
+	}
+}
