@@ -5,8 +5,10 @@
 #                  packages from a local registry (tests/registry)
 #   make build     plugin/core.wasm and bin/deepseek-web-retrieval
 #   make dist      release archives, npm tarballs and checksums.txt in dist/
-#   make bench     benchmarks that print figures (make bench-load: the MCP server under load;
-#                  make bench-gateway: two serve replicas on one Redis under load)
+#   make bench     benchmarks that print figures, saved to bin/bench.txt and checked against
+#                  RATIONALE.md's Figures table (make bench-check: check a saved output again;
+#                  make bench-load: the MCP server under load; make bench-gateway: two serve
+#                  replicas on one Redis under load)
 
 GO        ?= go
 WASM      := plugin/core.wasm
@@ -26,7 +28,7 @@ DIST          ?= dist
 VERSION       ?=
 REGISTRYDIR   := tests/registry
 
-.PHONY: all build wasm cli dist install uninstall test test-go test-js test-hosts hosts-deps test-e2e test-registry registry-deps check-wasm lint bench bench-load bench-gateway wazero fuzz js-deps clean
+.PHONY: all build wasm cli dist install uninstall test test-go test-js test-hosts hosts-deps test-e2e test-registry registry-deps check-wasm lint bench bench-run bench-check bench-load bench-gateway wazero fuzz js-deps clean
 
 all: build
 
@@ -122,16 +124,36 @@ $(REGISTRYDIR)/node_modules/.package-lock.json: $(REGISTRYDIR)/package.json $(RE
 test-registry: dist registry-deps hosts-deps js-deps
 	cd $(REGISTRYDIR) && DIST=$(abspath $(DIST)) CODEX_BIN=$(abspath $(HOSTSDIR))/node_modules/.bin/codex node --test --test-concurrency=1
 
-# make bench prints every figure RATIONALE.md and wasm/RATIONALE.md point to, each under a
-# heading the record names. Timings come from BENCHTIME per benchmark, and the benchmarks that
-# build up state (a full page cache, 5,000 operations, worst bodies) run once; the JS
-# benchmarks take smaller samples than their defaults (BENCH_* variables, see tests/js).
-# On 2 busy cores it takes a few minutes; BENCHTIME=1s and the scripts' defaults are steadier.
-BENCHTIME ?= 200ms
-BENCHJS   ?= BENCH_RUNS=5 BENCH_CALLS=100 BENCH_MEM_CALLS=500 BENCH_WARM_CALLS=1000 BENCH_IDLE_RUNS=3
-BENCHGO   := $(GO) test -run='^$$' -benchmem -benchtime=$(BENCHTIME)
+# make bench prints the figures the RATIONALE.md files point to, each group under a heading
+# `== ...` echoed by a bench recipe here, saves the output to BENCH_OUT, then checks it:
+# internal/cmd/benchcheck finds every row of RATIONALE.md's "Figures" table (each figure the
+# records quote) in the output and compares the printed value with the written one. A row
+# whose line nothing printed fails, and so does a figure past its row's tolerance:
+# BENCHCHECK_FLAGS=-warn reports drift without failing, for a busy machine.
+# make bench-check BENCH_OUT=FILE checks a saved output again, running nothing.
+# Timings come from BENCHTIME per benchmark, and the benchmarks that build up state (a full
+# page cache, 5,000 operations, worst bodies) run once; the JS benchmarks take smaller samples
+# than their defaults (BENCH_* variables, see tests/js). On 2 busy cores it takes a few
+# minutes; BENCHTIME=1s and the scripts' defaults are steadier.
+BENCHTIME        ?= 200ms
+BENCHJS          ?= BENCH_RUNS=5 BENCH_CALLS=100 BENCH_MEM_CALLS=500 BENCH_WARM_CALLS=1000 BENCH_IDLE_RUNS=3
+BENCHGO          := $(GO) test -run='^$$' -benchmem -benchtime=$(BENCHTIME)
+BENCH_OUT        ?= bin/bench.txt
+BENCHCHECK_FLAGS ?=
 
-bench: build wazero
+# The output goes to the terminal and to BENCH_OUT; a failed benchmark fails make bench
+# before the check (sh has no pipefail, hence the status file).
+bench:
+	@mkdir -p $(dir $(BENCH_OUT))
+	@{ $(MAKE) --no-print-directory bench-run 2>&1; echo $$? > $(BENCH_OUT).status; } | tee $(BENCH_OUT)
+	@s=$$(cat $(BENCH_OUT).status); rm -f $(BENCH_OUT).status; \
+	if [ "$$s" != 0 ]; then echo "make bench: a benchmark failed (output in $(BENCH_OUT))"; exit $$s; fi
+	@$(MAKE) --no-print-directory bench-check
+
+bench-check:
+	$(GO) run ./internal/cmd/benchcheck $(BENCHCHECK_FLAGS) $(BENCH_OUT)
+
+bench-run: build wazero
 	@echo "== module size: plugin/core.wasm"
 	@echo "raw $$(wc -c < $(WASM)) bytes, gzip -9 $$(gzip -9 -c $(WASM) | wc -c) bytes"
 	@echo "== engine, natively: core/, internal/opencode/, internal/abi/"
@@ -148,7 +170,9 @@ bench: build wazero
 	$(BENCHGO) -bench=. ./internal/diskcache/
 	@echo "== the plugin under Node and Bun (tests/js)"
 	cd $(JSDIR) && $(BENCHJS) npm run bench
+	@echo "== the MCP server under load: peak RSS and how calls ended (tests/load)"
 	$(MAKE) bench-load
+	@echo "== the team gateway under load: two serve replicas on one Redis (tests/load/gateway)"
 	$(MAKE) bench-gateway
 
 # The MCP server under load, as a child process (tests/load): peak RSS and how every call
