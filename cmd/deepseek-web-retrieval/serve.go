@@ -322,7 +322,7 @@ func newGateway(ctx context.Context, sc serveConfig, key string, logf func(strin
 			logf("warning: Redis does not answer yet (%v); serving from this replica's memory until it does", err)
 		}
 		cancel()
-		so.Store = gateway.NewFallback(r, gateway.NewMemStore(gateway.MemStoreOptions{}), gateway.FallbackOptions{Logf: logf, Metrics: so.Metrics})
+		so.Store = gateway.NewFailoverStore(r, gateway.NewMemStore(gateway.MemStoreOptions{}), gateway.FailoverOptions{Logf: logf, Metrics: so.Metrics})
 		so.Usage = r
 	} else {
 		// One replica: pages and searches also last in the machine's

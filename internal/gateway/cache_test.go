@@ -16,14 +16,14 @@ import (
 )
 
 // replicaCaches returns two Caches, each with its own Redis client on srv
-// behind a Fallback, and the Fallbacks.
-func replicaCaches(t *testing.T, srv *redistest.Server, opts gateway.CacheOptions) ([2]*gateway.Cache, [2]*gateway.Fallback) {
+// behind a FailoverStore, and the Fallbacks.
+func replicaCaches(t *testing.T, srv *redistest.Server, opts gateway.CacheOptions) ([2]*gateway.Cache, [2]*gateway.FailoverStore) {
 	var cs [2]*gateway.Cache
-	var fs [2]*gateway.Fallback
+	var fs [2]*gateway.FailoverStore
 	opts.Logf = t.Logf
 	for i := range cs {
-		fs[i] = gateway.NewFallback(openRedis(t, srv), gateway.NewMemStore(gateway.MemStoreOptions{}),
-			gateway.FallbackOptions{Logf: t.Logf, RetryAfter: 50 * time.Millisecond})
+		fs[i] = gateway.NewFailoverStore(openRedis(t, srv), gateway.NewMemStore(gateway.MemStoreOptions{}),
+			gateway.FailoverOptions{Logf: t.Logf, RetryAfter: 50 * time.Millisecond})
 		cs[i] = gateway.NewCache(fs[i], opts)
 	}
 	return cs, fs

@@ -14,7 +14,7 @@
 //     whose Text the member reads ("quota spent: … resets at …",
 //     "busy: … retry in …").
 //   - Shared state: a [Store], in process ([MemStore]) or in Redis or
-//     Valkey ([RedisStore]) so replicas share everything; [Fallback] puts
+//     Valkey ([RedisStore]) so replicas share everything; [FailoverStore] puts
 //     a MemStore behind Redis, so an outage costs shared state, not
 //     calls.
 //   - Cache: [Cache.Do] answers from the cache, from an identical call in

@@ -42,7 +42,7 @@ type Limits struct {
 	// gateway instead of DeepSeek's 429s.
 	SearchPerSecond, FetchPerSecond int
 	// Replicas is the number of gateway replicas sharing one Redis.
-	// While Redis is down (the store is a [Fallback] standing in
+	// While Redis is down (the store is a [FailoverStore] standing in
 	// locally) each replica allows its share of the team's rates,
 	// rounded up, so the team stays under DeepSeek's limits. Zero means 1.
 	Replicas int
@@ -146,7 +146,7 @@ func roundUp(d time.Duration) time.Duration {
 }
 
 // Limiter enforces [Limits] over a [Store]: with a [RedisStore] (behind a
-// [Fallback]) every replica shares the counters. A store error lets the
+// [FailoverStore]) every replica shares the counters. A store error lets the
 // call through (a log line says so): limits protect the account, they
 // must not fail calls.
 type Limiter struct {

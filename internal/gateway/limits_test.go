@@ -215,11 +215,11 @@ func TestLimiterWaitRate(t *testing.T) {
 }
 
 // replicaLimiters returns two Limiters, each with its own Redis client on
-// srv behind a Fallback: two gateway replicas.
+// srv behind a FailoverStore: two gateway replicas.
 func replicaLimiters(t *testing.T, srv *redistest.Server, lim gateway.Limits) [2]*gateway.Limiter {
 	var out [2]*gateway.Limiter
 	for i := range out {
-		st := gateway.NewFallback(openRedis(t, srv), gateway.NewMemStore(gateway.MemStoreOptions{}), gateway.FallbackOptions{Logf: t.Logf})
+		st := gateway.NewFailoverStore(openRedis(t, srv), gateway.NewMemStore(gateway.MemStoreOptions{}), gateway.FailoverOptions{Logf: t.Logf})
 		l, err := gateway.NewLimiter(st, lim, gateway.LimiterOptions{Logf: t.Logf})
 		require.NoError(t, err)
 		out[i] = l
@@ -310,8 +310,8 @@ func TestLimiterRedisOutage(t *testing.T) {
 	ctx := context.Background()
 	m := gateway.NewMetrics()
 	var logs logBuf
-	st := gateway.NewFallback(openRedis(t, srv), gateway.NewMemStore(gateway.MemStoreOptions{}),
-		gateway.FallbackOptions{Logf: logs.Logf, Metrics: m, RetryAfter: 50 * time.Millisecond})
+	st := gateway.NewFailoverStore(openRedis(t, srv), gateway.NewMemStore(gateway.MemStoreOptions{}),
+		gateway.FailoverOptions{Logf: logs.Logf, Metrics: m, RetryAfter: 50 * time.Millisecond})
 	l, err := gateway.NewLimiter(st, gateway.Limits{PerDay: 100, InFlight: 4}, gateway.LimiterOptions{Logf: logs.Logf})
 	require.NoError(t, err)
 	for range 3 {
@@ -351,7 +351,7 @@ func TestLimiterRedisOutage(t *testing.T) {
 func TestLimiterDegradedShare(t *testing.T) {
 	ctx := context.Background()
 	primary := &flakyStore{MemStore: gateway.NewMemStore(gateway.MemStoreOptions{}), err: errors.New("redis: connection refused")}
-	f := gateway.NewFallback(primary, gateway.NewMemStore(gateway.MemStoreOptions{}), gateway.FallbackOptions{Logf: t.Logf, RetryAfter: time.Nanosecond})
+	f := gateway.NewFailoverStore(primary, gateway.NewMemStore(gateway.MemStoreOptions{}), gateway.FailoverOptions{Logf: t.Logf, RetryAfter: time.Nanosecond})
 	l, err := gateway.NewLimiter(f, gateway.Limits{SearchPerSecond: 10, Replicas: 3}, gateway.LimiterOptions{Logf: t.Logf})
 	require.NoError(t, err)
 	count := func(kind gateway.Endpoint, n int) int {

@@ -40,11 +40,11 @@ import (
 //     "retry in" longer than the window.
 //
 // Each is logged (at most a line a minute of each kind) and is not an
-// error: a bad key is not an outage, and the [Fallback] in front stays on
+// error: a bad key is not an outage, and the [FailoverStore] in front stays on
 // Redis.
 //
 // A RedisStore returns Redis's errors as they are; put it behind a
-// [Fallback] so an outage degrades to in-process state.
+// [FailoverStore] so an outage degrades to in-process state.
 type RedisStore struct {
 	c      *redis.Client
 	prefix string
@@ -58,7 +58,7 @@ type RedisOptions struct {
 	Prefix string
 	// Timeout bounds dialling and each command's read and write, so a
 	// Redis that stops answering costs a call at most this long before
-	// [Fallback] takes over. Zero means 250 ms.
+	// [FailoverStore] takes over. Zero means 250 ms.
 	Timeout time.Duration
 	// Logf reports bad entries found in Redis (see [RedisStore]); nil
 	// means log.Printf.
@@ -75,7 +75,7 @@ var quietRedis sync.Once
 // unix://). It does not connect: the first command does, and [RedisStore.Ping]
 // checks the server at start. It silences go-redis's own process-wide
 // logger, whose lines (one per failed dial) would flood the log during an
-// outage that [Fallback] reports once.
+// outage that [FailoverStore] reports once.
 func OpenRedis(rawURL string, opts RedisOptions) (*RedisStore, error) {
 	o, err := redis.ParseURL(rawURL)
 	if err != nil {
@@ -102,7 +102,7 @@ func OpenRedis(rawURL string, opts RedisOptions) (*RedisStore, error) {
 	o.DisableIdentity = true
 	o.MaintNotificationsConfig = &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}
 	// go-redis logs every failed dial through a process-wide logger;
-	// [Fallback] reports an outage once instead.
+	// [FailoverStore] reports an outage once instead.
 	quietRedis.Do(func() { redis.SetLogger(&logging.VoidLogger{}) })
 	if opts.Logf == nil {
 		opts.Logf = log.Printf

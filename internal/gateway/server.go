@@ -299,7 +299,7 @@ func (s *Server) authenticate(r *http.Request) (string, *Class, error) {
 	return id.Member, id.Class, err
 }
 
-// healthz answers 200 "degraded" while a Fallback stands in for Redis
+// healthz answers 200 "degraded" while a FailoverStore stands in for Redis
 // (from the first store operation that found it down), else 200 "ok"; it
 // does not ping Redis itself. Calls succeed either way.
 func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {

@@ -223,7 +223,7 @@ func TestGatewayReplicasShareRedis(t *testing.T) {
 		redis, err := gateway.OpenRedis(rs.URL, gateway.RedisOptions{})
 		require.NoError(t, err)
 		t.Cleanup(func() { redis.Close() })
-		store := gateway.NewFallback(redis, gateway.NewMemStore(gateway.MemStoreOptions{}), gateway.FallbackOptions{Logf: t.Logf})
+		store := gateway.NewFailoverStore(redis, gateway.NewMemStore(gateway.MemStoreOptions{}), gateway.FailoverOptions{Logf: t.Logf})
 		replicas = append(replicas, startReplica(t, d, tokens, store, func(o *gateway.ServerOptions) { o.Limits.InFlight = 32 }))
 	}
 	a, b := replicas[0].session(t, toks["alice"]), replicas[1].session(t, toks["bob"])

@@ -13,7 +13,7 @@ import (
 // single-flight locks, quota counters, in-flight slots and rate windows.
 // [MemStore] keeps it in process (one replica is the deployment);
 // [RedisStore] keeps it in Redis or Valkey so any number of replicas agree;
-// [Fallback] puts a MemStore behind a RedisStore for Redis outages.
+// [FailoverStore] puts a MemStore behind a RedisStore for Redis outages.
 //
 // Keys are plain strings chosen by [Limiter] and [Cache]; they never hold
 // an API key or a member token. Every method is safe for concurrent use.

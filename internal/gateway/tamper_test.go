@@ -92,7 +92,7 @@ func TestGatewayRefusesTamperedCacheEntries(t *testing.T) {
 	}
 	tokens, _, toks := newTokens(t, "alice")
 	var logs logBuf
-	store := gateway.NewFallback(openRedis(t, rs), gateway.NewMemStore(gateway.MemStoreOptions{}), gateway.FallbackOptions{Logf: logs.Logf})
+	store := gateway.NewFailoverStore(openRedis(t, rs), gateway.NewMemStore(gateway.MemStoreOptions{}), gateway.FailoverOptions{Logf: logs.Logf})
 	r := startReplica(t, d, tokens, store, func(o *gateway.ServerOptions) { o.Logf = logs.Logf })
 	cs := r.session(t, toks["alice"])
 	raw := rawRedis(t, rs)
@@ -147,7 +147,7 @@ func TestGatewayRefusesOversizedCacheEntry(t *testing.T) {
 	d.Fetch = deepseektest.Answer(200, fetchAnswer)
 	tokens, _, toks := newTokens(t, "alice")
 	var logs logBuf
-	store := gateway.NewFallback(openRedisLogged(t, rs, logs.Logf), gateway.NewMemStore(gateway.MemStoreOptions{}), gateway.FallbackOptions{Logf: logs.Logf})
+	store := gateway.NewFailoverStore(openRedisLogged(t, rs, logs.Logf), gateway.NewMemStore(gateway.MemStoreOptions{}), gateway.FailoverOptions{Logf: logs.Logf})
 	r := startReplica(t, d, tokens, store, func(o *gateway.ServerOptions) { o.Logf = logs.Logf })
 	cs := r.session(t, toks["alice"])
 	raw := rawRedis(t, rs)
@@ -218,10 +218,10 @@ func TestLimiterGarbageQuotaKey(t *testing.T) {
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var logs logBuf
-			var fs [2]*gateway.Fallback
+			var fs [2]*gateway.FailoverStore
 			var ls [2]*gateway.Limiter
 			for j := range ls {
-				fs[j] = gateway.NewFallback(openRedisLogged(t, srv, logs.Logf), gateway.NewMemStore(gateway.MemStoreOptions{}), gateway.FallbackOptions{Logf: logs.Logf})
+				fs[j] = gateway.NewFailoverStore(openRedisLogged(t, srv, logs.Logf), gateway.NewMemStore(gateway.MemStoreOptions{}), gateway.FailoverOptions{Logf: logs.Logf})
 				var err error
 				ls[j], err = gateway.NewLimiter(fs[j], lim, gateway.LimiterOptions{Logf: logs.Logf})
 				require.NoError(t, err)
@@ -262,7 +262,7 @@ func TestLimiterHugeRetry(t *testing.T) {
 	raw := rawRedis(t, srv)
 	ctx := context.Background()
 	var logs logBuf
-	f := gateway.NewFallback(openRedisLogged(t, srv, logs.Logf), gateway.NewMemStore(gateway.MemStoreOptions{}), gateway.FallbackOptions{Logf: logs.Logf})
+	f := gateway.NewFailoverStore(openRedisLogged(t, srv, logs.Logf), gateway.NewMemStore(gateway.MemStoreOptions{}), gateway.FailoverOptions{Logf: logs.Logf})
 	l, err := gateway.NewLimiter(f, gateway.Limits{SearchPerSecond: 2, MaxWait: -1}, gateway.LimiterOptions{Logf: logs.Logf})
 	require.NoError(t, err)
 	now, err := raw.Time(ctx).Result()
@@ -308,7 +308,7 @@ func TestLimiterSlotsInTheFuture(t *testing.T) {
 	srv := redistest.Start(t)
 	raw := rawRedis(t, srv)
 	ctx := context.Background()
-	f := gateway.NewFallback(openRedis(t, srv), gateway.NewMemStore(gateway.MemStoreOptions{}), gateway.FallbackOptions{Logf: t.Logf})
+	f := gateway.NewFailoverStore(openRedis(t, srv), gateway.NewMemStore(gateway.MemStoreOptions{}), gateway.FailoverOptions{Logf: t.Logf})
 	l, err := gateway.NewLimiter(f, gateway.Limits{InFlight: 2}, gateway.LimiterOptions{Logf: t.Logf})
 	require.NoError(t, err)
 	far := float64(time.Now().Add(30 * 365 * 24 * time.Hour).UnixMilli())
@@ -323,7 +323,7 @@ func TestLimiterSlotsInTheFuture(t *testing.T) {
 
 // TestRedisBadEntriesAreNotOutages: every operation, on a key holding a
 // value of the wrong type or a garbage string, answers without an error,
-// so the Fallback in front of it stays on Redis.
+// so the FailoverStore in front of it stays on Redis.
 func TestRedisBadEntriesAreNotOutages(t *testing.T) {
 	srv := redistest.Start(t)
 	raw := rawRedis(t, srv)
@@ -369,7 +369,7 @@ func TestRedisBadEntriesAreNotOutages(t *testing.T) {
 		}},
 	}
 	var logs logBuf
-	f := gateway.NewFallback(openRedisLogged(t, srv, logs.Logf), gateway.NewMemStore(gateway.MemStoreOptions{}), gateway.FallbackOptions{Logf: logs.Logf})
+	f := gateway.NewFailoverStore(openRedisLogged(t, srv, logs.Logf), gateway.NewMemStore(gateway.MemStoreOptions{}), gateway.FailoverOptions{Logf: logs.Logf})
 	for kind, plant := range plants {
 		for _, o := range ops {
 			require.NoError(t, raw.Del(ctx, "dwr:"+o.key).Err())

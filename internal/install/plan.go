@@ -44,12 +44,12 @@ func (o Op) past() string {
 	return "?"
 }
 
-// Kind says what a Change's path is.
-type Kind int
+// PathKind says what a Change's path is.
+type PathKind int
 
 const (
 	// KindConfig is a host's config file: the plan shows its diff.
-	KindConfig Kind = iota + 1
+	KindConfig PathKind = iota + 1
 	// KindFile is a file the installer owns outright (a vendored plugin file).
 	KindFile
 	// KindRecord is an install record.
@@ -73,7 +73,7 @@ type TreeFile struct {
 // Change is one file-system step of a Plan.
 type Change struct {
 	Op   Op
-	Kind Kind
+	Kind PathKind
 	// Path is absolute; Rel is how the plan names it (relative to the
 	// plan's ConfigDir, slash-separated), Path when empty.
 	Path, Rel string

@@ -91,7 +91,7 @@ type TreeFileID struct {
 	SHA256 string `json:"sha256"`
 }
 
-func (k Kind) String() string {
+func (k PathKind) String() string {
 	switch k {
 	case KindConfig:
 		return "config"
@@ -107,7 +107,7 @@ func (k Kind) String() string {
 	return "?"
 }
 
-func parseKind(s string) Kind {
+func parseKind(s string) PathKind {
 	for k := KindConfig; k <= KindTree; k++ {
 		if k.String() == s {
 			return k

@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// Fallback is a [Store] that uses a primary store (a [RedisStore]) and,
+// FailoverStore is a [Store] that uses a primary store (a [RedisStore]) and,
 // while the primary fails, a local [MemStore] instead: a Redis outage
 // degrades to in-process behaviour, never to a failed call. It writes one
 // log line when the primary starts failing and one when it answers again,
@@ -24,17 +24,17 @@ import (
 //
 // Errors the caller caused (its context cancelled or past its deadline)
 // are returned, not hidden behind the local store.
-type Fallback struct {
+type FailoverStore struct {
 	primary, local Store
-	opts           FallbackOptions
+	opts           FailoverOptions
 
 	mu        sync.Mutex
 	down      bool
 	downUntil time.Time
 }
 
-// FallbackOptions configures [NewFallback]. The zero value is ready to use.
-type FallbackOptions struct {
+// FailoverOptions configures [NewFailoverStore]. The zero value is ready to use.
+type FailoverOptions struct {
 	// RetryAfter is how long to serve from the local store after the
 	// primary failed before trying it again. Zero means 1 s.
 	RetryAfter time.Duration
@@ -47,8 +47,8 @@ type FallbackOptions struct {
 	Now func() time.Time
 }
 
-// NewFallback returns a Fallback over primary with local as the stand-in.
-func NewFallback(primary, local Store, opts FallbackOptions) *Fallback {
+// NewFailoverStore returns a FailoverStore over primary with local as the stand-in.
+func NewFailoverStore(primary, local Store, opts FailoverOptions) *FailoverStore {
 	if opts.RetryAfter <= 0 {
 		opts.RetryAfter = time.Second
 	}
@@ -58,19 +58,19 @@ func NewFallback(primary, local Store, opts FallbackOptions) *Fallback {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	return &Fallback{primary: primary, local: local, opts: opts}
+	return &FailoverStore{primary: primary, local: local, opts: opts}
 }
 
 // Degraded reports whether the local store is standing in for the
 // primary right now.
-func (f *Fallback) Degraded() bool {
+func (f *FailoverStore) Degraded() bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.down
 }
 
 // usePrimary reports whether to try the primary now.
-func (f *Fallback) usePrimary() bool {
+func (f *FailoverStore) usePrimary() bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return !f.down || !f.opts.Now().Before(f.downUntil)
@@ -78,7 +78,7 @@ func (f *Fallback) usePrimary() bool {
 
 // result records how the primary answered and reports whether its answer
 // stands; when it does not, the caller uses the local store.
-func (f *Fallback) result(ctx context.Context, err error) bool {
+func (f *FailoverStore) result(ctx context.Context, err error) bool {
 	if err == nil {
 		f.mu.Lock()
 		wasDown := f.down
@@ -103,7 +103,7 @@ func (f *Fallback) result(ctx context.Context, err error) bool {
 	return false
 }
 
-func (f *Fallback) fellBack() {
+func (f *FailoverStore) fellBack() {
 	if f.opts.Metrics != nil {
 		f.opts.Metrics.RedisFallbacks.Inc()
 	}
@@ -111,7 +111,7 @@ func (f *Fallback) fellBack() {
 
 // do runs op on the primary, or on the local store when the primary is
 // down or fails.
-func fallbackDo[T any](f *Fallback, ctx context.Context, op func(Store) (T, error)) (T, error) {
+func fallbackDo[T any](f *FailoverStore, ctx context.Context, op func(Store) (T, error)) (T, error) {
 	if f.usePrimary() {
 		v, err := op(f.primary)
 		if f.result(ctx, err) {
@@ -128,7 +128,7 @@ type pair[A, B any] struct {
 }
 
 // Get implements [Store].
-func (f *Fallback) Get(ctx context.Context, key string) ([]byte, bool, error) {
+func (f *FailoverStore) Get(ctx context.Context, key string) ([]byte, bool, error) {
 	p, err := fallbackDo(f, ctx, func(s Store) (pair[[]byte, bool], error) {
 		v, ok, err := s.Get(ctx, key)
 		return pair[[]byte, bool]{v, ok}, err
@@ -137,7 +137,7 @@ func (f *Fallback) Get(ctx context.Context, key string) ([]byte, bool, error) {
 }
 
 // Set implements [Store].
-func (f *Fallback) Set(ctx context.Context, key string, value []byte, ttl time.Duration) error {
+func (f *FailoverStore) Set(ctx context.Context, key string, value []byte, ttl time.Duration) error {
 	_, err := fallbackDo(f, ctx, func(s Store) (struct{}, error) {
 		return struct{}{}, s.Set(ctx, key, value, ttl)
 	})
@@ -145,13 +145,13 @@ func (f *Fallback) Set(ctx context.Context, key string, value []byte, ttl time.D
 }
 
 // SetNX implements [Store].
-func (f *Fallback) SetNX(ctx context.Context, key string, value []byte, ttl time.Duration) (bool, error) {
+func (f *FailoverStore) SetNX(ctx context.Context, key string, value []byte, ttl time.Duration) (bool, error) {
 	return fallbackDo(f, ctx, func(s Store) (bool, error) { return s.SetNX(ctx, key, value, ttl) })
 }
 
 // DelIf implements [Store]. It tries both stores: a lock taken on one
 // store before an outage began or ended is released wherever it is.
-func (f *Fallback) DelIf(ctx context.Context, key string, value []byte) (bool, error) {
+func (f *FailoverStore) DelIf(ctx context.Context, key string, value []byte) (bool, error) {
 	ok, err := fallbackDo(f, ctx, func(s Store) (bool, error) { return s.DelIf(ctx, key, value) })
 	if s, _ := f.local.DelIf(ctx, key, value); s {
 		ok = true
@@ -160,12 +160,12 @@ func (f *Fallback) DelIf(ctx context.Context, key string, value []byte) (bool, e
 }
 
 // ExpireIf implements [Store].
-func (f *Fallback) ExpireIf(ctx context.Context, key string, value []byte, ttl time.Duration) (bool, error) {
+func (f *FailoverStore) ExpireIf(ctx context.Context, key string, value []byte, ttl time.Duration) (bool, error) {
 	return fallbackDo(f, ctx, func(s Store) (bool, error) { return s.ExpireIf(ctx, key, value, ttl) })
 }
 
 // IncrUpTo implements [Store].
-func (f *Fallback) IncrUpTo(ctx context.Context, key string, limit int64, expireAt time.Time) (int64, bool, error) {
+func (f *FailoverStore) IncrUpTo(ctx context.Context, key string, limit int64, expireAt time.Time) (int64, bool, error) {
 	p, err := fallbackDo(f, ctx, func(s Store) (pair[int64, bool], error) {
 		n, ok, err := s.IncrUpTo(ctx, key, limit, expireAt)
 		return pair[int64, bool]{n, ok}, err
@@ -174,7 +174,7 @@ func (f *Fallback) IncrUpTo(ctx context.Context, key string, limit int64, expire
 }
 
 // AcquireSlot implements [Store].
-func (f *Fallback) AcquireSlot(ctx context.Context, key, id string, limit int, ttl time.Duration) (int, bool, error) {
+func (f *FailoverStore) AcquireSlot(ctx context.Context, key, id string, limit int, ttl time.Duration) (int, bool, error) {
 	p, err := fallbackDo(f, ctx, func(s Store) (pair[int, bool], error) {
 		n, ok, err := s.AcquireSlot(ctx, key, id, limit, ttl)
 		return pair[int, bool]{n, ok}, err
@@ -185,7 +185,7 @@ func (f *Fallback) AcquireSlot(ctx context.Context, key, id string, limit int, t
 // ReleaseSlot implements [Store]. It releases id in both stores, since the
 // slot may have been taken on either; a slot that cannot be released in
 // Redis expires with its lease.
-func (f *Fallback) ReleaseSlot(ctx context.Context, key, id string) error {
+func (f *FailoverStore) ReleaseSlot(ctx context.Context, key, id string) error {
 	_, err := fallbackDo(f, ctx, func(s Store) (struct{}, error) {
 		return struct{}{}, s.ReleaseSlot(ctx, key, id)
 	})
@@ -196,7 +196,7 @@ func (f *Fallback) ReleaseSlot(ctx context.Context, key, id string) error {
 }
 
 // TakeRate implements [Store].
-func (f *Fallback) TakeRate(ctx context.Context, key string, limit int, window time.Duration) (bool, time.Duration, error) {
+func (f *FailoverStore) TakeRate(ctx context.Context, key string, limit int, window time.Duration) (bool, time.Duration, error) {
 	p, err := fallbackDo(f, ctx, func(s Store) (pair[bool, time.Duration], error) {
 		ok, d, err := s.TakeRate(ctx, key, limit, window)
 		return pair[bool, time.Duration]{ok, d}, err

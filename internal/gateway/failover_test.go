@@ -43,14 +43,14 @@ func (f *flakyStore) Set(ctx context.Context, key string, v []byte, ttl time.Dur
 	return f.MemStore.Set(ctx, key, v, ttl)
 }
 
-func TestFallback(t *testing.T) {
+func TestFailoverStore(t *testing.T) {
 	ctx := context.Background()
 	c := &clock{t: time.Date(2026, 12, 2, 0, 0, 0, 0, time.UTC)}
 	primary := &flakyStore{MemStore: gateway.NewMemStore(gateway.MemStoreOptions{}), err: errors.New("redis get: connection refused")}
 	local := gateway.NewMemStore(gateway.MemStoreOptions{})
 	m := gateway.NewMetrics()
 	var logs logBuf
-	f := gateway.NewFallback(primary, local, gateway.FallbackOptions{Logf: logs.Logf, Metrics: m, Now: c.Now, RetryAfter: time.Second})
+	f := gateway.NewFailoverStore(primary, local, gateway.FailoverOptions{Logf: logs.Logf, Metrics: m, Now: c.Now, RetryAfter: time.Second})
 
 	require.NoError(t, f.Set(ctx, "k", []byte("shared"), time.Hour))
 	v, ok, err := f.Get(ctx, "k")
@@ -108,7 +108,7 @@ func TestFallbackReleasesBoth(t *testing.T) {
 	ctx := context.Background()
 	primary := gateway.NewMemStore(gateway.MemStoreOptions{})
 	local := gateway.NewMemStore(gateway.MemStoreOptions{})
-	f := gateway.NewFallback(primary, local, gateway.FallbackOptions{Logf: t.Logf})
+	f := gateway.NewFailoverStore(primary, local, gateway.FailoverOptions{Logf: t.Logf})
 	ok, err := local.SetNX(ctx, "lock", []byte("me"), time.Hour)
 	require.NoError(t, err)
 	require.True(t, ok)
