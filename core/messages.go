@@ -635,7 +635,7 @@ func mapMessages(t *messagesTurn, query string, cfg *Config, redact func(string)
 				Date:  strings.TrimSpace(redact(r.PageAge)),
 				Text:  ellipsize(strings.Join(cited[k], "\n"), cfg.MaxSummaryChars),
 			}
-			h.Published, h.HasPublished = parsePageAge(h.Date)
+			h.Published, _ = parsePageAge(h.Date)
 			res.Hits = append(res.Hits, h)
 		}
 	}

@@ -95,7 +95,7 @@ func (h Hit) appendMarker(b []byte, jsonBody bool) []byte {
 // PublishedMs returns the publication time as Unix epoch milliseconds, and
 // false when the date is missing or does not parse.
 func (h Hit) PublishedMs() (int64, bool) {
-	return h.Published, h.HasPublished
+	return h.Published, h.Published != 0
 }
 
 // ProviderContent is the content of a websearch provider result (SPEC §6):
@@ -151,7 +151,7 @@ func (r *SearchResult) Text() string {
 		}
 		b.WriteString(strconv.Itoa(i+1) + ". " + title + "\n" + h.URL)
 		meta := h.Marker()
-		if h.HasPublished {
+		if h.Published != 0 {
 			published := "published " + date.FormatDay(h.Published)
 			if meta != "" {
 				meta += " · " + published

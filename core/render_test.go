@@ -54,7 +54,7 @@ func TestHitPublishedMs(t *testing.T) {
 	ms, ok := core.Hit{}.PublishedMs()
 	require.False(t, ok)
 	require.Zero(t, ms)
-	ms, ok = core.Hit{Published: 1500, HasPublished: true}.PublishedMs()
+	ms, ok = core.Hit{Published: 1500}.PublishedMs()
 	require.True(t, ok)
 	require.Equal(t, int64(1500), ms)
 }
@@ -62,9 +62,9 @@ func TestHitPublishedMs(t *testing.T) {
 func TestSearchResultText(t *testing.T) {
 	r := &core.SearchResult{Query: "go", Hits: []core.Hit{
 		{URL: "https://go.dev/", Title: "Go", Text: "The Go language.", Rerank: f64(2.1), Authority: f64(3), Site: "Go",
-			Published: time.Date(2024, 5, 1, 23, 0, 0, 0, time.FixedZone("X", -3*3600)).UnixMilli(), HasPublished: true},
+			Published: time.Date(2024, 5, 1, 23, 0, 0, 0, time.FixedZone("X", -3*3600)).UnixMilli()},
 		{URL: "https://a.example/", Text: "untitled"},
-		{URL: "https://b.example/", Title: "Dated", Published: time.Date(2023, 1, 2, 0, 0, 0, 0, time.UTC).UnixMilli(), HasPublished: true},
+		{URL: "https://b.example/", Title: "Dated", Published: time.Date(2023, 1, 2, 0, 0, 0, 0, time.UTC).UnixMilli()},
 		{URL: "https://c.example/", Title: "Bare"},
 	}}
 	want := "1. Go\nhttps://go.dev/\n[rerank 2.1 · authority 3 · Go] · published 2024-05-02\nThe Go language.\n\n" +

@@ -71,7 +71,7 @@ func processSearch(body []byte, query string, cfg *Config, redact func(string) s
 			scores = append(scores, it.Authority)
 			h.Authority = &scores[len(scores)-1]
 		}
-		h.Published, h.HasPublished = parseDate(h.Date)
+		h.Published, _ = parseDate(h.Date)
 		res.Hits = append(res.Hits, h)
 	}
 	res.noteWithheld(withheld)

@@ -168,12 +168,10 @@ type Hit struct {
 	Site string `json:"site,omitempty"`
 	// Date is the raw date string.
 	Date string `json:"date,omitempty"`
-	// Published is Date's instant in Unix milliseconds when HasPublished
-	// is true; HasPublished is false when Date is missing or does not
-	// parse. See [Hit.PublishedMs]. The JSON has "published" only when
-	// HasPublished is true; decoding it sets Published alone.
-	Published    int64 `json:"published,omitempty"`
-	HasPublished bool  `json:"-"`
+	// Published is Date's instant in Unix milliseconds; 0 when Date is
+	// missing or does not parse (a date of exactly 1970-01-01T00:00:00Z
+	// reads as none). See [Hit.PublishedMs].
+	Published int64 `json:"published,omitempty"`
 	// FoundBy is the query that found the hit when one call searched
 	// several ([MergeSearches]); "" for a single query.
 	FoundBy string `json:"foundBy,omitempty"`

@@ -18,7 +18,7 @@ func BenchmarkWebsearchResultJSON(b *testing.B) {
 	for i := range r.Hits {
 		r.Hits[i] = core.Hit{URL: "https://example.com/article/" + strconv.Itoa(i), Title: "Result number " + strconv.Itoa(i) + " about effective Go",
 			Text:   strings.Repeat("Effective Go gives tips for writing clear, idiomatic Go code & explains the conventions of the language. ", 3),
-			Rerank: &rerank, Authority: &authority, Site: "example.com", Published: 1705276800000, HasPublished: true}
+			Rerank: &rerank, Authority: &authority, Site: "example.com", Published: 1705276800000}
 	}
 	b.Run("encoding-json", func(b *testing.B) {
 		b.ReportAllocs()

@@ -111,7 +111,10 @@ func FuzzAppendWebsearchJSON(f *testing.F) {
 	f.Add("u", "t", "x", "", 0.0, 0.0, int64(0), uint8(0x60), "a note")
 	f.Add("0", "0", "", "0", 1e20, -67.0, int64(74), uint8(0x60), "") // an empty note: no content
 	f.Fuzz(func(t *testing.T, url, title, text, site string, rerank, authority float64, ms int64, mask uint8, note string) {
-		h := core.Hit{URL: url, Title: title, Text: text, Published: ms, HasPublished: mask&1 != 0}
+		h := core.Hit{URL: url, Title: title, Text: text}
+		if mask&1 != 0 {
+			h.Published = ms
+		}
 		if mask&2 != 0 {
 			h.Rerank = &rerank
 		}

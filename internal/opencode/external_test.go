@@ -184,7 +184,7 @@ func TestToolCallOperations(t *testing.T) {
 
 func TestAppendWebsearchJSON(t *testing.T) {
 	rerank, authority := 2.5, 3.0
-	a := core.Hit{URL: "https://a.example/x?a=1&b=2", Title: "A <b>", Text: "text a", Site: "A", Date: "2024-01-02", Published: 1704153600000, HasPublished: true}
+	a := core.Hit{URL: "https://a.example/x?a=1&b=2", Title: "A <b>", Text: "text a", Site: "A", Date: "2024-01-02", Published: 1704153600000}
 	b := core.Hit{URL: "https://b.example/", Text: "text b"}
 	c := core.Hit{URL: "https://c.example/", Title: "C", Rerank: &rerank, Authority: &authority, Site: "C"}
 	tests := []struct {
