@@ -14,10 +14,10 @@ import (
 // ends the flags; everything after it is an argument, even when it starts
 // with a dash (`search -- "-site:pinterest.com cats"`). It returns the
 // arguments in order, or done with the exit code when parsing ended the
-// command (help or a usage error, already reported).
-func parseInterspersed(fl *flag.FlagSet, args []string, usage func(io.Writer), stdout, stderr io.Writer) (positional []string, code int, done bool) {
+// command (help, printed from fl, or a usage error, already reported).
+func parseInterspersed(fl *flag.FlagSet, args []string, help helpText, stdout, stderr io.Writer) (positional []string, code int, done bool) {
 	for {
-		if code, done := parse(fl, args, usage, stdout, stderr); done {
+		if code, done := parse(fl, args, help, stdout, stderr); done {
 			return nil, code, true
 		}
 		rest := fl.Args()

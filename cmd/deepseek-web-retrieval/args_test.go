@@ -10,7 +10,7 @@ import (
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/deepseektest"
 )
 
-// The README's shell examples put flags after the argument; they must work as written.
+// The docs' shell examples put flags after the argument; they must work as written.
 func TestCLIReadmeExamples(t *testing.T) {
 	m := newMock(t)
 	m.Search = deepseektest.Answer(200, searchAnswer)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -15,32 +16,44 @@ import (
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/atomicfile"
 )
 
-func installUsage(w io.Writer) {
-	fmt.Fprintf(w, `Usage: deepseek-web-retrieval install [--bin-dir DIR] [init flags]
-
-Puts this binary at a stable place, then runs init with the same flags and
+var installHelp = helpText{
+	usage: "deepseek-web-retrieval install [--bin-dir DIR] [init flags]",
+	about: `Puts this binary at a stable place, then runs init with the same flags and
 --binary naming that copy, so MCP hosts start a binary that stays. Use it
 when this binary came from npm or npx (their directories are emptied and
 replaced; init refuses to record a path there) or from a release archive.
 
 Without --yes it only prints what it would do: the copy and init's plan.
 With --yes it copies (atomically: a temporary file in DIR, then a rename,
-mode 0755) and applies the plan.
+mode 0755) and applies the plan. It takes every flag of init but --binary;
+--plugin-source defaults to npm when this binary came from npm (OpenCode's
+config then names @deepseek-web-retrieval/opencode@VERSION), else vendor.`,
+	examples: []string{
+		"npx -y deepseek-web-retrieval install                  # the plan",
+		"npx -y deepseek-web-retrieval install --yes            # every host found",
+		"deepseek-web-retrieval install --host codex --search forced --yes",
+	},
+	groups: []flagGroup{
+		{"Flags:", []string{"bin-dir"}},
+		{`Init's flags ("deepseek-web-retrieval help init"):`, nil},
+		{"Init's options:", optionFlags()},
+	},
+	exit: "0 plan printed or applied, 1 refused or failed, 2 usage error.",
+}
 
-Examples:
-  npx -y deepseek-web-retrieval install                  # the plan
-  npx -y deepseek-web-retrieval install --yes            # every host found
-  deepseek-web-retrieval install --host codex --search forced --yes
-
-Where:
-  --bin-dir DIR   where the binary goes (default %s)
-  init flags      every flag of "deepseek-web-retrieval help init" but
-                  --binary; --plugin-source defaults to npm when this
-                  binary came from npm (OpenCode's config then names
-                  @deepseek-web-retrieval/opencode@VERSION), else vendor
-
-Exit status: 0 plan printed or applied, 1 refused or failed, 2 usage error.
-`, defaultBinDirText())
+// newInstallFlags returns install's flags, for its help: --bin-dir and
+// init's but --binary. installArgs reads them (and passes init's on).
+func newInstallFlags() *flag.FlagSet {
+	fl := flag.NewFlagSet("install", flag.ContinueOnError)
+	fl.SetOutput(io.Discard)
+	fl.String("bin-dir", defaultBinDirText(), "`DIR` where the binary goes")
+	newInitFlags(new(initFlags)).VisitAll(func(f *flag.Flag) {
+		if f.Name != "binary" {
+			fl.Var(f.Value, f.Name, f.Usage)
+			setDefault(fl, f.Name, f.DefValue)
+		}
+	})
+	return fl
 }
 
 // defaultBinDir is where install puts the binary: ~/.local/bin, on Windows
@@ -110,25 +123,61 @@ func installArgs(args []string) (binDir string, initArgs []string, yes bool, err
 	return binDir, initArgs, yes, nil
 }
 
+// runInstall is the install command: parseInstall reads the command
+// line and finds the copy to make, then init plans (without --yes) or
+// copy copies and init applies.
 func runInstall(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	for _, a := range args {
 		if a == "-h" || a == "-help" || a == "--help" {
-			installUsage(stdout)
+			printHelp(stdout, newInstallFlags(), installHelp)
 			return exitOK
 		}
 	}
+	in, code, ok := parseInstall(args, stderr)
+	if !ok {
+		return code
+	}
+	in.initArgs = append(in.initArgs, "--binary", in.dst)
+	initArgs, note := withPluginSource(in.initArgs, in.src)
+	in.initArgs = initArgs
+	if note != "" {
+		fmt.Fprintln(stdout, "deepseek-web-retrieval install: "+note)
+	}
+	if !in.yes {
+		fmt.Fprintf(stdout, "deepseek-web-retrieval install: would copy %s to %s (mode 0755)\n", in.src, in.dst)
+		return runInit(ctx, in.initArgs, stdout, stderr)
+	}
+	if code, ok := in.copy(ctx, stdout, stderr); !ok {
+		return code
+	}
+	return runInit(ctx, in.initArgs, stdout, stderr)
+}
+
+// installRun is install's command line, read: the copy to make and init's
+// flags.
+type installRun struct {
+	binDir   string // absolute
+	dst, src string // the copy, and this binary (symlinks resolved)
+	initArgs []string
+	yes      bool
+}
+
+// parseInstall reads install's command line and finds this binary and
+// where its copy goes; when ok is false the command ends with code (the
+// reason was printed).
+func parseInstall(args []string, stderr io.Writer) (in installRun, code int, ok bool) {
 	binDir, initArgs, yes, err := installArgs(args)
 	if err != nil {
-		return usageErr(stderr, "install", err.Error())
+		return in, usageErr(stderr, "install", err.Error()), false
 	}
 	if binDir == "" {
 		if binDir, err = defaultBinDir(); err != nil {
 			fmt.Fprintf(stderr, "deepseek-web-retrieval install: %v\n", err)
-			return exitFailed
+			return in, exitFailed, false
 		}
 	}
 	if binDir, err = filepath.Abs(binDir); err != nil {
-		return usageErr(stderr, "install", "--bin-dir: "+err.Error())
+		return in, usageErr(stderr, "install", "--bin-dir: "+err.Error()), false
 	}
 	name := "deepseek-web-retrieval"
 	if runtime.GOOS == "windows" {
@@ -136,7 +185,7 @@ func runInstall(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	}
 	dst := filepath.Join(binDir, name)
 	if why := packageManaged(dst); why != "" {
-		return usageErr(stderr, "install", fmt.Sprintf("--bin-dir: %s is %s", binDir, why))
+		return in, usageErr(stderr, "install", fmt.Sprintf("--bin-dir: %s is %s", binDir, why)), false
 	}
 	src, err := os.Executable()
 	if err == nil {
@@ -144,33 +193,30 @@ func runInstall(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "deepseek-web-retrieval install: cannot find this binary: %v\n", err)
-		return exitFailed
+		return in, exitFailed, false
 	}
-	initArgs = append(initArgs, "--binary", dst)
-	initArgs, note := withPluginSource(initArgs, src)
-	if note != "" {
-		fmt.Fprintln(stdout, "deepseek-web-retrieval install: "+note)
-	}
-	if !yes {
-		fmt.Fprintf(stdout, "deepseek-web-retrieval install: would copy %s to %s (mode 0755)\n", src, dst)
-		return runInit(ctx, initArgs, stdout, stderr)
-	}
-	// The flags are init's: have init check them before anything is
-	// copied, so a typo leaves nothing behind.
+	return installRun{binDir: binDir, dst: dst, src: src, initArgs: initArgs, yes: yes}, exitOK, true
+}
+
+// copy has init check its flags, then copies this binary to its place;
+// when ok is false the command ends with code (the reason was printed).
+// The flags are init's: checking them before anything is copied means a
+// typo leaves nothing behind.
+func (in installRun) copy(ctx context.Context, stdout, stderr io.Writer) (code int, ok bool) {
 	var errb bytes.Buffer
-	if code := runInit(ctx, withoutYes(initArgs), io.Discard, &errb); code == exitUsage {
+	if code := runInit(ctx, withoutYes(in.initArgs), io.Discard, &errb); code == exitUsage {
 		io.Copy(stderr, &errb)
-		return code
+		return code, false
 	}
-	if err := copyBinary(src, dst); err != nil {
+	if err := copyBinary(in.src, in.dst); err != nil {
 		fmt.Fprintf(stderr, "deepseek-web-retrieval install: %v\n", err)
-		return exitFailed
+		return exitFailed, false
 	}
-	fmt.Fprintf(stdout, "deepseek-web-retrieval install: installed %s: MCP hosts start it from there (after moving it, run init again)\n", dst)
-	if !onPath(binDir) {
-		fmt.Fprintf(stdout, "note: %s is not on your PATH\n", binDir)
+	fmt.Fprintf(stdout, "deepseek-web-retrieval install: installed %s: MCP hosts start it from there (after moving it, run init again)\n", in.dst)
+	if !onPath(in.binDir) {
+		fmt.Fprintf(stdout, "note: %s is not on your PATH\n", in.binDir)
 	}
-	return runInit(ctx, initArgs, stdout, stderr)
+	return exitOK, true
 }
 
 // withPluginSource adds --plugin-source npm to init's flags when none is

@@ -14,6 +14,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -23,6 +24,7 @@ import (
 	"strings"
 
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
+	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/install"
 )
 
 // Exit codes.
@@ -37,28 +39,67 @@ type command struct {
 	name    string
 	summary string
 	run     func(ctx context.Context, args []string, stdout, stderr io.Writer) int
-	usage   func(w io.Writer)
+	// flags returns a new FlagSet of the command's flags, for its help and
+	// tests; nil for a command without flags.
+	flags func() *flag.FlagSet
+	// help is the command's help but its flags; nil for a command whose
+	// summary says it all.
+	help *helpText
+}
+
+// printHelp prints the command's help, its flags from c.flags.
+func (c command) printHelp(w io.Writer) {
+	if c.help == nil {
+		fmt.Fprintf(w, "deepseek-web-retrieval %s: %s\n", c.name, c.summary)
+		return
+	}
+	fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
+	if c.flags != nil {
+		fs = c.flags()
+	}
+	printHelp(w, fs, *c.help)
 }
 
 // commands lists the subcommands in the order help shows them.
 //
 // HOOK for further subcommands: search and fetch are implemented in
-// retrieve.go (runSearch, runFetch and their usage functions), which is
+// retrieve.go (runSearch, runFetch and their help texts), which is
 // maintained separately from this file; add new subcommands to this list.
 func commands() []command {
 	return []command{
-		{"init", "install into OpenCode or an MCP host (prints the plan; --yes applies it)", runInit, initUsage},
-		{"uninstall", "reverse exactly what init applied (prints the plan; --yes applies it)", runUninstall, uninstallUsage},
-		{"doctor", "check every host's install, its traps and the key variable", runDoctor, doctorUsage},
-		{"search", "search the web with DeepSeek Search", runSearch, searchUsage},
-		{"fetch", "fetch a web page as Markdown with DeepSeek Fetch", runFetch, fetchUsage},
-		{"mcp", "serve deepseek_search and deepseek_fetch to MCP hosts over stdio", runMCP, mcpUsage},
-		{"serve", "serve the same tools to a team over HTTP: tokens, quotas, audit, Redis", runServe, serveUsage},
-		{"cache", "show or clear the cache every process on this machine shares", runCache, cacheUsage},
-		{"usage", "billed DeepSeek requests, what the cache saved, the budget and the balance", runUsage, usageUsage},
-		{"install", "put this binary in ~/.local/bin, then init with it (prints the plan; --yes applies it)", runInstall, installUsage},
-		{"version", "print the version, commit and Go version", runVersion, nil},
-		{"help", "show help for a command", runHelp, nil},
+		{"init", "install into OpenCode or an MCP host (prints the plan; --yes applies it)", runInit,
+			func() *flag.FlagSet { return newInitFlags(new(initFlags)) }, &initHelp},
+		{"uninstall", "reverse exactly what init applied (prints the plan; --yes applies it)", runUninstall,
+			func() *flag.FlagSet { return newUninstallFlags(new(whereFlags)) }, &uninstallHelp},
+		{"doctor", "check every host's install, its traps and the key variable", runDoctor,
+			func() *flag.FlagSet { return newDoctorFlags(new(doctorFlags)) }, &doctorHelp},
+		{"search", "search the web with DeepSeek Search", runSearch,
+			func() *flag.FlagSet { return newRetrieveFlags("search", new(retrieveFlags)) }, &searchHelp},
+		{"fetch", "fetch a web page as Markdown with DeepSeek Fetch", runFetch,
+			func() *flag.FlagSet { return newRetrieveFlags("fetch", new(retrieveFlags)) }, &fetchHelp},
+		{"mcp", "serve deepseek_search and deepseek_fetch to MCP hosts over stdio", runMCP,
+			func() *flag.FlagSet { return newMCPFlags(new(install.Options)) }, &mcpHelp},
+		{"serve", "serve the same tools to a team over HTTP: tokens, quotas, audit, Redis", runServe,
+			func() *flag.FlagSet { return newServeFlags(new(serveFlags), new(install.Options)) }, &serveHelp},
+		{"cache", "show or clear the cache every process on this machine shares", runCache,
+			func() *flag.FlagSet { return newCacheFlags(new(bool), new(install.Options)) }, &cacheHelp},
+		{"usage", "billed DeepSeek requests, what the cache saved, the budget and the balance", runUsage,
+			func() *flag.FlagSet { return newUsageFlags(new(usageFlags)) }, &usageHelp},
+		{"install", "put this binary in ~/.local/bin, then init with it (prints the plan; --yes applies it)", runInstall,
+			newInstallFlags, &installHelp},
+		{"version", "print the version, commit and Go version", runVersion, nil, nil},
+		{"help", "show help for a command", runHelp, nil, nil},
+	}
+}
+
+// subcommands lists the commands of a command (serve token, serve usage),
+// which help finds by their two words.
+func subcommands() []command {
+	return []command{
+		{"serve token", "add, revoke or list the members' tokens of a gateway", nil,
+			func() *flag.FlagSet { return newTokenFlags(new(string)) }, &tokenHelp},
+		{"serve usage", "each member's use of the team gateway", nil,
+			func() *flag.FlagSet { return newServeUsageFlags(new(serveUsageFlags)) }, &serveUsageHelp},
 	}
 }
 
@@ -117,18 +158,30 @@ func runHelp(_ context.Context, args []string, stdout, stderr io.Writer) int {
 		usage(stdout)
 		return exitOK
 	}
-	for _, c := range commands() {
-		if c.name == args[0] {
-			if c.usage == nil {
-				fmt.Fprintf(stdout, "deepseek-web-retrieval %s: %s\n", c.name, c.summary)
-			} else {
-				c.usage(stdout)
-			}
-			return exitOK
-		}
+	if c, ok := lookupHelp(args); ok {
+		c.printHelp(stdout)
+		return exitOK
 	}
 	fmt.Fprintf(stderr, "deepseek-web-retrieval help: unknown command %q\n", args[0])
 	return exitUsage
+}
+
+// lookupHelp finds the command help args name: a subcommand by its two
+// words ("serve usage"), else a command by the first.
+func lookupHelp(args []string) (command, bool) {
+	if len(args) > 1 {
+		for _, c := range subcommands() {
+			if c.name == args[0]+" "+args[1] {
+				return c, true
+			}
+		}
+	}
+	for _, c := range commands() {
+		if c.name == args[0] {
+			return c, true
+		}
+	}
+	return command{}, false
 }
 
 // version is the release version and commit the commit it was built from;

@@ -25,29 +25,35 @@ import (
 // DEEPSEEK_WEB_RETRIEVAL_MAX_RESULTS=5 is --max-results 5.
 const envPrefix = core.OptionEnvPrefix
 
-func mcpUsage(w io.Writer) {
-	fmt.Fprint(w, `Usage: deepseek-web-retrieval mcp [--search TIER] [--fetch TIER] [--api-key-env NAME] [option flags]
-
-Serves DeepSeek Search and Fetch as the MCP tools deepseek_search and
+var mcpHelp = helpText{
+	usage: "deepseek-web-retrieval mcp [--search TIER] [--fetch TIER] [--api-key-env NAME] [option flags]",
+	about: `Serves DeepSeek Search and Fetch as the MCP tools deepseek_search and
 deepseek_fetch over stdio (newline-delimited JSON-RPC on stdin and stdout;
 diagnostics on stderr). MCP hosts start it themselves: see "Use it from any
-MCP host" in the README. It runs until stdin closes or it gets SIGINT/SIGTERM.
+MCP host" in docs/hosts.md. It runs until stdin closes or it gets SIGINT/SIGTERM.
 
 The key is read from DEEPSEEK_API_KEY (or --api-key-env) at every call, so the
 server starts and lists its tools without it; a call without it fails with a
 message naming the variable.
 
-Example (Claude Code):
-  claude mcp add deepseek -e DEEPSEEK_API_KEY=sk-... -- deepseek-web-retrieval mcp --fetch preferred
-
-Flags (the plugin options of the README, in kebab-case):
-`+optionUsage()+`
 Every flag can also be set as an environment variable named DEEPSEEK_WEB_RETRIEVAL_
 and the flag in upper case with underscores (DEEPSEEK_WEB_RETRIEVAL_MAX_RESULTS=5,
-DEEPSEEK_WEB_RETRIEVAL_FETCH=preferred); a flag wins over its variable.
+DEEPSEEK_WEB_RETRIEVAL_FETCH=preferred); a flag wins over its variable.`,
+	examples: []string{
+		"claude mcp add deepseek -e DEEPSEEK_API_KEY=sk-... -- deepseek-web-retrieval mcp --fetch preferred",
+	},
+	groups: []flagGroup{
+		{"Flags (the options of docs/options.md, in kebab-case):", optionFlags()},
+	},
+	exit: "0 stdin closed or a signal, 2 invalid options (reported on stderr).",
+}
 
-Exit status: 0 stdin closed or a signal, 2 invalid options (reported on stderr).
-`)
+// newMCPFlags returns mcp's FlagSet, filling o: the options' flags.
+func newMCPFlags(o *install.Options) *flag.FlagSet {
+	fl := flag.NewFlagSet("mcp", flag.ContinueOnError)
+	fl.SetOutput(io.Discard)
+	bindOptionFlags(fl, o)
+	return fl
 }
 
 // runMCP is the mcp command: options from flags and the environment, then
@@ -58,11 +64,9 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	early := httpdriver.NewMaskingWriter(stderr, os.Getenv(core.DefaultAPIKeyEnv))
 	defer early.Flush()
 	stderr = early
-	fl := flag.NewFlagSet("mcp", flag.ContinueOnError)
-	fl.SetOutput(io.Discard)
 	var o install.Options
-	bindOptionFlags(fl, &o)
-	positional, code, done := parseInterspersed(fl, args, mcpUsage, stdout, stderr)
+	fl := newMCPFlags(&o)
+	positional, code, done := parseInterspersed(fl, args, mcpHelp, stdout, stderr)
 	if done {
 		return code
 	}
@@ -100,7 +104,7 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		flag, tool string
 	}{{cfg.Search, "search", "web search"}, {cfg.Fetch, "fetch", "web fetch"}} {
 		if t.tier == core.TierForced {
-			fmt.Fprintf(stderr, "deepseek-web-retrieval mcp: note: --%s forced works like preferred: an MCP server cannot switch off the host's own %s tool; switch it off in the host's config (see \"Use it from any MCP host\" in the README)\n", t.flag, t.tool)
+			fmt.Fprintf(stderr, "deepseek-web-retrieval mcp: note: --%s forced works like preferred: an MCP server cannot switch off the host's own %s tool; switch it off in the host's config (see docs/hosts.md)\n", t.flag, t.tool)
 		}
 	}
 	setMemoryLimit(cfg, os.Getenv)

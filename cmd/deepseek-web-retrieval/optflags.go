@@ -4,7 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"reflect"
-	"slices"
 	"strings"
 
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/core"
@@ -14,8 +13,9 @@ import (
 // bindOptionFlags registers one flag per option of core.OptionSpecs but
 // apiKey (no literal key on a command line), named in kebab-case
 // (OptionSpec.FlagName), filling the field of o with the option's JSON
-// name. A flag left out leaves its field unset, so the option's default
-// applies.
+// name. Its usage is the option's, with its range, and its default the
+// option's default. A flag left out leaves its field unset, so the
+// option's default applies.
 func bindOptionFlags(fl *flag.FlagSet, o *install.Options) {
 	v := reflect.ValueOf(o).Elem()
 	fields := map[string]reflect.Value{}
@@ -31,45 +31,62 @@ func bindOptionFlags(fl *flag.FlagSet, o *install.Options) {
 		if !ok {
 			panic("install.Options has no field for the option " + s.Name)
 		}
+		name, usage := s.FlagName(), optionFlagUsage(s)
 		switch p := f.Addr().Interface().(type) {
 		case *string:
-			fl.StringVar(p, s.FlagName(), "", "")
+			fl.StringVar(p, name, "", usage)
 		case **int:
-			fl.Var(intFlag{p}, s.FlagName(), "")
+			fl.Var(intFlag{p}, name, usage)
 		case **float64:
-			fl.Var(floatFlag{p}, s.FlagName(), "")
+			fl.Var(floatFlag{p}, name, usage)
 		case **bool:
-			fl.Var(boolFlag{p}, s.FlagName(), "")
+			fl.Var(boolFlag{p}, name, usage)
 		case *[]string:
-			fl.Var(listFlag{p}, s.FlagName(), "")
+			fl.Var(listFlag{p}, name, usage)
 		default:
 			panic("install.Options." + s.Name + " has a type no flag takes")
 		}
+		fl.Lookup(name).DefValue = s.Default
 	}
 }
 
-// optionEnv sets each option flag not given on the command line from its
-// DEEPSEEK_WEB_RETRIEVAL_ variable (OptionSpec.EnvName), as mcp does, for
-// the commands that run beside the MCP server on the same machine
-// (search, fetch, usage, cache): a budget or cache bound set in the
-// environment holds for them too. Other variables are left to mcp's
-// warnings.
+// optionFlagUsage is the usage of an option's flag: "`N` results per
+// search, 1-50".
+func optionFlagUsage(s core.OptionSpec) string {
+	usage := "`" + s.Arg + "` " + s.Usage
+	if r := s.Range(); r != "" {
+		usage += ", " + r
+	}
+	return usage
+}
+
+// setDefault changes the default help shows for the flag name, for a
+// command whose default differs from the option's (serve's --max-calls).
+func setDefault(fl *flag.FlagSet, name, value string) {
+	fl.Lookup(name).DefValue = value
+}
+
+// optionEnv sets each flag of fl not given on the command line from its
+// DEEPSEEK_WEB_RETRIEVAL_ variable (envName), as mcp does, for the
+// commands that run beside the MCP server on the same machine (search,
+// fetch, usage, cache, serve usage): a budget or cache bound set in the
+// environment holds for them too, and serve usage reads the Redis URL
+// serve reads. A variable of an option the command has no flag for is
+// not its business, and other variables are left to mcp's warnings.
 func optionEnv(fl *flag.FlagSet, getenv func(string) string) error {
 	given := map[string]bool{}
 	fl.Visit(func(f *flag.Flag) { given[f.Name] = true })
-	for _, s := range core.OptionSpecs() {
-		if s.NoFlag || given[s.FlagName()] {
-			continue
+	var err error
+	fl.VisitAll(func(f *flag.Flag) {
+		v := getenv(envName(f.Name))
+		if err != nil || given[f.Name] || strings.TrimSpace(v) == "" {
+			return
 		}
-		v := getenv(s.EnvName())
-		if strings.TrimSpace(v) == "" {
-			continue
+		if e := fl.Set(f.Name, v); e != nil {
+			err = fmt.Errorf("%s: %v", envName(f.Name), e)
 		}
-		if err := fl.Set(s.FlagName(), v); err != nil {
-			return fmt.Errorf("%s: %v", s.EnvName(), err)
-		}
-	}
-	return nil
+	})
+	return err
 }
 
 // optionFlag is the flag of an option, for messages: maxResults →
@@ -79,20 +96,6 @@ func optionFlag(name string) string {
 		return "--" + s.FlagName()
 	}
 	return name
-}
-
-// optionUsage is the usage text of the named options' flags (every flag
-// option when none is named), one line each, from core.OptionSpecs.
-func optionUsage(names ...string) string {
-	var b strings.Builder
-	for _, s := range core.OptionSpecs() {
-		if s.NoFlag || (len(names) > 0 && !slices.Contains(names, s.Name)) {
-			continue
-		}
-		b.WriteString(s.UsageLine(28))
-		b.WriteByte('\n')
-	}
-	return b.String()
 }
 
 // applyMessagesEnv fills the Messages backend's options that flags left

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"flag"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -56,9 +57,28 @@ func TestOptionFlagsAreTheTables(t *testing.T) {
 	require.Equal(t, "apiKey", optionFlag("apiKey"), "apiKey has no flag")
 }
 
-// Every option a command's usage shows comes from the table, with its
+// Every option a command's help shows comes from the table, with its
 // range and default.
 func TestOptionUsage(t *testing.T) {
-	require.Equal(t, "  --max-results N             results per search, 1-50 (default 10)\n", optionUsage("maxResults"))
-	require.Equal(t, "  --allow-unknown-authority=BOOL\n                              let unknown authority pass --min-authority\n                              (default true)\n", optionUsage("allowUnknownAuthority"))
+	fl := flag.NewFlagSet("t", flag.ContinueOnError)
+	var o install.Options
+	bindOptionFlags(fl, &o)
+	require.Equal(t, "  --max-results N             results per search, 1-50 (default 10)", flagLine(fl.Lookup("max-results")))
+	require.Equal(t, "  --allow-unknown-authority=BOOL\n                              let unknown authority pass --min-authority\n                              (default true)", flagLine(fl.Lookup("allow-unknown-authority")))
+	for _, s := range core.OptionSpecs() {
+		if s.NoFlag {
+			continue
+		}
+		want := "--" + s.FlagName() + " " + s.Arg + " " + s.Usage
+		if s.Kind == core.KindBool {
+			want = "--" + s.FlagName() + "=" + s.Arg + " " + s.Usage
+		}
+		if r := s.Range(); r != "" {
+			want += ", " + r
+		}
+		if s.Default != "" {
+			want += " (default " + s.Default + ")"
+		}
+		require.Equal(t, want, strings.Join(strings.Fields(flagLine(fl.Lookup(s.FlagName()))), " "))
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -20,12 +21,11 @@ import (
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/mcp"
 )
 
-func serveUsage(w io.Writer) {
-	fmt.Fprint(w, `Usage: deepseek-web-retrieval serve [flags] [option flags]
+var serveHelp = helpText{
+	usage: `deepseek-web-retrieval serve [flags] [option flags]
        deepseek-web-retrieval serve token add|revoke|list [NAME] --tokens FILE
-       deepseek-web-retrieval serve usage [--redis URL] [--since 7d] [--by member|day|tool] [--json]
-
-Serves deepseek_search and deepseek_fetch to a team over streamable HTTP: the
+       deepseek-web-retrieval serve usage [--redis URL] [--since 7d] [--by member|day|tool] [--json]`,
+	about: `Serves deepseek_search and deepseek_fetch to a team over streamable HTTP: the
 MCP server of "mcp" (the same tools, texts and errors) at /mcp, with /healthz
 and /metrics (Prometheus text). The DeepSeek key lives only in this process's
 environment; members authenticate with "Authorization: Bearer <token>" and
@@ -35,76 +35,34 @@ the rate limits and the quota counters. It runs until SIGINT or SIGTERM, then
 stops accepting, lets calls in flight finish within --shutdown-timeout,
 cancels the rest and exits 0.
 
-Examples:
-  deepseek-web-retrieval serve token add alice --tokens tokens.json
-  DEEPSEEK_API_KEY=sk-... deepseek-web-retrieval serve --tokens tokens.json
-  deepseek-web-retrieval init --host codex --remote https://gw.example.com --token-env DEEPSEEK_WEB_RETRIEVAL_TOKEN
+The option flags of "mcp" set the tools for everyone; --cache-ttl is also how
+long any replica serves an answer from the shared cache. A gateway admits
+more at once than mcp, so --max-calls and --max-held-mb default higher here.
+Every flag can be set as a DEEPSEEK_WEB_RETRIEVAL_ variable, as for mcp
+(DEEPSEEK_WEB_RETRIEVAL_REDIS, DEEPSEEK_WEB_RETRIEVAL_TOKENS).`,
+	examples: []string{
+		"deepseek-web-retrieval serve token add alice --tokens tokens.json",
+		"DEEPSEEK_API_KEY=sk-... deepseek-web-retrieval serve --tokens tokens.json",
+		"deepseek-web-retrieval init --host codex --remote https://gw.example.com --token-env DEEPSEEK_WEB_RETRIEVAL_TOKEN",
+	},
+	groups: []flagGroup{
+		{"Flags:", nil},
+		{`Option flags (those of "mcp"):`, optionFlags()},
+	},
+	exit: "0 stopped by a signal, 1 could not start, 2 invalid flags.",
+}
 
-Flags:
-  --listen ADDR            host:port to listen on (default 127.0.0.1:8787). Beyond
-                           loopback it needs --tokens; put TLS in a reverse proxy
-                           in front (README: "Team gateway")
-  --tokens FILE            members' tokens (hashes only; "serve token add" writes
-                           it); re-read when it changes. Without it every call is
-                           the member "local", on loopback only
-  --oidc-issuer URL        also let members sign in through the organisation's
-                           OpenID provider (OAuth 2.1, the MCP authorization
-                           spec): the gateway publishes its protected-resource
-                           metadata and accepts the provider's JWT access tokens
-                           for --audience; --tokens keeps working beside it
-  --audience URL           this gateway's public URL, as members' hosts reach it
-                           (https://gw.example.com/mcp); tokens must name it
-  --member-claim NAME      the token claim that names the member (default email)
-  --group-claim NAME       the token claim that lists the member's groups
-                           (groups, say); with --classes
-  --classes FILE           quota classes by group, JSON: {"classes": {"heavy":
-                           {"perDay": 2000, "inFlight": 16}}, "groups":
-                           {"research": "heavy"}}. A member in several gets the
-                           most generous; others keep --per-day and --in-flight
-  --allow-origin ORIGIN    a browser origin (https://app.example.com) allowed to
-                           call /mcp; repeat or separate with commas. Requests
-                           from other origins get 403
-  --public-url URL         the URL members reach the gateway at through a reverse
-                           proxy (https://gw.example.com); repeat or separate
-                           with commas. On a loopback address /mcp refuses (403)
-                           any Host but loopback and these URLs' hosts (DNS
-                           rebinding), so a proxy on this machine needs it
-  --max-conns N            connections open at once (default 1024, fewer when
-                           the open-file limit is lower); at the limit idle ones
-                           are closed to make room and new ones wait. Headers
-                           must arrive within 10s, a body within 30s; an idle
-                           connection is closed after 3 minutes
-  --redis URL              redis://[user:password@]host[:port][/db], rediss:// or
-                           unix:// (Redis or Valkey): shared state for replicas.
-                           If Redis stops answering, calls go on with this
-                           replica's memory (a log line and a metric say so)
-  --replicas N             replicas sharing the Redis (default 1): while it is
-                           down each keeps to its share of the team's rates
-  --per-day N              calls a member may make per day, reset at 00:00 UTC
-                           (default 0: no quota)
-  --in-flight N            calls one member may have running (default 8)
-  --search-rps N           the team's DeepSeek Search requests per second
-                           (default 80, below DeepSeek's 100)
-  --fetch-rps N            the team's DeepSeek Fetch requests per second
-                           (default 20, below DeepSeek's 25)
-  --trace-content          put each call's query or URL in its trace span (off:
-                           spans name the member, tool and outcome only).
-                           Traces are sent when OTEL_EXPORTER_OTLP_ENDPOINT (or
-                           OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) is set, over
-                           OTLP/HTTP, configured by the standard OTEL_ variables
-  --audit FILE             append one JSON line per call to FILE; "-" is stdout
-                           (default), "off" writes none
-  --shutdown-timeout DUR   how long calls in flight may finish (default 10s)
+// tokensUsage is the usage of --tokens, of serve and of serve token.
+const tokensUsage = "`FILE` members' tokens (hashes only; \"serve token add\" writes it); re-read when it changes. Without it every call is the member \"local\", on loopback only"
 
-The option flags of "mcp" (--search, --fetch, --api-key-env, --max-results,
---cache-ttl, ...) set the tools for everyone; --cache-ttl is also how long any
-replica serves an answer from the shared cache. A gateway admits more at once
-than mcp: --max-calls defaults to 64 and --max-held-mb to 256 here. Every flag can be set as a
-DEEPSEEK_WEB_RETRIEVAL_ variable, as for mcp (DEEPSEEK_WEB_RETRIEVAL_REDIS,
-DEEPSEEK_WEB_RETRIEVAL_TOKENS).
-
-Exit status: 0 stopped by a signal, 1 could not start, 2 invalid flags.
-`)
+var tokenHelp = helpText{
+	usage: "deepseek-web-retrieval serve token add|revoke|list [NAME] --tokens FILE",
+	about: `Manages the members' tokens of a gateway (serve --tokens FILE): add NAME
+prints a new token for NAME once and keeps only its hash; revoke NAME
+removes it, and a running gateway refuses it from its next request; list
+prints each member and when their token was made.`,
+	examples: []string{"deepseek-web-retrieval serve token add alice --tokens tokens.json"},
+	exit:     "0 done, 1 the file could not be read or written, 2 usage error.",
 }
 
 // serve's defaults for the two admission options, where mcp has 16 and 64.
@@ -135,6 +93,36 @@ func (l *stringList) Set(v string) error {
 		}
 	}
 	return nil
+}
+
+// newServeFlags returns serve's FlagSet, filling sf and o (the tools'
+// options, their flags as mcp's).
+func newServeFlags(sf *serveFlags, o *install.Options) *flag.FlagSet {
+	fl := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fl.SetOutput(io.Discard)
+	bindOptionFlags(fl, o)
+	setDefault(fl, "max-calls", strconv.Itoa(serveMaxCalls))
+	setDefault(fl, "max-held-mb", strconv.Itoa(serveMaxHeldMB))
+	fl.StringVar(&sf.listen, "listen", "127.0.0.1:8787", "`ADDR` host:port to listen on. Beyond loopback it needs --tokens; put TLS in a reverse proxy in front (docs/gateway.md)")
+	fl.StringVar(&sf.tokens, "tokens", "", tokensUsage)
+	fl.StringVar(&sf.oidcIssuer, "oidc-issuer", "", "`URL` also let members sign in through the organisation's OpenID provider (OAuth 2.1, the MCP authorization spec): the gateway publishes its protected-resource metadata and accepts the provider's JWT access tokens for --audience; --tokens keeps working beside it")
+	fl.StringVar(&sf.audience, "audience", "", "`URL` this gateway's public URL, as members' hosts reach it (https://gw.example.com/mcp); tokens must name it")
+	fl.StringVar(&sf.memberClaim, "member-claim", "email", "`NAME` the token claim that names the member")
+	fl.StringVar(&sf.groupClaim, "group-claim", "", "`NAME` the token claim that lists the member's groups (groups, say); with --classes")
+	fl.StringVar(&sf.classes, "classes", "", "`FILE` quota classes by group, JSON: {\"classes\": {\"heavy\": {\"perDay\": 2000, \"inFlight\": 16}}, \"groups\": {\"research\": \"heavy\"}}. A member in several gets the most generous; others keep --per-day and --in-flight")
+	fl.Var(&sf.origins, "allow-origin", "`ORIGIN` a browser origin (https://app.example.com) allowed to call /mcp; repeat or separate with commas. Requests from other origins get 403")
+	fl.Var(&sf.publicURLs, "public-url", "`URL` the URL members reach the gateway at through a reverse proxy (https://gw.example.com); repeat or separate with commas. On a loopback address /mcp refuses (403) any Host but loopback and these URLs' hosts (DNS rebinding), so a proxy on this machine needs it")
+	fl.IntVar(&sf.maxConns, "max-conns", 0, "`N` connections open at once (0: 1024, fewer when the open-file limit is lower); at the limit idle ones are closed to make room and new ones wait. Headers must arrive within 10s, a body within 30s; an idle connection is closed after 3 minutes")
+	fl.StringVar(&sf.redis, "redis", "", "`URL` redis://[user:password@]host[:port][/db], rediss:// or unix:// (Redis or Valkey): shared state for replicas. If Redis stops answering, calls go on with this replica's memory (a log line and a metric say so)")
+	fl.IntVar(&sf.replicas, "replicas", 1, "`N` replicas sharing the Redis: while it is down each keeps to its share of the team's rates")
+	fl.IntVar(&sf.perDay, "per-day", 0, "`N` calls a member may make per day, reset at 00:00 UTC (0: no quota)")
+	fl.IntVar(&sf.inFlight, "in-flight", 0, "`N` calls one member may have running (0: 8)")
+	fl.IntVar(&sf.searchRPS, "search-rps", 0, "`N` the team's DeepSeek Search requests per second (0: 80, below DeepSeek's 100)")
+	fl.IntVar(&sf.fetchRPS, "fetch-rps", 0, "`N` the team's DeepSeek Fetch requests per second (0: 20, below DeepSeek's 25)")
+	fl.BoolVar(&sf.traceContent, "trace-content", false, "put each call's query or URL in its trace span (off: spans name the member, tool and outcome only). Traces are sent when OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) is set, over OTLP/HTTP, configured by the standard OTEL_ variables")
+	fl.StringVar(&sf.audit, "audit", "-", "`FILE` append one JSON line per call to FILE; - is stdout, off writes none")
+	fl.DurationVar(&sf.shutdown, "shutdown-timeout", 10*time.Second, "`DUR` how long calls in flight may finish")
+	return fl
 }
 
 // runServe is the serve command: parseServe reads and checks the flags,
@@ -189,32 +177,11 @@ type serveConfig struct {
 // variables and checks them; when ok is false the command ends with code
 // (the reason was printed).
 func parseServe(args []string, stdout, stderr io.Writer) (sc serveConfig, code int, ok bool) {
-	fl := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fl.SetOutput(io.Discard)
 	var o install.Options
-	bindOptionFlags(fl, &o)
+	fl := newServeFlags(&sc.serveFlags, &o)
 	sf := &sc.serveFlags
-	fl.StringVar(&sf.listen, "listen", "127.0.0.1:8787", "")
-	fl.StringVar(&sf.tokens, "tokens", "", "")
-	fl.StringVar(&sf.redis, "redis", "", "")
-	fl.StringVar(&sf.audit, "audit", "-", "")
-	fl.StringVar(&sf.oidcIssuer, "oidc-issuer", "", "")
-	fl.StringVar(&sf.audience, "audience", "", "")
-	fl.StringVar(&sf.memberClaim, "member-claim", "email", "")
-	fl.StringVar(&sf.groupClaim, "group-claim", "", "")
-	fl.StringVar(&sf.classes, "classes", "", "")
-	fl.BoolVar(&sf.traceContent, "trace-content", false, "")
-	fl.Var(&sf.origins, "allow-origin", "")
-	fl.Var(&sf.publicURLs, "public-url", "")
-	fl.IntVar(&sf.maxConns, "max-conns", 0, "")
-	fl.IntVar(&sf.replicas, "replicas", 1, "")
-	fl.IntVar(&sf.perDay, "per-day", 0, "")
-	fl.IntVar(&sf.inFlight, "in-flight", 0, "")
-	fl.IntVar(&sf.searchRPS, "search-rps", 0, "")
-	fl.IntVar(&sf.fetchRPS, "fetch-rps", 0, "")
-	fl.DurationVar(&sf.shutdown, "shutdown-timeout", 10*time.Second, "")
 	usage := func(msg string) (serveConfig, int, bool) { return sc, usageErr(stderr, "serve", msg), false }
-	positional, code, done := parseInterspersed(fl, args, serveUsage, stdout, stderr)
+	positional, code, done := parseInterspersed(fl, args, serveHelp, stdout, stderr)
 	if done {
 		return sc, code, false
 	}
@@ -402,13 +369,19 @@ func checkListen(addr string, tokens bool) error {
 	return fmt.Errorf("--listen %s is reachable from other machines and there is no --tokens file or --oidc-issuer: anyone reaching it would spend the team's DeepSeek key. Add members with \"deepseek-web-retrieval serve token add NAME --tokens FILE\" and pass --tokens FILE, sign them in with --oidc-issuer, or listen on 127.0.0.1", addr)
 }
 
-// runToken is "serve token add|revoke|list".
-func runToken(args []string, stdout, stderr io.Writer) int {
+// newTokenFlags returns the FlagSet of serve token, filling file.
+func newTokenFlags(file *string) *flag.FlagSet {
 	fl := flag.NewFlagSet("serve token", flag.ContinueOnError)
 	fl.SetOutput(io.Discard)
+	fl.StringVar(file, "tokens", "", tokensUsage)
+	return fl
+}
+
+// runToken is "serve token add|revoke|list".
+func runToken(args []string, stdout, stderr io.Writer) int {
 	var file string
-	fl.StringVar(&file, "tokens", "", "")
-	positional, code, done := parseInterspersed(fl, args, serveUsage, stdout, stderr)
+	fl := newTokenFlags(&file)
+	positional, code, done := parseInterspersed(fl, args, tokenHelp, stdout, stderr)
 	if done {
 		return code
 	}

@@ -14,34 +14,39 @@ import (
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/localdb"
 )
 
-func serveUsageUsage(w io.Writer) {
-	fmt.Fprint(w, `Usage: deepseek-web-retrieval serve usage [--redis URL] [--since 7d] [--by member|day|tool] [--json]
-
-Each member's use of the team gateway: the calls DeepSeek billed, those the
+var serveUsageHelp = helpText{
+	usage: "deepseek-web-retrieval serve usage [--redis URL] [--since 7d] [--by member|day|tool] [--json]",
+	about: `Each member's use of the team gateway: the calls DeepSeek billed, those the
 shared cache and identical calls in flight saved, those quotas and limits
 refused, and those that failed. Replicas that share a Redis count there
 (--redis, or DEEPSEEK_WEB_RETRIEVAL_REDIS, as serve reads it); a gateway
 without Redis counts in this machine's shared database
-($XDG_CACHE_HOME/deepseek-web-retrieval/shared.db). Days are UTC.
+($XDG_CACHE_HOME/deepseek-web-retrieval/shared.db). Days are UTC.`,
+	exit: "0 done, 1 the counts could not be read, 2 usage error.",
+}
 
-  --redis URL     the replicas' Redis
-  --since N       7d (default), 24h, 30d: whole UTC days back from today
-  --by KEY        member (default), day or tool
-  --json          the report as JSON
+// serveUsageFlags is the command line of serve usage.
+type serveUsageFlags struct {
+	redisURL, since, by string
+	asJSON              bool
+}
 
-Exit status: 0 done, 1 the counts could not be read, 2 usage error.
-`)
+// newServeUsageFlags returns the FlagSet of serve usage, filling f.
+func newServeUsageFlags(f *serveUsageFlags) *flag.FlagSet {
+	fl := flag.NewFlagSet("serve usage", flag.ContinueOnError)
+	fl.SetOutput(io.Discard)
+	fl.StringVar(&f.redisURL, "redis", "", "`URL` the replicas' Redis")
+	fl.StringVar(&f.since, "since", "7d", "`N` 24h, 7d, 30d: whole UTC days back from today")
+	fl.StringVar(&f.by, "by", "member", "`KEY` member, day or tool")
+	fl.BoolVar(&f.asJSON, "json", false, "the report as JSON")
+	return fl
 }
 
 // runServeUsage is "serve usage".
 func runServeUsage(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fl := flag.NewFlagSet("serve usage", flag.ContinueOnError)
-	fl.SetOutput(io.Discard)
-	redisURL := fl.String("redis", "", "")
-	since := fl.String("since", "7d", "")
-	by := fl.String("by", "member", "")
-	asJSON := fl.Bool("json", false, "")
-	positional, code, done := parseInterspersed(fl, args, serveUsageUsage, stdout, stderr)
+	var f serveUsageFlags
+	fl := newServeUsageFlags(&f)
+	positional, code, done := parseInterspersed(fl, args, serveUsageHelp, stdout, stderr)
 	if done {
 		return code
 	}
@@ -51,10 +56,10 @@ func runServeUsage(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err := optionEnv(fl, os.Getenv); err != nil {
 		return usageErr(stderr, "serve usage", err.Error())
 	}
-	if *by != "member" && *by != "day" && *by != "tool" {
-		return usageErr(stderr, "serve usage", fmt.Sprintf("--by %q: want member, day or tool", *by))
+	if f.by != "member" && f.by != "day" && f.by != "tool" {
+		return usageErr(stderr, "serve usage", fmt.Sprintf("--by %q: want member, day or tool", f.by))
 	}
-	from, err := ledger.ParseSince(*since, time.Now())
+	from, err := ledger.ParseSince(f.since, time.Now())
 	if err != nil {
 		return usageErr(stderr, "serve usage", err.Error())
 	}
@@ -63,8 +68,8 @@ func runServeUsage(ctx context.Context, args []string, stdout, stderr io.Writer)
 		book   gateway.UsageBook
 		source string
 	)
-	if *redisURL != "" {
-		r, err := gateway.OpenRedis(*redisURL, gateway.RedisOptions{Timeout: 5 * time.Second})
+	if f.redisURL != "" {
+		r, err := gateway.OpenRedis(f.redisURL, gateway.RedisOptions{Timeout: 5 * time.Second})
 		if err != nil {
 			return usageErr(stderr, "serve usage", "--redis: "+err.Error())
 		}
@@ -88,15 +93,15 @@ func runServeUsage(ctx context.Context, args []string, stdout, stderr io.Writer)
 		fmt.Fprintf(stderr, "deepseek-web-retrieval serve usage: reading the counts: %v\n", err)
 		return exitFailed
 	}
-	rep := gateway.ReportUsage(rows, day, *by)
-	if *asJSON {
+	rep := gateway.ReportUsage(rows, day, f.by)
+	if f.asJSON {
 		return writeJSON(stdout, stderr, "serve usage", struct {
 			Source string `json:"source"`
 			*gateway.UsageReport
 		}{source, rep})
 	}
-	fmt.Fprintf(stdout, "Gateway usage since %s (UTC), by %s, from %s:\n", day, *by, source)
-	fmt.Fprintf(stdout, "  %-32s %8s %8s %10s %8s %8s\n", *by, "billed", "cached", "coalesced", "refused", "failed")
+	fmt.Fprintf(stdout, "Gateway usage since %s (UTC), by %s, from %s:\n", day, f.by, source)
+	fmt.Fprintf(stdout, "  %-32s %8s %8s %10s %8s %8s\n", f.by, "billed", "cached", "coalesced", "refused", "failed")
 	for _, r := range append(rep.Rows, gateway.UsageGroup{Key: "total", UsageCounts: rep.Total}) {
 		fmt.Fprintf(stdout, "  %-32s %8d %8d %10d %8d %8d\n", r.Key, r.Billed, r.Cached, r.Coalesced, r.Refused, r.Failed)
 	}

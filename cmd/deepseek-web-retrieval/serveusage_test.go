@@ -119,6 +119,14 @@ func TestServeUsageAcrossReplicas(t *testing.T) {
   bob +0 +1 +0 +0 +0
   total +2 +1 +0 +1 +1
 $`, out)
+
+	// serve usage reads the Redis URL from serve's variable too, and an
+	// option variable it has no flag for is not its business.
+	t.Setenv("DEEPSEEK_WEB_RETRIEVAL_REDIS", redis.URL)
+	t.Setenv("DEEPSEEK_WEB_RETRIEVAL_MAX_RESULTS", "5")
+	code, again, errs := runCLI("serve", "usage")
+	require.Equal(t, exitOK, code, errs)
+	require.Equal(t, out, again)
 }
 
 // A gateway without Redis counts in the machine's database; serve usage

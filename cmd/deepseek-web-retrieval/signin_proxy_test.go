@@ -36,7 +36,7 @@ func routed(pool *x509.CertPool, port int) *http.Transport {
 	}
 }
 
-// A member signs in to replicas behind each of the README's proxy
+// A member signs in to replicas behind each of docs/gateway.md's proxy
 // examples: the metadata the proxy passes on names the public URL as the
 // resource, and the go-sdk's OAuth client signs in through it and calls the
 // tools.

@@ -64,30 +64,41 @@ func sharedFor(fl *flag.FlagSet, o *install.Options, cmd string, stderr io.Write
 	return cfg, sh, exitOK, true
 }
 
-func cacheUsage(w io.Writer) {
-	fmt.Fprint(w, `Usage: deepseek-web-retrieval cache stats|clear [--json]
-
-The cache every process of yours on this machine shares (the MCP server of
+var cacheHelp = helpText{
+	usage: "deepseek-web-retrieval cache stats|clear [--json]",
+	about: `The cache every process of yours on this machine shares (the MCP server of
 every agent session, search and fetch, a gateway without Redis): pages for
---disk-page-ttl minutes (default 1440), searches for --disk-search-ttl
-(default 60), at most --disk-cache-max-mb MiB (default 256). It lives in
+--disk-page-ttl minutes, searches for --disk-search-ttl, at most
+--disk-cache-max-mb MiB. It lives in
 $XDG_CACHE_HOME/deepseek-web-retrieval/shared.db (~/.cache/... by default)
 beside the usage ledger, and holds answers, never a key.
 
   stats    what it holds
-  clear    delete every answer (the usage ledger stays)
+  clear    delete every answer (the usage ledger stays)`,
+	groups: []flagGroup{
+		{"Flags:", []string{"json"}},
+		{"The shared cache's options:", optionFlags("diskCacheMaxMB", "diskPageTTL", "diskSearchTTL")},
+		otherOptions,
+	},
+	exit: "0 done, 1 the database cannot be opened, 2 usage error.",
+}
 
-Exit status: 0 done, 1 the database cannot be opened, 2 usage error.
-`)
+// newCacheFlags returns cache's FlagSet, filling asJSON and o.
+func newCacheFlags(asJSON *bool, o *install.Options) *flag.FlagSet {
+	fl := flag.NewFlagSet("cache", flag.ContinueOnError)
+	fl.SetOutput(io.Discard)
+	fl.BoolVar(asJSON, "json", false, "print the stats as JSON")
+	bindOptionFlags(fl, o)
+	return fl
 }
 
 func runCache(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fl := flag.NewFlagSet("cache", flag.ContinueOnError)
-	fl.SetOutput(io.Discard)
-	asJSON := fl.Bool("json", false, "")
-	var o install.Options
-	bindOptionFlags(fl, &o)
-	positional, code, done := parseInterspersed(fl, args, cacheUsage, stdout, stderr)
+	var (
+		asJSON bool
+		o      install.Options
+	)
+	fl := newCacheFlags(&asJSON, &o)
+	positional, code, done := parseInterspersed(fl, args, cacheHelp, stdout, stderr)
 	if done {
 		return code
 	}
@@ -119,7 +130,7 @@ func runCache(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return exitFailed
 	}
 	s.MaxBytes = cfg.Host.DiskCacheMaxBytes // 0 when these options turn it off
-	if *asJSON {
+	if asJSON {
 		return writeJSON(stdout, stderr, "cache", s)
 	}
 	fmt.Fprintf(stdout, "Shared cache %s\n  pages      %d\n  searches   %d\n  expired    %d (deleted as room is needed)\n  size       %.1f MiB of %.0f MiB\n",
@@ -127,24 +138,39 @@ func runCache(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	return exitOK
 }
 
-func usageUsage(w io.Writer) {
-	fmt.Fprint(w, `Usage: deepseek-web-retrieval usage [--since 24h|7d|30d] [--by day|host|tool] [--json]
-
-What every process of yours on this machine asked of DeepSeek: billed
+var usageHelp = helpText{
+	usage: "deepseek-web-retrieval usage [--since 24h|7d|30d] [--by day|host|tool] [--json]",
+	about: `What every process of yours on this machine asked of DeepSeek: billed
 requests, calls the shared cache or an identical call in flight saved, and
 failed requests, from the usage ledger beside the shared cache
 ($XDG_CACHE_HOME/deepseek-web-retrieval/shared.db). Then the daily budget
 (--daily-budget) and your account's balance, which DeepSeek's
 /user/balance endpoint gives for the key (read now, only by usage and
-doctor; --no-balance skips it).
+doctor; --no-balance skips it).`,
+	groups: []flagGroup{
+		{"Flags:", []string{"since", "by", "json", "no-balance"}},
+		otherOptions,
+	},
+	exit: "0 done, 1 the ledger cannot be opened, 2 usage error.",
+}
 
-  --since D      hours or days back: 24h (default), 7d, 30d
-  --by G         group by day, host (the MCP client's name, cli) or tool
-  --json         the report as JSON
-  --no-balance   do not ask DeepSeek for the balance
+// usageFlags is the command line of usage.
+type usageFlags struct {
+	since, by         string
+	asJSON, noBalance bool
+	options           install.Options
+}
 
-Exit status: 0 done, 1 the ledger cannot be opened, 2 usage error.
-`)
+// newUsageFlags returns usage's FlagSet, filling f.
+func newUsageFlags(f *usageFlags) *flag.FlagSet {
+	fl := flag.NewFlagSet("usage", flag.ContinueOnError)
+	fl.SetOutput(io.Discard)
+	fl.StringVar(&f.since, "since", "24h", "`D` hours or days back: 24h, 7d, 30d")
+	fl.StringVar(&f.by, "by", "", "`G` group by day, host (the MCP client's name, cli) or tool")
+	fl.BoolVar(&f.asJSON, "json", false, "the report as JSON")
+	fl.BoolVar(&f.noBalance, "no-balance", false, "do not ask DeepSeek for the balance")
+	bindOptionFlags(fl, &f.options)
+	return fl
 }
 
 // usageReport is usage --json.
@@ -164,15 +190,9 @@ func runUsage(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	early := httpdriver.NewMaskingWriter(stderr, os.Getenv(core.DefaultAPIKeyEnv))
 	defer early.Flush()
 	stderr = early
-	fl := flag.NewFlagSet("usage", flag.ContinueOnError)
-	fl.SetOutput(io.Discard)
-	since := fl.String("since", "24h", "")
-	by := fl.String("by", "", "")
-	asJSON := fl.Bool("json", false, "")
-	noBalance := fl.Bool("no-balance", false, "")
-	var o install.Options
-	bindOptionFlags(fl, &o)
-	positional, code, done := parseInterspersed(fl, args, usageUsage, stdout, stderr)
+	var f usageFlags
+	fl := newUsageFlags(&f)
+	positional, code, done := parseInterspersed(fl, args, usageHelp, stdout, stderr)
 	if done {
 		return code
 	}
@@ -180,16 +200,16 @@ func runUsage(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return usageErr(stderr, "usage", fmt.Sprintf("takes no arguments, got %q", positional[0]))
 	}
 	now := time.Now()
-	from, err := ledger.ParseSince(*since, now)
+	from, err := ledger.ParseSince(f.since, now)
 	if err != nil {
 		return usageErr(stderr, "usage", err.Error())
 	}
-	cfg, sh, code, ok := sharedFor(fl, &o, "usage", stderr)
+	cfg, sh, code, ok := sharedFor(fl, &f.options, "usage", stderr)
 	if !ok {
 		return code
 	}
 	defer sh.db.Close()
-	rep, err := sh.ledger.Report(ctx, from, *by)
+	rep, err := sh.ledger.Report(ctx, from, f.by)
 	if err != nil {
 		fmt.Fprintf(stderr, "deepseek-web-retrieval usage: %v\n", err)
 		if strings.HasPrefix(err.Error(), "--by") {
@@ -205,15 +225,15 @@ func runUsage(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		}
 	}
 	key := cfg.ResolveKey(os.Getenv)
-	if !*noBalance && key != "" {
+	if !f.noBalance && key != "" {
 		out.Balance = readBalance(ctx, cfg, key)
 	}
 	masked := httpdriver.NewMaskingWriter(stdout, key)
 	defer masked.Flush()
-	if *asJSON {
+	if f.asJSON {
 		return writeJSON(masked, stderr, "usage", out)
 	}
-	printUsage(masked, out, *since)
+	printUsage(masked, out, f.since)
 	return exitOK
 }
 
