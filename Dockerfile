@@ -1,5 +1,5 @@
 # The team gateway (deepseek-web-retrieval serve) as an image: a static binary on
-# distroless, run as a non-root user. README.md, "Team gateway", shows how to run it and
+# distroless, run as a non-root user. docs/gateway.md shows how to run it and
 # deploy/compose.yaml runs two replicas with Redis behind Caddy.
 #
 #   docker build -t deepseek-web-retrieval .

@@ -25,7 +25,7 @@ const (
 // ParseOptions knows (and its unknown-name warnings), the ranges it
 // checks, the CLI's flags and their DEEPSEEK_WEB_RETRIEVAL_ variables,
 // the flags' usage text and the installer's option list; a test checks
-// README's option tables against it.
+// option tables of docs/options.md and docs/messages.md against it.
 type OptionSpec struct {
 	// Name is the option's name in an options object: "maxResults".
 	Name string
@@ -42,7 +42,7 @@ type OptionSpec struct {
 	// whose value may be a literal key.
 	NoFlag bool
 	// Messages marks the options of the Messages search backend
-	// (messages.go), which README describes in their own section.
+	// (messages.go), which docs/messages.md describes in their own section.
 	Messages bool
 }
 

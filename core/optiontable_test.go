@@ -140,11 +140,17 @@ func TestUnknownOptionSuggestsTheTablesName(t *testing.T) {
 	require.Equal(t, []string{`unknown option "MAXRESULTS" ignored (did you mean "maxResults"?)`, `unknown option "colour" ignored`}, warns)
 }
 
-// README's option tables (Options, and The Messages backend) hold every
-// option of the table, each with the table's default, and no other.
-func TestREADMEOptionTables(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("..", "README.md"))
-	require.NoError(t, err)
+// The option tables of docs/options.md and docs/messages.md (the Messages
+// backend's) hold every option of the table, each with the table's default,
+// and no other. (docs/docs_test.go checks that every row of an option table
+// is an option.)
+func TestDocsOptionTables(t *testing.T) {
+	var data []byte
+	for _, f := range []string{"options.md", "messages.md"} {
+		b, err := os.ReadFile(filepath.Join("..", "docs", f))
+		require.NoError(t, err)
+		data = append(data, b...)
+	}
 	row := regexp.MustCompile("(?m)^\\| `([A-Za-z]+)` \\| ([^|]*) \\|")
 	got := map[string]string{}
 	for _, m := range row.FindAllStringSubmatch(string(data), -1) {

@@ -1,6 +1,6 @@
 package main
 
-// The README's reverse-proxy examples are the configurations this test runs: nginx and
+// The reverse-proxy examples of docs/gateway.md are the configurations this test runs: nginx and
 // Caddy from Debian's packages, each in front of two real serve replicas on loopback (the
 // proxy on the gateway's machine), with only mechanical substitutions (upstream addresses,
 // the listen port, a self-signed certificate, the test's own files). Members' calls through
@@ -38,7 +38,7 @@ import (
 	"github.com/deepseek-web-retrieval/deepseek-web-retrieval/internal/syncbuf"
 )
 
-// publicHost is the name in the README's examples, the one members connect to.
+// publicHost is the name in the examples of docs/gateway.md, the one members connect to.
 const publicHost = "gw.example.com"
 
 // proxyCase is one example: where it is, and how to run it.
@@ -56,8 +56,8 @@ type proxyCase struct {
 
 func TestReadmeProxyExamples(t *testing.T) {
 	for _, pc := range []proxyCase{
-		{"nginx, README", func(t *testing.T) string { return readmeBlock(t, "nginx") }, startNginx, true},
-		{"Caddy, README", func(t *testing.T) string { return readmeBlock(t, "caddyfile") }, startCaddy, false},
+		{"nginx, docs/gateway.md", func(t *testing.T) string { return readmeBlock(t, "nginx") }, startNginx, true},
+		{"Caddy, docs/gateway.md", func(t *testing.T) string { return readmeBlock(t, "caddyfile") }, startCaddy, false},
 		{"Caddy, deploy/Caddyfile", deployCaddyfile, startCaddy, false},
 	} {
 		t.Run(pc.name, func(t *testing.T) {
@@ -122,24 +122,24 @@ func TestReadmeProxyExamples(t *testing.T) {
 	}
 }
 
-// readmeBlock is the fenced block of language lang in README.md's section "TLS, behind a
-// reverse proxy".
+// readmeBlock is the fenced block of language lang in docs/gateway.md's section "TLS,
+// behind a reverse proxy".
 func readmeBlock(t *testing.T, lang string) string {
 	t.Helper()
-	b, err := os.ReadFile("../../README.md")
+	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "gateway.md"))
 	require.NoError(t, err)
-	_, section, ok := strings.Cut(string(b), "\n### TLS, behind a reverse proxy\n")
-	require.True(t, ok, `README.md has no section "TLS, behind a reverse proxy"`)
-	section, _, _ = strings.Cut(section, "\n### ")
+	_, section, ok := strings.Cut(string(b), "\n## TLS, behind a reverse proxy\n")
+	require.True(t, ok, `docs/gateway.md has no section "TLS, behind a reverse proxy"`)
+	section, _, _ = strings.Cut(section, "\n## ")
 	_, block, ok := strings.Cut(section, "\n```"+lang+"\n")
-	require.True(t, ok, "README.md's proxy section has no ```%s block", lang)
+	require.True(t, ok, "docs/gateway.md's proxy section has no ```%s block", lang)
 	block, _, ok = strings.Cut(block, "\n```\n")
-	require.True(t, ok, "README.md's ```%s block does not end", lang)
+	require.True(t, ok, "docs/gateway.md's ```%s block does not end", lang)
 	return block + "\n"
 }
 
 // deployCaddyfile is deploy/Caddyfile, with the Compose services' names replaced by
-// the README's replicas, as the README says it is.
+// the replicas of docs/gateway.md, as docs/gateway.md says it is.
 func deployCaddyfile(t *testing.T) string {
 	t.Helper()
 	b, err := os.ReadFile("../../deploy/Caddyfile")
@@ -160,7 +160,7 @@ func substitute(t *testing.T, what, text string, oldNew ...string) string {
 	return text
 }
 
-// upstreamSubs replaces the README's replica addresses with the test's.
+// upstreamSubs replaces the replica addresses of docs/gateway.md with the test's.
 func upstreamSubs(upstreams [2]string) []string {
 	return []string{"10.0.0.11:8787", upstreams[0], "10.0.0.12:8787", upstreams[1]}
 }
@@ -177,7 +177,7 @@ func proxyBinary(t *testing.T, name, pkg string) string {
 			return p
 		}
 	}
-	t.Fatalf("%s is not installed: the README's proxy examples run under it. Install it (Debian: apt-get install %s; .ci/run does)", name, pkg)
+	t.Fatalf("%s is not installed: the proxy examples of docs/gateway.md run under it. Install it (Debian: apt-get install %s; .ci/run does)", name, pkg)
 	return ""
 }
 
@@ -192,7 +192,7 @@ func startNginx(t *testing.T, example string, upstreams [2]string, cert, key str
 	if port == 0 {
 		port = freePort(t)
 	}
-	site := substitute(t, "README's nginx example", example, append(upstreamSubs(upstreams),
+	site := substitute(t, "docs/gateway.md's nginx example", example, append(upstreamSubs(upstreams),
 		"listen 443 ssl;", fmt.Sprintf("listen 127.0.0.1:%d ssl;", port),
 		"/etc/letsencrypt/live/gw.example.com/fullchain.pem", cert,
 		"/etc/letsencrypt/live/gw.example.com/privkey.pem", key)...)
@@ -212,7 +212,7 @@ func startNginx(t *testing.T, example string, upstreams [2]string, cert, key str
 	require.NoError(t, os.WriteFile(file, []byte(conf), 0o600))
 	args := []string{"-p", dir, "-c", file, "-e", filepath.Join(dir, "error.log")}
 	if out, err := exec.Command(bin, append(args, "-t")...).CombinedOutput(); err != nil {
-		t.Fatalf("nginx -t refuses the README's example: %v\n%s\n%s", err, out, conf)
+		t.Fatalf("nginx -t refuses the example of docs/gateway.md: %v\n%s\n%s", err, out, conf)
 	}
 	runProxy(t, exec.Command(bin, args...), port, filepath.Join(dir, "error.log"))
 	return port

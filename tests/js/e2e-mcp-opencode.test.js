@@ -1,4 +1,4 @@
-// The README's OpenCode `mcp` snippet, loaded by the REAL OpenCode 1.18.33 against the mock
+// docs/hosts.md's OpenCode `mcp` snippet, loaded by the REAL OpenCode 1.18.33 against the mock
 // model and the mock DeepSeek: OpenCode starts `deepseek-web-retrieval mcp`, offers its two
 // tools to the model, and hands back exactly the CLI's text; a DeepSeek failure reaches the
 // model as our sentence. Slow (seconds): skipped without node_modules.

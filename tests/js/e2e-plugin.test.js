@@ -1,4 +1,4 @@
-// The plugin in the REAL OpenCode 1.18.33, in both install layouts of the README, against the
+// The plugin in the REAL OpenCode 1.18.33, in both install layouts of docs/install.md, against the
 // mock model and the mock DeepSeek: what the model is offered (the `tools` of each chat
 // request), what OpenCode hands back to it after deepseek_search / deepseek_fetch (SPEC §6),
 // a DeepSeek error as a tool failure, the forced tier removing the built-in tools, and the
@@ -166,7 +166,7 @@ test("project layout (opencode.json + vendor/ in the project), preferred: exact 
       { toolCalls: [{ id: "c_401", name: "deepseek_fetch", args: { url: "https://go.dev/" } }] },
       { text: "done" },
     ],
-    // `colour` is not an option: its warning must land in OpenCode's log, where the README says.
+    // `colour` is not an option: its warning must land in OpenCode's log, where docs/troubleshooting.md says.
     projectConfig: { plugin: [[`./vendor/${NAME}`, { baseURL: ds.baseURL, search: "preferred", fetch: "preferred", apiKeyEnv: "DEEPSEEK_API_KEY", colour: "blue" }]] },
     vendor: [{ from: staged, to: `project:vendor/${NAME}` }],
     env: { DEEPSEEK_API_KEY: key, OPENCODE_ENABLE_EXA: "1" },
@@ -189,7 +189,7 @@ test("project layout (opencode.json + vendor/ in the project), preferred: exact 
     // A server message that echoes the key is masked before anyone sees it.
     assert.match(resultOf(run, "c_401"), /^DeepSeek Fetch failed: HTTP 401: Authentication Fails: \[redacted\] is not valid/)
     assert.equal(run.toolUses.find((u) => u.callID === "c_401").state.status, "error")
-    // The title and metadata the README promises, as the host keeps them.
+    // The title and metadata docs/model.md promises, as the host keeps them.
     const fetched = run.toolUses.find((u) => u.callID === "c_fetch").state
     assert.equal(fetched.title, "deepseek_fetch go.dev/doc/effective_go")
     const chars = [...FETCH_TEXT].length

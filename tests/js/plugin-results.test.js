@@ -198,7 +198,7 @@ test("2.x deepseek_fetch: exact content and metadata", async () => {
   assert.equal(r.status, "completed", r.text)
   const text = "# Page Title\n\nFirst paragraph.\n\n## Section\n\nMore."
   assert.deepEqual(r.content, [{ type: "text", text }])
-  // The README's metadata; `truncated: false` is the host's own verdict (tool-output.ts).
+  // docs/model.md's metadata; `truncated: false` is the host's own verdict (tool-output.ts).
   assert.deepEqual(r.metadata, {
     url: "https://docs.example/page",
     title: "Page Title",
@@ -259,7 +259,7 @@ test("1.x deepseek_fetch: the text is the content", async () => {
   const r = await h.runTool("deepseek_fetch", { url: "https://docs.example/t" })
   assert.equal(r.status, "completed", r.output)
   assert.equal(r.output, "# T\n\nBody.")
-  // The title and metadata the README promises, as 1.18.33 keeps them.
+  // The title and metadata docs/model.md promises, as 1.18.33 keeps them.
   assert.equal(r.title, "deepseek_fetch docs.example/t")
   const chars = codePoints("# T\n\nBody.")
   assert.deepEqual(r.metadata, { url: "https://docs.example/t", title: "T", chars, contentTruncated: false, offset: 0, totalChars: chars, cached: false, truncated: false })
