@@ -138,45 +138,6 @@ func (s OptionSpec) Range() string {
 	return strconv.FormatFloat(s.Min, 'f', -1, 64) + "-" + strconv.FormatFloat(s.Max, 'f', -1, 64)
 }
 
-// UsageLine is the option's entry in a command's usage text:
-// "  --max-results N  results per search, 1-50 (default 10)", the flag
-// column padded to width and the text wrapped under it to 79 columns (a
-// flag wider than the column gets a line of its own).
-func (s OptionSpec) UsageLine(width int) string {
-	flag := "--" + s.FlagName() + " " + s.Arg
-	if s.Kind == KindBool {
-		flag = "--" + s.FlagName() + "=" + s.Arg
-	}
-	text := s.Usage
-	if r := s.Range(); r != "" {
-		text += ", " + r
-	}
-	if s.Default != "" {
-		text += " (default " + s.Default + ")"
-	}
-	indent := strings.Repeat(" ", width+2)
-	var b strings.Builder
-	b.WriteString("  " + flag)
-	if len(flag) < width {
-		b.WriteString(strings.Repeat(" ", width-len(flag)))
-	} else {
-		b.WriteString("\n" + indent)
-	}
-	col := width + 2
-	for i, w := range strings.Fields(text) {
-		if i > 0 && col+1+len(w) > 79 {
-			b.WriteString("\n" + indent)
-			col = width + 2
-		} else if i > 0 {
-			b.WriteByte(' ')
-			col++
-		}
-		b.WriteString(w)
-		col += len(w)
-	}
-	return b.String()
-}
-
 // intRange returns the range of a whole-number option.
 func intRange(name string) (lo, hi int, ok bool) {
 	s, ok := LookupOption(name)

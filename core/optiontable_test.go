@@ -67,7 +67,7 @@ func TestOptionFlagAndEnvNames(t *testing.T) {
 	require.Equal(t, "DEEPSEEK_WEB_RETRIEVAL_CACHE_MAX_MB", envs[18])
 	spec, ok := core.LookupOption("maxResults")
 	require.True(t, ok)
-	require.Equal(t, "  --max-results N     results per search, 1-50 (default 10)", spec.UsageLine(20))
+	require.Equal(t, "1-50", spec.Range())
 	_, ok = core.LookupOption("MaxResults")
 	require.False(t, ok)
 }
