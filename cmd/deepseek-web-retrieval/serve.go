@@ -278,49 +278,69 @@ func newGateway(ctx context.Context, sc serveConfig, key string, logf func(strin
 			return fail(exitFailed)
 		}
 	}
-	if sc.redis != "" {
-		r, err := gateway.OpenRedis(sc.redis, gateway.RedisOptions{Logf: logf})
-		if err != nil {
-			return fail(usageErr(stderr, "serve", "--redis: "+err.Error()))
-		}
-		closers = append(closers, func() { r.Close() })
-		pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-		if err := r.Ping(pctx); err != nil {
-			logf("warning: Redis does not answer yet (%v); serving from this replica's memory until it does", err)
-		}
-		cancel()
-		so.Store = gateway.NewFailoverStore(r, gateway.NewMemStore(gateway.MemStoreOptions{}), gateway.FailoverOptions{Logf: logf, Metrics: so.Metrics})
-		so.Usage = r
-	} else {
-		// One replica: pages and searches also last in the machine's
-		// shared cache, across restarts, and its requests are in the
-		// machine's ledger, under its daily budget.
-		sh := openShared(cfg, "serve", stderr)
-		closers = append(closers, func() { sh.db.Close() })
-		so.MCP.Shared, so.MCP.Ledger = sh.cache, sh.ledger
-		if sh.db != nil {
-			so.Usage = gateway.NewLocalUsage(sh.db)
-		}
+	closeStore, code, ok := openStore(ctx, sc, &so, logf, stderr)
+	if !ok {
+		return fail(code)
 	}
-	mask := core.NewRedactor(key).Mask
-	switch sc.audit {
-	case "off":
-	case "-":
-		so.Audit = gateway.NewAudit(stdout, mask)
-	default:
-		f, err := os.OpenFile(sc.audit, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
-		if err != nil {
-			logf("--audit: %v", err)
-			return fail(exitFailed)
-		}
-		closers = append(closers, func() { f.Close() })
-		so.Audit = gateway.NewAudit(f, mask)
+	closers = append(closers, closeStore)
+	closeAudit, err := openAudit(sc.audit, stdout, core.NewRedactor(key).Mask, &so)
+	if err != nil {
+		logf("--audit: %v", err)
+		return fail(exitFailed)
 	}
+	closers = append(closers, closeAudit)
 	if gw, err = gateway.NewServer(so); err != nil {
 		return fail(usageErr(stderr, "serve", err.Error()))
 	}
 	closers = append(closers, gw.Close)
 	return gw, closeAll, exitOK, true
+}
+
+// openStore sets where the gateway keeps what replicas share: Redis
+// behind a FailoverStore with --redis, else the machine's shared cache and
+// ledger (one replica: pages and searches last across restarts, and its
+// requests are under the machine's daily budget). The function it returns
+// closes what it opened.
+func openStore(ctx context.Context, sc serveConfig, so *gateway.ServerOptions, logf func(string, ...any), stderr io.Writer) (closeStore func(), code int, ok bool) {
+	if sc.redis == "" {
+		sh := openShared(sc.cfg, "serve", stderr)
+		so.MCP.Shared, so.MCP.Ledger = sh.cache, sh.ledger
+		if sh.db != nil {
+			so.Usage = gateway.NewLocalUsage(sh.db)
+		}
+		return func() { sh.db.Close() }, exitOK, true
+	}
+	r, err := gateway.OpenRedis(sc.redis, gateway.RedisOptions{Logf: logf})
+	if err != nil {
+		return nil, usageErr(stderr, "serve", "--redis: "+err.Error()), false
+	}
+	pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	if err := r.Ping(pctx); err != nil {
+		logf("warning: Redis does not answer yet (%v); serving from this replica's memory until it does", err)
+	}
+	cancel()
+	so.Store = gateway.NewFailoverStore(r, gateway.NewMemStore(gateway.MemStoreOptions{}), gateway.FailoverOptions{Logf: logf, Metrics: so.Metrics})
+	so.Usage = r
+	return func() { r.Close() }, exitOK, true
+}
+
+// openAudit sets the audit log of --audit: off, "-" (stdout) or a file
+// appended to; mask takes the key out of every line. The function it
+// returns closes the file.
+func openAudit(audit string, stdout io.Writer, mask func(string) string, so *gateway.ServerOptions) (closeAudit func(), err error) {
+	switch audit {
+	case "off":
+	case "-":
+		so.Audit = gateway.NewAudit(stdout, mask)
+	default:
+		f, err := os.OpenFile(audit, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		if err != nil {
+			return nil, err
+		}
+		so.Audit = gateway.NewAudit(f, mask)
+		return func() { f.Close() }, nil
+	}
+	return func() {}, nil
 }
 
 // serve listens and serves gw until a signal, then shuts down.
