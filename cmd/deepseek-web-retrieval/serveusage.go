@@ -64,30 +64,14 @@ func runServeUsage(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return usageErr(stderr, "serve usage", err.Error())
 	}
 	day := gateway.UsageDay(from)
-	var (
-		book   gateway.UsageBook
-		source string
-	)
-	if f.redisURL != "" {
-		r, err := gateway.OpenRedis(f.redisURL, gateway.RedisOptions{Timeout: 5 * time.Second})
-		if err != nil {
-			return usageErr(stderr, "serve usage", "--redis: "+err.Error())
-		}
-		defer r.Close()
-		book, source = r, "redis"
-	} else {
-		dir, err := localdb.Dir()
-		if err != nil {
-			fmt.Fprintf(stderr, "deepseek-web-retrieval serve usage: no cache directory: %v\n", err)
-			return exitFailed
-		}
-		path := filepath.Join(dir, localdb.FileName)
-		db := localdb.New(path, func(format string, args ...any) {
-			fmt.Fprintf(stderr, "deepseek-web-retrieval serve usage: "+format+"\n", args...)
-		}, gateway.UsageSchema)
-		defer db.Close()
-		book, source = gateway.NewLocalUsage(db), path
+	book, source, closeBook, err := openUsageBook(f.redisURL, stderr)
+	if err != nil {
+		return usageErr(stderr, "serve usage", err.Error())
 	}
+	if book == nil {
+		return exitFailed
+	}
+	defer closeBook()
 	rows, err := book.ReadUsage(ctx, day)
 	if err != nil {
 		fmt.Fprintf(stderr, "deepseek-web-retrieval serve usage: reading the counts: %v\n", err)
@@ -100,10 +84,39 @@ func runServeUsage(ctx context.Context, args []string, stdout, stderr io.Writer)
 			*gateway.UsageReport
 		}{source, rep})
 	}
-	fmt.Fprintf(stdout, "Gateway usage since %s (UTC), by %s, from %s:\n", day, f.by, source)
-	fmt.Fprintf(stdout, "  %-32s %8s %8s %10s %8s %8s\n", f.by, "billed", "cached", "coalesced", "refused", "failed")
-	for _, r := range append(rep.Rows, gateway.UsageGroup{Key: "total", UsageCounts: rep.Total}) {
-		fmt.Fprintf(stdout, "  %-32s %8d %8d %10d %8d %8d\n", r.Key, r.Billed, r.Cached, r.Coalesced, r.Refused, r.Failed)
-	}
+	printServeUsage(stdout, rep, day, f.by, source)
 	return exitOK
+}
+
+// openUsageBook opens where serve usage reads the counts: Redis with
+// --redis, else the machine's database, which a gateway without Redis
+// counts in. The error is a usage error; a nil book without one means
+// the failure was reported on stderr.
+func openUsageBook(redisURL string, stderr io.Writer) (book gateway.UsageBook, source string, closeBook func(), err error) {
+	if redisURL != "" {
+		r, err := gateway.OpenRedis(redisURL, gateway.RedisOptions{Timeout: 5 * time.Second})
+		if err != nil {
+			return nil, "", nil, fmt.Errorf("--redis: %v", err)
+		}
+		return r, "redis", func() { r.Close() }, nil
+	}
+	dir, err := localdb.Dir()
+	if err != nil {
+		fmt.Fprintf(stderr, "deepseek-web-retrieval serve usage: no cache directory: %v\n", err)
+		return nil, "", nil, nil
+	}
+	path := filepath.Join(dir, localdb.FileName)
+	db := localdb.New(path, func(format string, args ...any) {
+		fmt.Fprintf(stderr, "deepseek-web-retrieval serve usage: "+format+"\n", args...)
+	}, gateway.UsageSchema)
+	return gateway.NewLocalUsage(db), path, func() { db.Close() }, nil
+}
+
+// printServeUsage writes the report as a table, one row per group and a total.
+func printServeUsage(w io.Writer, rep *gateway.UsageReport, day, by, source string) {
+	fmt.Fprintf(w, "Gateway usage since %s (UTC), by %s, from %s:\n", day, by, source)
+	fmt.Fprintf(w, "  %-32s %8s %8s %10s %8s %8s\n", by, "billed", "cached", "coalesced", "refused", "failed")
+	for _, r := range append(rep.Rows, gateway.UsageGroup{Key: "total", UsageCounts: rep.Total}) {
+		fmt.Fprintf(w, "  %-32s %8d %8d %10d %8d %8d\n", r.Key, r.Billed, r.Cached, r.Coalesced, r.Refused, r.Failed)
+	}
 }
