@@ -97,6 +97,20 @@ func (c *Cache) sqlDB() *sql.DB {
 	return c.db.SQL()
 }
 
+// record is what a row holds: the result by its JSON tags alone, which
+// are lossless. The defined types leave out the results' AppendJSON, and
+// with it the rendered text and markers it computes: they would double a
+// search's row, and are computed again from the fields when read.
+type record struct {
+	Search *searchRecord `json:",omitempty"`
+	Fetch  *fetchRecord  `json:",omitempty"`
+}
+
+type (
+	searchRecord core.SearchResult
+	fetchRecord  core.FetchResult
+)
+
 // Get returns the answer to key for the API key apiKey, marked Cached,
 // when the cache has one that has not expired.
 func (c *Cache) Get(ctx context.Context, key core.WorkKey, apiKey string, kind core.Kind) (*core.Result, bool) {
@@ -117,10 +131,11 @@ func (c *Cache) Get(ctx context.Context, key core.WorkKey, apiKey string, kind c
 		}
 		return nil, false
 	}
-	var r core.Result
-	if json.Unmarshal(value, &r) != nil || (r.Search == nil) == (r.Fetch == nil) {
+	var rec record
+	if json.Unmarshal(value, &rec) != nil || (rec.Search == nil) == (rec.Fetch == nil) {
 		return nil, false
 	}
+	r := core.Result{Search: (*core.SearchResult)(rec.Search), Fetch: (*core.FetchResult)(rec.Fetch)}
 	if now-used > touchEvery.Milliseconds() {
 		if _, err := db.ExecContext(ctx, `UPDATE cache SET used = ? WHERE id = ?`, now, id(key, apiKey)); err != nil {
 			c.db.Failed(err)
@@ -145,14 +160,14 @@ func (c *Cache) Put(ctx context.Context, key core.WorkKey, apiKey string, kind c
 	if db == nil {
 		return
 	}
-	stored := *r
+	var stored record
 	if r.Search != nil {
-		cp := *r.Search
+		cp := searchRecord(*r.Search)
 		cp.Cached, cp.Usage = false, nil
 		stored.Search = &cp
 	}
 	if r.Fetch != nil {
-		cp := *r.Fetch
+		cp := fetchRecord(*r.Fetch)
 		cp.Cached = false
 		stored.Fetch = &cp
 	}

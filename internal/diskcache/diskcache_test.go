@@ -108,6 +108,32 @@ func TestGetPut(t *testing.T) {
 	require.Empty(t, f.logs)
 }
 
+// A search comes back as it went in, every field (a date, scores, the
+// query that found a hit), and its row holds the fields alone: not the
+// rendered text, which would double it.
+func TestSearchRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, core.HostOptions{})
+	rerank, authority := 2.5, 3.0
+	in := &core.SearchResult{Query: "go idioms", Summary: "s", Dropped: 1, Notes: []string{"a note"}, Hits: []core.Hit{
+		{URL: "https://go.dev/doc/", Title: "Go", Text: strings.Repeat("effective go ", 80), Rerank: &rerank, Authority: &authority,
+			Site: "go.dev", Date: "2024-01-15", Published: 1705276800000, FoundBy: "go idioms"},
+		{URL: "https://example.com/", Title: "Example"},
+	}}
+	k := f.key(t, core.KindSearch, "go idioms")
+	f.cache.Put(ctx, k, testKey, core.KindSearch, &core.Result{Search: in})
+	got, ok := f.cache.Get(ctx, k, testKey, core.KindSearch)
+	require.True(t, ok)
+	want := *in
+	want.Cached = true
+	require.Equal(t, &want, got.Search)
+	require.Contains(t, got.Search.Text(), "published 2024-01-15")
+
+	var size int
+	require.NoError(t, f.db.SQL().QueryRowContext(ctx, `SELECT size FROM cache`).Scan(&size))
+	require.Less(t, size, len(in.Hits[0].Text)+400, "the row repeats no rendered text")
+}
+
 // Pages live diskPageTTL minutes, searches diskSearchTTL; 0 keeps none of
 // that kind, and both 0 (or diskCacheMaxMB 0) turns the cache off.
 func TestTTLs(t *testing.T) {
