@@ -137,31 +137,26 @@ func setMemoryLimit(cfg *core.Config, getenv func(string) string) int64 {
 }
 
 // optionsFromEnv sets every flag not given on the command line from its
-// DEEPSEEK_WEB_RETRIEVAL_ variable, reports which it set, and warns about
-// variables with the prefix that name no option.
+// DEEPSEEK_WEB_RETRIEVAL_ variable (optionEnv), reports which it set, and
+// warns about variables with the prefix that name no flag.
 func optionsFromEnv(fl *flag.FlagSet, environ []string, stderr io.Writer) (map[string]bool, error) {
-	given := map[string]bool{}
-	fl.Visit(func(f *flag.Flag) { given[f.Name] = true })
-	known := map[string]string{}
-	fl.VisitAll(func(f *flag.Flag) { known[envName(f.Name)] = f.Name })
-	fromEnv := map[string]bool{}
+	known := map[string]bool{}
+	fl.VisitAll(func(f *flag.Flag) { known[envName(f.Name)] = true })
+	env := map[string]string{}
 	var unknown []string
 	for _, kv := range environ {
 		name, value, _ := strings.Cut(kv, "=")
-		if !strings.HasPrefix(name, envPrefix) {
-			continue
-		}
-		flagName, ok := known[name]
 		switch {
-		case !ok:
-			unknown = append(unknown, name)
-		case given[flagName] || strings.TrimSpace(value) == "":
+		case !strings.HasPrefix(name, envPrefix):
+		case known[name]:
+			env[name] = value
 		default:
-			if err := fl.Set(flagName, value); err != nil {
-				return nil, fmt.Errorf("%s: %v", name, err)
-			}
-			fromEnv[flagName] = true
+			unknown = append(unknown, name)
 		}
+	}
+	fromEnv, err := optionEnv(fl, func(name string) string { return env[name] })
+	if err != nil {
+		return nil, err
 	}
 	sort.Strings(unknown)
 	for _, name := range unknown {

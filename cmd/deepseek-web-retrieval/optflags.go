@@ -67,15 +67,17 @@ func setDefault(fl *flag.FlagSet, name, value string) {
 }
 
 // optionEnv sets each flag of fl not given on the command line from its
-// DEEPSEEK_WEB_RETRIEVAL_ variable (envName), as mcp does, for the
-// commands that run beside the MCP server on the same machine (search,
-// fetch, usage, cache, serve usage): a budget or cache bound set in the
+// DEEPSEEK_WEB_RETRIEVAL_ variable (envName), and reports which it set. mcp
+// and serve read their flags so (optionsFromEnv), and so do the commands
+// that run beside the MCP server on the same machine (search, fetch,
+// usage, cache, serve usage): a budget or cache bound set in the
 // environment holds for them too, and serve usage reads the Redis URL
 // serve reads. A variable of an option the command has no flag for is
 // not its business, and other variables are left to mcp's warnings.
-func optionEnv(fl *flag.FlagSet, getenv func(string) string) error {
+func optionEnv(fl *flag.FlagSet, getenv func(string) string) (map[string]bool, error) {
 	given := map[string]bool{}
 	fl.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	set := map[string]bool{}
 	var err error
 	fl.VisitAll(func(f *flag.Flag) {
 		v := getenv(envName(f.Name))
@@ -84,9 +86,14 @@ func optionEnv(fl *flag.FlagSet, getenv func(string) string) error {
 		}
 		if e := fl.Set(f.Name, v); e != nil {
 			err = fmt.Errorf("%s: %v", envName(f.Name), e)
+			return
 		}
+		set[f.Name] = true
 	})
-	return err
+	if err != nil {
+		return nil, err
+	}
+	return set, nil
 }
 
 // optionFlag is the flag of an option, for messages: maxResults →

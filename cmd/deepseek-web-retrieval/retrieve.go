@@ -186,7 +186,7 @@ func parseRetrieve(name string, args []string, help helpText, operation func(f *
 	if len(positional) != 1 {
 		return c, usageErr(stderr, name, wantOneArgument(name, positional)), false
 	}
-	if err := optionEnv(fl, os.Getenv); err != nil {
+	if _, err := optionEnv(fl, os.Getenv); err != nil {
 		return c, usageErr(stderr, name, err.Error()), false
 	}
 	cfg, warnings, err := configFrom(f.options)

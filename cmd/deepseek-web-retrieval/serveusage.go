@@ -53,7 +53,7 @@ func runServeUsage(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if len(positional) > 0 {
 		return usageErr(stderr, "serve usage", fmt.Sprintf("takes no arguments, got %q", positional[0]))
 	}
-	if err := optionEnv(fl, os.Getenv); err != nil {
+	if _, err := optionEnv(fl, os.Getenv); err != nil {
 		return usageErr(stderr, "serve usage", err.Error())
 	}
 	if f.by != "member" && f.by != "day" && f.by != "tool" {

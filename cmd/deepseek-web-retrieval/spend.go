@@ -51,7 +51,7 @@ func openShared(cfg *core.Config, cmd string, stderr io.Writer) shared {
 // database. When ok is false the command ends with code (the reason was
 // printed). o is filled by fl, so the variables land in it.
 func sharedFor(fl *flag.FlagSet, o *install.Options, cmd string, stderr io.Writer) (cfg *core.Config, sh shared, code int, ok bool) {
-	if err := optionEnv(fl, os.Getenv); err != nil {
+	if _, err := optionEnv(fl, os.Getenv); err != nil {
 		return nil, sh, usageErr(stderr, cmd, err.Error()), false
 	}
 	cfg, _, err := configFrom(*o)
